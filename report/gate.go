@@ -1,0 +1,73 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// Gate chooses which failures fail a scan. Indeterminate and n/a outcomes never count either way.
+type Gate string
+
+// The gates `--gate` accepts.
+const (
+	// GateMust fails the scan on any MUST or MUST NOT failure (the default).
+	GateMust Gate = "must"
+	// GateShould fails it on any failure at all, SHOULD-level included.
+	GateShould Gate = "should"
+	// GateNone never fails it: the report is informational.
+	GateNone Gate = "none"
+)
+
+// ParseGate validates a `--gate` value.
+func ParseGate(s string) (Gate, error) {
+	switch g := Gate(s); g {
+	case GateMust, GateShould, GateNone:
+		return g, nil
+	}
+	return "", fmt.Errorf("unknown gate %q: use must, should or none", s)
+}
+
+// Counts reports whether a failure of a rule at level l fails this gate.
+func (g Gate) Counts(l rules.Level) bool {
+	switch g {
+	case GateMust:
+		return l.Mandatory()
+	case GateShould:
+		return true
+	}
+	return false
+}
+
+// Failures returns the rule results that fail the gate, in the result's order.
+func (g Gate) Failures(r *Result) []RuleResult {
+	var out []RuleResult
+	for _, rr := range r.Rules {
+		if rr.Status == rules.Fail && g.Counts(rr.Rule.Level) {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// GateError is returned when a result fails its gate. Its exit code is 1 ("the target failed"),
+// distinct from every error that means the scanner could not run (2).
+type GateError struct {
+	Gate     Gate
+	Failures int
+}
+
+func (e *GateError) Error() string {
+	return fmt.Sprintf("the target failed the %s gate: %d rule(s) failed", e.Gate, e.Failures)
+}
+
+// ExitCode makes GateError satisfy the exit-code contract: 1.
+func (e *GateError) ExitCode() int { return 1 }
+
+// Check evaluates the gate over r: nil when it passes, a *GateError when it fails.
+func (g Gate) Check(r *Result) error {
+	if n := len(g.Failures(r)); n > 0 {
+		return &GateError{Gate: g, Failures: n}
+	}
+	return nil
+}

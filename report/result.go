@@ -1,0 +1,125 @@
+// Package report holds Sentinel's one result model and its renderers: text, JSON (canonical and
+// versioned), SARIF 2.1.0 and JUnit XML. Any saved JSON result can be rendered again in another
+// format, which is how `sentinel findings export` works.
+//
+// The model sorts itself (by rule ID) so renderers never re-derive order, and the gate is
+// evaluated from the model, never inside a renderer: every format exits the same way.
+//
+// report imports rules and never imports broker or fixtures.
+package report
+
+import (
+	"sort"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// SchemaVersion is the version of the JSON result schema (docs/result-schema.md). It changes
+// when a field is removed or its meaning changes; adding a field does not change it.
+const SchemaVersion = "sentinel.result/v1"
+
+// Result is one scan (or one export of stored findings) of one target.
+type Result struct {
+	// Schema is SchemaVersion when written by this version of Sentinel.
+	Schema string `json:"schema"`
+	// Tool names the producer and its version, e.g. "sentinel 0.1.0".
+	Tool string `json:"tool"`
+	// Target is the endpoint URL scanned (credentials stripped).
+	Target string `json:"target"`
+	// Started is when the scan began; Duration how long it took.
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"durationNs"`
+	// Era is what the scan established about the protocol the target speaks, e.g. "2026-07-28",
+	// "legacy (2025-11-25)", or "unknown".
+	Era string `json:"era,omitempty"`
+	// Notes are scan-level remarks shown before the rules (era gate verdict, skipped probes).
+	Notes []string `json:"notes,omitempty"`
+	// Rules holds one entry per rule evaluated, sorted by rule ID.
+	Rules []RuleResult `json:"rules"`
+}
+
+// RuleResult is the merged outcome of one rule on the target, with the rule's own data so a
+// saved result renders without the registry that produced it.
+type RuleResult struct {
+	Rule rules.Rule `json:"rule"`
+	// Status is the merged outcome: one fail makes the rule fail.
+	Status rules.Status `json:"status"`
+	// Evidence are the outcomes behind the status, most telling first; at most a few are kept.
+	Evidence []rules.Outcome `json:"evidence,omitempty"`
+}
+
+// MaxEvidence bounds how many outcomes a RuleResult keeps, so a long proxy run stays small.
+const MaxEvidence = 5
+
+// Merge folds outcomes into per-rule results for the given rules. A rule with no outcome is
+// indeterminate ("no check ran") if it is checkable and carries its registry reason otherwise: a
+// scan always says what it could not see. Outcomes for unknown rule IDs are ignored.
+func Merge(all []rules.Rule, outcomes []rules.Outcome) []RuleResult {
+	byID := make(map[string][]rules.Outcome, len(outcomes))
+	for _, o := range outcomes {
+		byID[o.RuleID] = append(byID[o.RuleID], o)
+	}
+	out := make([]RuleResult, 0, len(all))
+	for _, r := range all {
+		os := byID[r.ID]
+		rr := RuleResult{Rule: r}
+		if len(os) == 0 {
+			rr.Status = rules.Indeterminate
+			why := "no check produced evidence for this rule in this scan"
+			if r.Indeterminacy != nil {
+				why = r.Indeterminacy.Reason + " Would settle it: " + r.Indeterminacy.WouldSettle
+			}
+			rr.Evidence = []rules.Outcome{rules.Undecided(r.ID, why)}
+			out = append(out, rr)
+			continue
+		}
+		sort.SliceStable(os, func(i, j int) bool { return os[i].Status.Rank() > os[j].Status.Rank() })
+		rr.Status = os[0].Status
+		if len(os) > MaxEvidence {
+			os = os[:MaxEvidence]
+		}
+		rr.Evidence = os
+		out = append(out, rr)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Rule.ID < out[j].Rule.ID })
+	return out
+}
+
+// Counts tallies outcomes for one level group.
+type Counts struct {
+	Pass          int `json:"pass"`
+	Fail          int `json:"fail"`
+	Indeterminate int `json:"indeterminate"`
+	NotApplicable int `json:"na"`
+}
+
+// Add counts one status.
+func (c *Counts) Add(s rules.Status) {
+	switch s {
+	case rules.Pass:
+		c.Pass++
+	case rules.Fail:
+		c.Fail++
+	case rules.Indeterminate:
+		c.Indeterminate++
+	case rules.NotApplicable:
+		c.NotApplicable++
+	}
+}
+
+// Evaluated is how many rules were settled (pass or fail).
+func (c Counts) Evaluated() int { return c.Pass + c.Fail }
+
+// Summary counts outcomes for MUST-level (MUST, MUST NOT) and SHOULD-level (SHOULD, SHOULD NOT)
+// rules separately, the two lines every text report prints.
+func (r *Result) Summary() (must, should Counts) {
+	for _, rr := range r.Rules {
+		if rr.Rule.Level.Mandatory() {
+			must.Add(rr.Status)
+		} else {
+			should.Add(rr.Status)
+		}
+	}
+	return must, should
+}

