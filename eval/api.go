@@ -1,0 +1,142 @@
+// Package eval is the broker's scoring core: text normalisation, the flag_injection and
+// check_groundedness metrics, judge models, tenant policy and the roll-up of verdicts into one
+// EvaluationResult. Deterministic checks decide the clear cases; only the ambiguous band goes to a
+// judge, inside a per-metric latency budget.
+//
+// eval is a leaf: plain Go with no transport or MCP imports, and nothing of Sentinel's.
+package eval
+
+import (
+	"context"
+	"time"
+)
+
+// Metric names.
+const (
+	MetricInjection    = "flag_injection"
+	MetricGroundedness = "check_groundedness"
+)
+
+// OnTimeout is what a metric's verdict means for the action when its judge misses the budget.
+// There is deliberately no system-wide default: a policy that does not choose is invalid.
+type OnTimeout string
+
+// The two choices.
+const (
+	FailOpen   OnTimeout = "fail_open"
+	FailClosed OnTimeout = "fail_closed"
+)
+
+// Outcome of one metric.
+type Outcome string
+
+// The verdict outcomes; Block is the strictest.
+const (
+	OutcomePass    Outcome = "pass"
+	OutcomeWarn    Outcome = "warn"
+	OutcomeBlock   Outcome = "block"
+	OutcomeTimeout Outcome = "timeout"
+)
+
+// DecidedBy records which tier produced a verdict; tests assert it to prove a judge was not called
+// when it did not need to be.
+type DecidedBy string
+
+// The tiers.
+const (
+	DecidedByHeuristic DecidedBy = "heuristic"
+	DecidedByJudge     DecidedBy = "judge"
+	DecidedByCache     DecidedBy = "cache"
+)
+
+// DefaultMaxJudgeLatency is the per-metric judge budget when a policy leaves it at zero.
+const DefaultMaxJudgeLatency = 250 * time.Millisecond
+
+// MetricPolicy configures one metric for one tenant.
+type MetricPolicy struct {
+	Metric            string    `json:"metric"`
+	Enabled           bool      `json:"enabled"`
+	Threshold         float64   `json:"threshold"`
+	OnTimeout         OnTimeout `json:"onTimeout"`
+	MaxJudgeLatencyMs int       `json:"maxJudgeLatencyMs,omitempty"`
+}
+
+// TenantPolicy is one tenant's configuration. Aggregation is "strictest" or "weighted".
+type TenantPolicy struct {
+	TenantID        string         `json:"tenantId"`
+	Metrics         []MetricPolicy `json:"metrics"`
+	Aggregation     string         `json:"aggregation"`
+	ArchivePayloads bool           `json:"archivePayloads"`
+}
+
+// ContextItem is one piece of source material a response may cite.
+type ContextItem struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// Span locates evidence in the normalised or original text (byte offsets).
+type Span struct {
+	Start   int    `json:"start"`
+	End     int    `json:"end"`
+	Text    string `json:"text"`
+	Family  string `json:"family,omitempty"`
+	Decoded string `json:"decoded,omitempty"` // how the payload was decoded (base64, rot13, ...) if it was
+}
+
+// Verdict is one metric's conclusion.
+type Verdict struct {
+	Metric          string    `json:"metric"`
+	Outcome         Outcome   `json:"outcome"`
+	Score           float64   `json:"score"`
+	Threshold       float64   `json:"threshold"`
+	Reason          string    `json:"reason"`
+	Evidence        []Span    `json:"evidence,omitempty"`
+	CitedContextIDs []string  `json:"citedContextIds,omitempty"`
+	DecidedBy       DecidedBy `json:"decidedBy"`
+	Judge           string    `json:"judge,omitempty"`
+	MetricVersion   string    `json:"metricVersion"`
+	LatencyMs       int64     `json:"latencyMs"`
+}
+
+// Action is the roll-up decision; the strictest verdict wins.
+type Action string
+
+// Actions.
+const (
+	ActionAllow Action = "allow"
+	ActionWarn  Action = "warn"
+	ActionBlock Action = "block"
+)
+
+// EvaluationResult is what the broker's tools return.
+type EvaluationResult struct {
+	RequestID      string    `json:"requestId"`
+	Verdicts       []Verdict `json:"verdicts"`
+	Action         Action    `json:"action"`
+	TrustScore     int       `json:"trustScore"`
+	TotalLatencyMs int64     `json:"totalLatencyMs"`
+}
+
+// Judge is a model that decides the ambiguous middle. Implementations must honour ctx's deadline.
+type Judge interface {
+	// Judge returns a score in [0,1] (1 = the metric's concern is present) and a short reason.
+	Judge(ctx context.Context, req JudgeRequest) (JudgeVerdict, error)
+	// Model names the model, pinned in every verdict it decides.
+	Model() string
+}
+
+// JudgeRequest is what a judge is asked.
+type JudgeRequest struct {
+	Metric   string        `json:"metric"`
+	Response string        `json:"response"`
+	Context  []ContextItem `json:"context,omitempty"`
+	// Hint is the deterministic tier's summary of why the case is ambiguous.
+	Hint string `json:"hint,omitempty"`
+}
+
+// JudgeVerdict is a judge's answer.
+type JudgeVerdict struct {
+	Score  float64 `json:"score"`
+	Reason string  `json:"reason"`
+}
