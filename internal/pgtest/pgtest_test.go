@@ -1,0 +1,27 @@
+package pgtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestStartServesSocketAndStopRemovesFolder(t *testing.T) {
+	c := Start(t)
+	if _, err := os.Stat(filepath.Join(c.Dir, ".s.PGSQL.5432")); err != nil {
+		t.Fatalf("socket missing after Start: %v", err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatalf("Stop() = %v", err)
+	}
+	if _, err := os.Stat(c.Dir); !os.IsNotExist(err) {
+		t.Fatalf("folder %s still there after Stop (err %v)", c.Dir, err)
+	}
+}
+
+func TestBinDirRejectsAFolderWithoutInitdb(t *testing.T) {
+	t.Setenv("SENTINEL_PG_BIN", t.TempDir())
+	if _, err := BinDir(); err == nil {
+		t.Fatal("BinDir() with an empty SENTINEL_PG_BIN folder = nil error, want one")
+	}
+}
