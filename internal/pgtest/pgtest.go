@@ -55,7 +55,7 @@ type Cluster struct {
 	Dir string
 	// DSN connects as the superuser "postgres" to database "postgres" over the unix socket, in
 	// key=value form that pgx and libpq both accept.
-	DSN    string
+	DSN     string
 	binDir  string
 	asUser  bool
 	stopped bool
