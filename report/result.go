@@ -66,9 +66,11 @@ func Merge(all []rules.Rule, outcomes []rules.Outcome) []RuleResult {
 		rr := RuleResult{Rule: r}
 		if len(os) == 0 {
 			rr.Status = rules.Indeterminate
-			why := "no check produced evidence for this rule in this scan"
+			why := noEvidence
 			if r.Indeterminacy != nil {
-				why = r.Indeterminacy.Reason + " Would settle it: " + r.Indeterminacy.WouldSettle
+				// What would settle it stays on the rule (RuleResult.WouldSettle) so renderers
+				// print the two separately.
+				why = r.Indeterminacy.Reason
 			}
 			rr.Evidence = []rules.Outcome{rules.Undecided(r.ID, why)}
 			out = append(out, rr)

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// jsonRenderer writes the canonical JSON form of a result (docs/result-schema.md): schema set to
+// SchemaVersion, fields in struct order, rules sorted by ID, two-space indent, no HTML escaping,
+// one trailing newline. Equal results give equal bytes.
+type jsonRenderer struct{}
+
+// Render writes r as canonical JSON.
+func (jsonRenderer) Render(w io.Writer, r *Result) error {
+	data, err := MarshalCanonical(r)
+	if err != nil {
+		return err
+	}
+	return writeAll(w, "JSON", data)
+}
+
+// MarshalCanonical returns the canonical JSON form of r, the bytes the json format writes and
+// the findings store keeps. r is not modified.
+func MarshalCanonical(r *Result) ([]byte, error) {
+	c := *r
+	c.Schema = SchemaVersion
+	c.Started = r.Started.UTC()
+	c.Rules = sortedRules(r)
+	if c.Rules == nil {
+		c.Rules = []RuleResult{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&c); err != nil {
+		return nil, fmt.Errorf("encoding the result as JSON: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ErrSchema is wrapped by Decode's error when the document declares a schema version this build
+// does not read (or none at all).
+var ErrSchema = errors.New("unsupported result schema")
+
+// Decode reads one JSON result as written by the json format. It rejects a missing or unknown
+// schema version, unknown fields (a typo or a newer writer would otherwise be silently dropped),
+// trailing data, and statuses or levels outside the closed sets. Rules come back sorted by ID, so
+// a hand-edited file still renders in canonical order.
+func Decode(rd io.Reader) (*Result, error) {
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	var r Result
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("decoding the JSON result: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("decoding the JSON result: unexpected data after the result object")
+	}
+	if r.Schema != SchemaVersion {
+		return nil, fmt.Errorf("decoding the JSON result: %w %q: this build of Sentinel reads %q; re-export the findings with a matching version",
+			ErrSchema, r.Schema, SchemaVersion)
+	}
+	for i, rr := range r.Rules {
+		if err := validRuleResult(rr); err != nil {
+			return nil, fmt.Errorf("decoding the JSON result: rules[%d] (%s): %w", i, rr.Rule.ID, err)
+		}
+	}
+	if r.Rules == nil {
+		r.Rules = []RuleResult{}
+	}
+	slices.SortStableFunc(r.Rules, byRuleID)
+	return &r, nil
+}
+
+func validRuleResult(rr RuleResult) error {
+	if rr.Rule.ID == "" {
+		return errors.New("rule has no id")
+	}
+	if !rr.Rule.Level.Valid() {
+		return fmt.Errorf("unknown level %q: want MUST, MUST NOT, SHOULD or SHOULD NOT", rr.Rule.Level)
+	}
+	if !rr.Status.Valid() {
+		return fmt.Errorf("unknown status %q: want pass, fail, indeterminate or n/a", rr.Status)
+	}
+	for j, o := range rr.Evidence {
+		if !o.Status.Valid() {
+			return fmt.Errorf("evidence[%d]: unknown status %q", j, o.Status)
+		}
+	}
+	if rr.Rule.Check != "" && !rr.Rule.Check.Valid() {
+		return fmt.Errorf("unknown check mode %q: want active, passive, both or indeterminate", rr.Rule.Check)
+	}
+	return nil
+}
