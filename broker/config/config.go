@@ -1,0 +1,216 @@
+// Package config is the broker's configuration file: tenant policies, HTTP authentication (issuer,
+// canonical URI, verification keys), allowed browser origins, and the fixed principal of stdio
+// mode. Files are JSON, decoded strictly (unknown keys are errors) and validated with messages that
+// say what to change.
+//
+// config must not import the MCP SDK or anything of Sentinel's harness (rules, wire, active,
+// passive, proxy, findings, report, tui).
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcp-sentinel/sentinel/eval"
+)
+
+// MaxFileBytes bounds the config file size.
+const MaxFileBytes = 4 << 20
+
+// Config is the whole broker configuration.
+type Config struct {
+	// Auth configures bearer-token verification for HTTP. Required for `serve --http` unless
+	// --dev supplies a minted key.
+	Auth *Auth `json:"auth,omitempty"`
+	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to call the HTTP endpoint
+	// in addition to the canonical URI's own origin. A request with any other Origin gets 403.
+	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
+	// Stdio is the principal every stdio request acts as: stdio is local and single-tenant.
+	Stdio *Stdio `json:"stdio,omitempty"`
+	// Tenants are the tenant policies; a tenant without one gets a tool error naming this key.
+	Tenants []eval.TenantPolicy `json:"tenants"`
+}
+
+// Auth is the resource-server side of authorization.
+type Auth struct {
+	// Issuer is the exact iss tokens must carry; it is also the authorization server advertised
+	// in the protected-resource metadata.
+	Issuer string `json:"issuer"`
+	// CanonicalURI is this server's identifier (RFC 8707): absolute, no fragment, e.g.
+	// https://broker.example.com/mcp. Tokens must list it in aud.
+	CanonicalURI string `json:"canonicalURI"`
+	// PublicKeyFile is a PEM file of verification keys; exactly one of it and JWKSFile is set.
+	// A relative path is relative to the config file.
+	PublicKeyFile string `json:"publicKeyFile,omitempty"`
+	// JWKSFile is a JSON Web Key Set file; exactly one of it and PublicKeyFile is set.
+	JWKSFile string `json:"jwksFile,omitempty"`
+	// Scopes, if any, are advertised in scopes_supported of the metadata document.
+	Scopes []string `json:"scopes,omitempty"`
+}
+
+// Stdio names the principal of stdio mode.
+type Stdio struct {
+	Tenant  string `json:"tenant"`
+	Subject string `json:"subject"`
+}
+
+// Load reads, decodes and validates the config file at path. Relative key paths are resolved
+// against the file's directory.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("loading config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("loading config %s: %w", path, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("loading config %s: larger than %d bytes", path, MaxFileBytes)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("loading config %s: %w", path, err)
+	}
+	c.resolvePaths(filepath.Dir(path))
+	return c, nil
+}
+
+// Parse decodes and validates a config document.
+func Parse(data []byte) (*Config, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("decoding: trailing data after the config object")
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func (c *Config) resolvePaths(dir string) {
+	if c.Auth == nil {
+		return
+	}
+	for _, p := range []*string{&c.Auth.PublicKeyFile, &c.Auth.JWKSFile} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+}
+
+// Validate reports every problem at once, each naming the key to change.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Auth != nil {
+		errs = append(errs, c.Auth.validate()...)
+	}
+	for i, o := range c.AllowedOrigins {
+		if _, err := NormalizeOrigin(o); err != nil {
+			errs = append(errs, fmt.Errorf("allowedOrigins[%d]: %w", i, err))
+		}
+	}
+	if c.Stdio != nil {
+		if c.Stdio.Tenant == "" {
+			errs = append(errs, errors.New("stdio.tenant: must be set (the tenant every stdio call acts for)"))
+		}
+		if c.Stdio.Subject == "" {
+			errs = append(errs, errors.New("stdio.subject: must be set (who stdio calls act as)"))
+		}
+	}
+	seen := map[string]bool{}
+	for i, t := range c.Tenants {
+		if t.TenantID == "" {
+			errs = append(errs, fmt.Errorf("tenants[%d].tenantId: must be set", i))
+			continue
+		}
+		if seen[t.TenantID] {
+			errs = append(errs, fmt.Errorf("tenants[%d].tenantId: %q appears twice; merge the two policies", i, t.TenantID))
+		}
+		seen[t.TenantID] = true
+		if v, ok := any(t).(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("tenants[%d] (%s): %w", i, t.TenantID, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (a *Auth) validate() []error {
+	var errs []error
+	if a.Issuer == "" {
+		errs = append(errs, errors.New("auth.issuer: must be set (the iss your tokens carry)"))
+	}
+	if err := ValidateCanonicalURI(a.CanonicalURI); err != nil {
+		errs = append(errs, fmt.Errorf("auth.canonicalURI: %w", err))
+	}
+	switch {
+	case a.PublicKeyFile == "" && a.JWKSFile == "":
+		errs = append(errs, errors.New("auth: set publicKeyFile or jwksFile (the keys tokens are verified with)"))
+	case a.PublicKeyFile != "" && a.JWKSFile != "":
+		errs = append(errs, errors.New("auth: set only one of publicKeyFile and jwksFile"))
+	}
+	return errs
+}
+
+// ValidateCanonicalURI checks an RFC 8707 resource identifier: absolute http(s), a host, no
+// fragment, no query.
+func ValidateCanonicalURI(s string) error {
+	if s == "" {
+		return errors.New("must be set (this server's URI, e.g. https://broker.example.com/mcp)")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URI: %w", s, err)
+	}
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return fmt.Errorf("%q must be an absolute http or https URI", s)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", s)
+	}
+	if u.Fragment != "" || strings.Contains(s, "#") {
+		return fmt.Errorf("%q must not have a fragment", s)
+	}
+	if u.RawQuery != "" {
+		return fmt.Errorf("%q must not have a query", s)
+	}
+	return nil
+}
+
+// NormalizeOrigin turns "https://App.example:443/" into the serialised origin
+// "https://app.example:443" (scheme and host lower-cased, no path), the form browsers send.
+func NormalizeOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("%q is not an origin: %w", s, err)
+	}
+	if u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q is not an origin: want scheme://host[:port]", s)
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host), nil
+}
+
+// Policy returns the tenant's policy, and false when the config has none.
+func (c *Config) Policy(tenant string) (eval.TenantPolicy, bool) {
+	for _, t := range c.Tenants {
+		if t.TenantID == tenant {
+			return t, true
+		}
+	}
+	return eval.TenantPolicy{}, false
+}

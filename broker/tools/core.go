@@ -1,0 +1,150 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/broker/auth"
+	"github.com/mcp-sentinel/sentinel/eval"
+)
+
+// Tool names, as published in tools/list.
+const (
+	NameFlagInjection     = eval.MetricInjection
+	NameCheckGroundedness = eval.MetricGroundedness
+)
+
+// PolicyError is a tool error about configuration: the tenant has no policy, or the policy does
+// not enable the metric. Its message names what to configure.
+type PolicyError struct {
+	Tenant string
+	Metric string
+	// Missing is true when the tenant has no policy at all.
+	Missing bool
+}
+
+func (e *PolicyError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("tenant %q has no evaluation policy: add an entry with \"tenantId\": %q to \"tenants\" in the broker config file (--config), listing the metrics it may use", e.Tenant, e.Tenant)
+	}
+	return fmt.Sprintf("metric %q is not enabled for tenant %q: add {\"metric\": %q, \"enabled\": true, \"threshold\": ..., \"onTimeout\": \"fail_open\"|\"fail_closed\"} to that tenant's \"metrics\" in the broker config file", e.Metric, e.Tenant, e.Metric)
+}
+
+// Core holds the dependencies of the tool handlers. All fields but Logger and Now are required.
+type Core struct {
+	Scorer   Scorer
+	Policies Policies
+	Recorder Recorder
+	// Logger gets one line per call; nil discards.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// FlagInjection is the flag_injection tool: it validates a, scores the response for prompt
+// injection under the tenant's policy and returns the shaped result. Argument and policy problems
+// are *InvalidArgumentError / *PolicyError (tool errors); anything else is an internal failure.
+func (c *Core) FlagInjection(ctx context.Context, p auth.Principal, a FlagInjectionArgs) (Output, error) {
+	in, format, err := a.validate()
+	if err != nil {
+		return Output{}, err
+	}
+	return c.evaluate(ctx, p, NameFlagInjection, a, in, format, c.Scorer.FlagInjection)
+}
+
+// CheckGroundedness is the check_groundedness tool: it validates a and scores how well the response
+// is supported by the context under the tenant's policy.
+func (c *Core) CheckGroundedness(ctx context.Context, p auth.Principal, a CheckGroundednessArgs) (Output, error) {
+	in, format, err := a.validate()
+	if err != nil {
+		return Output{}, err
+	}
+	return c.evaluate(ctx, p, NameCheckGroundedness, a, in, format, c.Scorer.CheckGroundedness)
+}
+
+type metricFunc func(context.Context, Input, eval.MetricPolicy) (eval.Verdict, error)
+
+func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, args any, in Input, format string, score metricFunc) (Output, error) {
+	if p.Tenant == "" {
+		return Output{}, ErrNoPrincipal
+	}
+	policy, ok := c.Policies.Policy(p.Tenant)
+	if !ok {
+		return Output{}, &PolicyError{Tenant: p.Tenant, Metric: metric, Missing: true}
+	}
+	mp, ok := metricPolicy(policy, metric)
+	if !ok {
+		return Output{}, &PolicyError{Tenant: p.Tenant, Metric: metric}
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	start := now()
+	v, err := score(ctx, in, mp)
+	if err != nil {
+		return Output{}, fmt.Errorf("scoring %s: %w", metric, err)
+	}
+	id, err := requestID(p.Tenant, metric, args)
+	if err != nil {
+		return Output{}, err
+	}
+	res := c.Scorer.Build(id, []eval.Verdict{v}, policy)
+	if res.TotalLatencyMs == 0 {
+		res.TotalLatencyMs = now().Sub(start).Milliseconds()
+	}
+	if err := c.Recorder.Record(ctx, Record{Tenant: p.Tenant, Subject: p.Subject, Tool: metric, At: start, Result: res}); err != nil {
+		return Output{}, fmt.Errorf("recording %s evaluation: %w", metric, err)
+	}
+	c.logger().InfoContext(ctx, "tool call",
+		slog.String("tool", metric), slog.Any("principal", p),
+		slog.String("action", string(res.Action)), slog.String("outcome", string(v.Outcome)),
+		slog.Int64("duration_ms", res.TotalLatencyMs))
+	return Shape(res, format), nil
+}
+
+func (c *Core) logger() *slog.Logger {
+	if c.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Logger
+}
+
+func metricPolicy(p eval.TenantPolicy, metric string) (eval.MetricPolicy, bool) {
+	for _, m := range p.Metrics {
+		if m.Metric == metric && m.Enabled {
+			return m, true
+		}
+	}
+	return eval.MetricPolicy{}, false
+}
+
+// requestID is a digest of who asked what: the same call by the same tenant gets the same id on
+// every transport, which makes results comparable and retries recognisable.
+func requestID(tenant, metric string, args any) (string, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return "", fmt.Errorf("deriving request id: %w", err)
+	}
+	h := sha256.New()
+	h.Write([]byte(tenant))
+	h.Write([]byte{0})
+	h.Write([]byte(metric))
+	h.Write([]byte{0})
+	h.Write(b)
+	return "ev_" + hex.EncodeToString(h.Sum(nil)[:12]), nil
+}
+
+// IsToolError reports whether err is the caller's to fix (a bad argument or a missing policy) and
+// so belongs in a tool result with isError, rather than a protocol error.
+func IsToolError(err error) bool {
+	var ia *InvalidArgumentError
+	var pe *PolicyError
+	return errors.As(err, &ia) || errors.As(err, &pe) || errors.Is(err, ErrNoPrincipal)
+}
