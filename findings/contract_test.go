@@ -1,0 +1,173 @@
+package findings
+
+import (
+	"bytes"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/internal/pgtest"
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// backends opens a fresh store of each kind; PostgreSQL never skips (pgtest fails instead).
+func backends(t *testing.T, opts *Options) map[string]Store {
+	t.Helper()
+	out := map[string]Store{}
+	lite, err := Open(t.Context(), filepath.Join(t.TempDir(), "findings.db"), opts)
+	if err != nil {
+		t.Fatalf("Open(sqlite) = %v", err)
+	}
+	out["sqlite"] = lite
+	pg := pgtest.Start(t)
+	pgs, err := Open(t.Context(), pg.DSN, opts)
+	if err != nil {
+		t.Fatalf("Open(postgres) = %v", err)
+	}
+	out["postgres"] = pgs
+	for _, s := range out {
+		t.Cleanup(func() { _ = s.Close() })
+	}
+	return out
+}
+
+var t0 = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+
+func TestStoreContract(t *testing.T) {
+	for name, s := range backends(t, &Options{RedactKeys: []string{"ssn"}}) {
+		t.Run(name, func(t *testing.T) {
+			t.Run("repeated finding folds into one with a count", func(t *testing.T) { foldsRepeats(t, s) })
+			t.Run("filters select by rule name, level, target and time", func(t *testing.T) { filters(t, s) })
+			t.Run("exchanges are stored without credentials", func(t *testing.T) { noCredentials(t, s) })
+			t.Run("binary bodies round-trip byte for byte", func(t *testing.T) { binaryBodies(t, s) })
+			t.Run("prune removes what is older than the cutoff", func(t *testing.T) { prunes(t, s) })
+		})
+	}
+}
+
+func foldsRepeats(t *testing.T, s Store) {
+	ctx := t.Context()
+	f := Finding{Target: "http://fold", RuleID: "MCP/2026-07-28/MUST/a-rule", Key: "tools/call:x",
+		Level: rules.Must, Status: rules.Fail, Observed: "first", ExchangeID: "e1", FirstSeen: t0, LastSeen: t0}
+	for i, obs := range []string{"first", "second", "third"} {
+		f.Observed, f.ExchangeID = obs, "e"+obs
+		f.FirstSeen = t0.Add(time.Duration(i) * time.Minute)
+		f.LastSeen = f.FirstSeen
+		if err := s.RecordFinding(ctx, f); err != nil {
+			t.Fatalf("RecordFinding = %v", err)
+		}
+	}
+	got, err := s.Findings(ctx, Filter{Target: "http://fold"})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Findings = %d rows, %v; want 1 row", len(got), err)
+	}
+	g := got[0]
+	if g.Count != 3 || g.Observed != "third" || g.ExchangeID != "ethird" || !g.FirstSeen.Equal(t0) ||
+		!g.LastSeen.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("folded finding = %+v, want count 3, latest observed and exchange, first %v, last %v", g, t0, t0.Add(2*time.Minute))
+	}
+}
+
+func filters(t *testing.T, s Store) {
+	ctx := t.Context()
+	for _, f := range []Finding{
+		{Target: "http://flt", RuleID: "MCP/2026-07-28/MUST/alpha", Level: rules.Must, Status: rules.Fail, FirstSeen: t0},
+		{Target: "http://flt", RuleID: "MCP/2026-07-28/SHOULD/beta", Level: rules.Should, Status: rules.Fail, FirstSeen: t0.Add(time.Hour)},
+		{Target: "http://other", RuleID: "MCP/2026-07-28/MUST/alpha", Level: rules.Must, Status: rules.Fail, FirstSeen: t0},
+	} {
+		if err := s.RecordFinding(ctx, f); err != nil {
+			t.Fatalf("RecordFinding = %v", err)
+		}
+	}
+	tests := []struct {
+		name string
+		f    Filter
+		want int
+	}{
+		{"target alone", Filter{Target: "http://flt"}, 2},
+		{"rule by name", Filter{Target: "http://flt", Rule: "alpha"}, 1},
+		{"rule by full ID", Filter{Rule: "MCP/2026-07-28/MUST/alpha"}, 2},
+		{"level", Filter{Target: "http://flt", Level: rules.Should}, 1},
+		{"since", Filter{Target: "http://flt", Since: t0.Add(time.Minute)}, 1},
+		{"limit", Filter{Target: "http://flt", Limit: 1}, 1},
+		{"a name that is only a suffix of another does not match", Filter{Rule: "lpha"}, 0},
+	}
+	for _, tt := range tests {
+		got, err := s.Findings(ctx, tt.f)
+		if err != nil || len(got) != tt.want {
+			t.Errorf("%s: Findings(%+v) = %d rows, %v; want %d", tt.name, tt.f, len(got), err, tt.want)
+		}
+	}
+}
+
+func noCredentials(t *testing.T, s Store) {
+	ctx := t.Context()
+	h := http.Header{"Authorization": {"Bearer SECRET-A"}, "Cookie": {"sid=SECRET-B"},
+		"X-Api-Key": {"SECRET-C"}, "Content-Type": {"application/json"}}
+	ex := Exchange{ID: "cred-1", Target: "http://cred", Start: t0, HTTPMethod: "POST", URL: "http://cred/mcp",
+		RequestHeader: h, ResponseHeader: http.Header{"Set-Cookie": {"sid=SECRET-D"}},
+		RequestBody:  []byte(`{"params":{"access_token":"SECRET-E","ssn":"SECRET-F","keep":"visible"}}`),
+		ResponseBody: []byte("event: message\ndata: {\"refresh_token\":\"SECRET-G\"}\n\n"), Graded: "graded"}
+	if err := s.RecordExchange(ctx, ex); err != nil {
+		t.Fatalf("RecordExchange = %v", err)
+	}
+	if err := s.RecordExchange(ctx, ex); err != nil {
+		t.Fatalf("RecordExchange of the same ID again = %v, want nil (kept first)", err)
+	}
+	got, err := s.Exchanges(ctx, Filter{Target: "http://cred"})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Exchanges = %d rows, %v; want 1", len(got), err)
+	}
+	dump := strings.Join([]string{string(got[0].RequestBody), string(got[0].ResponseBody),
+		strings.Join(flatten(got[0].RequestHeader), " "), strings.Join(flatten(got[0].ResponseHeader), " ")}, "\n")
+	if strings.Contains(dump, "SECRET") {
+		t.Fatalf("stored exchange still holds a credential:\n%s", dump)
+	}
+	if !strings.Contains(dump, "visible") || got[0].RequestHeader.Get("Content-Type") != "application/json" {
+		t.Fatalf("redaction removed too much:\n%s", dump)
+	}
+}
+
+func flatten(h http.Header) []string {
+	var out []string
+	for k, v := range h {
+		out = append(out, k+": "+strings.Join(v, ","))
+	}
+	return out
+}
+
+func binaryBodies(t *testing.T, s Store) {
+	ctx := t.Context()
+	bin := []byte{0, 1, 2, 0xff, 0xfe, 0, 'x'}
+	if err := s.RecordExchange(ctx, Exchange{ID: "bin-1", Target: "http://bin", Start: t0, ResponseBody: bin}); err != nil {
+		t.Fatalf("RecordExchange = %v", err)
+	}
+	got, err := s.Exchanges(ctx, Filter{Target: "http://bin"})
+	if err != nil || len(got) != 1 || !bytes.Equal(got[0].ResponseBody, bin) {
+		t.Fatalf("Exchanges = %v, %v; want the binary body %v back", got, err, bin)
+	}
+}
+
+func prunes(t *testing.T, s Store) {
+	ctx := t.Context()
+	old, recent := t0.Add(-48*time.Hour), t0
+	for i, ts := range []time.Time{old, recent} {
+		id := []string{"old", "recent"}[i]
+		if err := s.RecordExchange(ctx, Exchange{ID: "prune-" + id, Target: "http://prune", Start: ts}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordFinding(ctx, Finding{Target: "http://prune", RuleID: "r-" + id, FirstSeen: ts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Prune(ctx, t0.Add(-time.Hour)); err != nil {
+		t.Fatalf("Prune = %v", err)
+	}
+	exs, _ := s.Exchanges(ctx, Filter{Target: "http://prune"})
+	fs, _ := s.Findings(ctx, Filter{Target: "http://prune"})
+	if len(exs) != 1 || exs[0].ID != "prune-recent" || len(fs) != 1 || fs[0].RuleID != "r-recent" {
+		t.Fatalf("after Prune: exchanges %v, findings %v; want only the recent one of each", exs, fs)
+	}
+}

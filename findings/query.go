@@ -1,0 +1,187 @@
+package findings
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// RecordFinding upserts f under (target, rule, key).
+func (s *sqlStore) RecordFinding(ctx context.Context, f Finding) error {
+	if f.Count <= 0 {
+		f.Count = 1
+	}
+	if f.LastSeen.IsZero() {
+		f.LastSeen = f.FirstSeen
+	}
+	const q = `INSERT INTO findings (target, rule_id, key, level, status, observed, remediation,
+		spec_url, exchange_id, first_seen, last_seen, count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (target, rule_id, key) DO UPDATE SET
+			count = findings.count + excluded.count,
+			first_seen = CASE WHEN excluded.first_seen < findings.first_seen THEN excluded.first_seen ELSE findings.first_seen END,
+			observed = CASE WHEN excluded.last_seen >= findings.last_seen THEN excluded.observed ELSE findings.observed END,
+			exchange_id = CASE WHEN excluded.last_seen >= findings.last_seen THEN excluded.exchange_id ELSE findings.exchange_id END,
+			last_seen = CASE WHEN excluded.last_seen > findings.last_seen THEN excluded.last_seen ELSE findings.last_seen END,
+			level = excluded.level, status = excluded.status,
+			remediation = excluded.remediation, spec_url = excluded.spec_url`
+	_, err := s.db.ExecContext(ctx, s.d.bind(q), f.Target, f.RuleID, f.Key, string(f.Level),
+		string(f.Status), string(s.redact.Payload([]byte(f.Observed))), f.Remediation, f.SpecURL,
+		f.ExchangeID, f.FirstSeen.UnixMicro(), f.LastSeen.UnixMicro(), f.Count)
+	if err != nil {
+		return fmt.Errorf("recording finding %s for %s: %w", f.RuleID, f.Target, err)
+	}
+	return nil
+}
+
+// where builds a WHERE clause from the filter; timeCol is the column Since applies to.
+func where(f Filter, timeCol string, withLevel bool) (string, []any) {
+	var conds []string
+	var args []any
+	if !f.Since.IsZero() {
+		conds, args = append(conds, timeCol+" >= ?"), append(args, f.Since.UnixMicro())
+	}
+	if f.Target != "" {
+		conds, args = append(conds, "target = ?"), append(args, f.Target)
+	}
+	if f.Key != "" {
+		conds, args = append(conds, "key = ?"), append(args, f.Key)
+	}
+	if withLevel && f.Level != "" {
+		conds, args = append(conds, "level = ?"), append(args, string(f.Level))
+	}
+	if withLevel && f.Rule != "" {
+		conds, args = append(conds, "(rule_id = ? OR rule_id LIKE ?)"), append(args, f.Rule, "%/"+f.Rule)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// Findings returns findings matching f, most recently seen first.
+func (s *sqlStore) Findings(ctx context.Context, f Filter) ([]Finding, error) {
+	w, args := where(f, "last_seen", true)
+	q := `SELECT target, rule_id, key, level, status, observed, remediation, spec_url, exchange_id,
+		first_seen, last_seen, count FROM findings` + w + ` ORDER BY last_seen DESC, rule_id, key`
+	if n := limitOf(f); n > 0 {
+		q += fmt.Sprintf(" LIMIT %d", n)
+	}
+	rows, err := s.db.QueryContext(ctx, s.d.bind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("querying findings: %w", err)
+	}
+	defer rows.Close()
+	var out []Finding
+	for rows.Next() {
+		var fd Finding
+		var level, status string
+		var first, last int64
+		if err := rows.Scan(&fd.Target, &fd.RuleID, &fd.Key, &level, &status, &fd.Observed,
+			&fd.Remediation, &fd.SpecURL, &fd.ExchangeID, &first, &last, &fd.Count); err != nil {
+			return nil, fmt.Errorf("reading a finding row: %w", err)
+		}
+		fd.Level, fd.Status = rules.Level(level), rules.Status(status)
+		fd.FirstSeen, fd.LastSeen = time.UnixMicro(first).UTC(), time.UnixMicro(last).UTC()
+		out = append(out, fd)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading findings: %w", err)
+	}
+	return out, nil
+}
+
+// RecordExchange stores ex without credentials, with capped and redacted bodies.
+func (s *sqlStore) RecordExchange(ctx context.Context, ex Exchange) error {
+	reqBody, cut1 := s.body(ex.RequestBody)
+	respBody, cut2 := s.body(ex.ResponseBody)
+	reqHdr, err := json.Marshal(StripCredentials(ex.RequestHeader))
+	if err != nil {
+		return fmt.Errorf("encoding the request header of exchange %s: %w", ex.ID, err)
+	}
+	respHdr, err := json.Marshal(StripCredentials(ex.ResponseHeader))
+	if err != nil {
+		return fmt.Errorf("encoding the response header of exchange %s: %w", ex.ID, err)
+	}
+	const q = `INSERT INTO exchanges (id, target, started, duration_ns, http_method, url, rpc_method,
+		key, status, request_header, request_body, response_header, response_body, truncated, graded,
+		error, findings) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (id) DO NOTHING`
+	truncated := 0
+	if ex.Truncated || cut1 || cut2 {
+		truncated = 1
+	}
+	_, err = s.db.ExecContext(ctx, s.d.bind(q), ex.ID, ex.Target, ex.Start.UnixMicro(),
+		int64(ex.Duration), ex.HTTPMethod, ex.URL, ex.RPCMethod, ex.Key, ex.Status, string(reqHdr),
+		reqBody, string(respHdr), respBody, truncated, ex.Graded, ex.Error, ex.Findings)
+	if err != nil {
+		return fmt.Errorf("recording exchange %s: %w", ex.ID, err)
+	}
+	return nil
+}
+
+// body caps and redacts a payload for storage; it reports whether it cut anything.
+func (s *sqlStore) body(b []byte) ([]byte, bool) {
+	if s.maxBody < 0 {
+		return nil, len(b) > 0
+	}
+	cut := false
+	if len(b) > s.maxBody {
+		b, cut = b[:s.maxBody], true
+	}
+	return s.redact.Payload(b), cut
+}
+
+// Exchanges returns exchanges matching f, newest first.
+func (s *sqlStore) Exchanges(ctx context.Context, f Filter) ([]Exchange, error) {
+	w, args := where(f, "started", false)
+	q := `SELECT id, target, started, duration_ns, http_method, url, rpc_method, key, status,
+		request_header, request_body, response_header, response_body, truncated, graded, error,
+		findings FROM exchanges` + w + ` ORDER BY started DESC, id`
+	if n := limitOf(f); n > 0 {
+		q += fmt.Sprintf(" LIMIT %d", n)
+	}
+	rows, err := s.db.QueryContext(ctx, s.d.bind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("querying exchanges: %w", err)
+	}
+	defer rows.Close()
+	var out []Exchange
+	for rows.Next() {
+		ex, err := scanExchange(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ex)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading exchanges: %w", err)
+	}
+	return out, nil
+}
+
+func scanExchange(rows *sql.Rows) (Exchange, error) {
+	var ex Exchange
+	var started, dur int64
+	var reqHdr, respHdr string
+	var truncated int
+	if err := rows.Scan(&ex.ID, &ex.Target, &started, &dur, &ex.HTTPMethod, &ex.URL, &ex.RPCMethod,
+		&ex.Key, &ex.Status, &reqHdr, &ex.RequestBody, &respHdr, &ex.ResponseBody, &truncated,
+		&ex.Graded, &ex.Error, &ex.Findings); err != nil {
+		return ex, fmt.Errorf("reading an exchange row: %w", err)
+	}
+	ex.Start, ex.Duration, ex.Truncated = time.UnixMicro(started).UTC(), time.Duration(dur), truncated != 0
+	for _, h := range []struct {
+		raw string
+		dst *http.Header
+	}{{reqHdr, &ex.RequestHeader}, {respHdr, &ex.ResponseHeader}} {
+		if err := json.Unmarshal([]byte(h.raw), h.dst); err != nil {
+			return ex, fmt.Errorf("decoding a stored header of exchange %s: %w", ex.ID, err)
+		}
+	}
+	return ex, nil
+}

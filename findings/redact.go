@@ -1,0 +1,157 @@
+package findings
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Redacted replaces every removed value, so a reader sees that something was there.
+const Redacted = "[redacted]"
+
+// DefaultRedactKeys are JSON field names whose values are never stored, matched without regard
+// to case. Options.RedactKeys adds to them.
+var DefaultRedactKeys = []string{
+	"access_token", "accessToken", "refresh_token", "refreshToken", "id_token", "idToken",
+	"token", "client_secret", "clientSecret", "password", "secret", "api_key", "apiKey",
+	"authorization", "cookie",
+}
+
+// credentialHeader reports whether a header carries credentials and is dropped before storing:
+// Authorization, cookies, and anything whose name says token, secret, password, auth or API key.
+func credentialHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "cookie", "set-cookie":
+		return true
+	}
+	for _, s := range []string{"auth", "token", "secret", "password", "api-key", "apikey"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// StripCredentials returns a copy of h without credential headers; nil stays nil.
+func StripCredentials(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		if credentialHeader(k) {
+			continue
+		}
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// Redactor removes named fields from stored JSON payloads. Build one with NewRedactor.
+type Redactor struct {
+	keys map[string]bool
+	re   *regexp.Regexp
+}
+
+// NewRedactor redacts DefaultRedactKeys plus extra (case-insensitive field names).
+func NewRedactor(extra []string) *Redactor {
+	r := &Redactor{keys: map[string]bool{}}
+	var alts []string
+	for _, k := range append(append([]string(nil), DefaultRedactKeys...), extra...) {
+		k = strings.TrimSpace(k)
+		if k == "" || r.keys[strings.ToLower(k)] {
+			continue
+		}
+		r.keys[strings.ToLower(k)] = true
+		alts = append(alts, regexp.QuoteMeta(k))
+	}
+	sort.Strings(alts)
+	// The fallback for payloads that are not one JSON value (SSE streams, truncated bodies):
+	// a quoted key, a colon, then a string (possibly cut short) or a bare scalar.
+	r.re = regexp.MustCompile(`(?i)("(?:` + strings.Join(alts, "|") + `)"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^\s,}\]]+)`)
+	return r
+}
+
+// Payload returns body with the values of redacted fields replaced by "[redacted]". A valid JSON
+// value is rewritten structurally (field order kept, nested values under a redacted key removed
+// whole); anything else (an SSE stream, a truncated body) by pattern.
+func (r *Redactor) Payload(body []byte) []byte {
+	if len(body) == 0 {
+		return body
+	}
+	if json.Valid(body) {
+		var buf bytes.Buffer
+		changed := false
+		if r.value(&buf, body, &changed) == nil {
+			if !changed {
+				return body // nothing to remove: keep the bytes as they were
+			}
+			return buf.Bytes()
+		}
+	}
+	return r.re.ReplaceAll(body, []byte(`${1}"`+Redacted+`"`))
+}
+
+func (r *Redactor) value(buf *bytes.Buffer, raw []byte, changed *bool) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+		buf.Write(raw)
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	isObject := raw[0] == '{'
+	if isObject {
+		buf.WriteByte('{')
+	} else {
+		buf.WriteByte('[')
+	}
+	for i := 0; dec.More(); i++ {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		redact := false
+		if isObject {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			writeString(buf, key)
+			buf.WriteByte(':')
+			redact = r.keys[strings.ToLower(key)]
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if redact {
+			*changed = true
+			writeString(buf, Redacted)
+			continue
+		}
+		if err := r.value(buf, v, changed); err != nil {
+			return err
+		}
+	}
+	if isObject {
+		buf.WriteByte('}')
+	} else {
+		buf.WriteByte(']')
+	}
+	return nil
+}
+
+// writeString writes s as a JSON string without HTML escaping, as captured bytes are kept.
+func writeString(buf *bytes.Buffer, s string) {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	buf.Truncate(buf.Len() - 1) // Encode appends a newline
+}

@@ -1,0 +1,56 @@
+package findings
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRedactorPayload(t *testing.T) {
+	r := NewRedactor([]string{"ssn"})
+	tests := []struct {
+		name, in, want string
+	}{
+		{"top-level token replaced, order kept", `{"b":1,"token":"abc","a":2}`, `{"b":1,"token":"[redacted]","a":2}`},
+		{"nested and case-insensitive", `{"p":{"Access_Token":"x","keep":"<y>"}}`, `{"p":{"Access_Token":"[redacted]","keep":"<y>"}}`},
+		{"object under a redacted key removed whole", `{"password":{"a":"b"}}`, `{"password":"[redacted]"}`},
+		{"extra key from options", `[{"ssn":123}]`, `[{"ssn":"[redacted]"}]`},
+		{"unrelated progressToken kept", `{"progressToken":"p1"}`, `{"progressToken":"p1"}`},
+		{"SSE stream by pattern", "data: {\"token\": \"abc\"}\n\n", "data: {\"token\": \"[redacted]\"}\n\n"},
+		{"truncated JSON by pattern", `{"a":1,"client_secret":"abc`, `{"a":1,"client_secret":"[redacted]"`},
+		{"not JSON untouched", "hello", "hello"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(r.Payload([]byte(tt.in))); got != tt.want {
+				t.Errorf("Payload(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzRedactorPayload(f *testing.F) {
+	for _, s := range []string{`{"token":"SECRETVALUE"}`, `[{"a":{"password":"SECRETVALUE"}}]`,
+		"data: {\"token\":\"SECRETVALUE\"}\n\n", `{"token":"SECRETVALUE`, `{"x":"\u0000"}`, `"token"`} {
+		f.Add([]byte(s))
+	}
+	r := NewRedactor(nil)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out := r.Payload(in)
+		if json.Valid(in) && !json.Valid(out) {
+			t.Fatalf("Payload turned valid JSON %q into invalid %q", in, out)
+		}
+		// A second pass may normalise layout once; after that it must change nothing.
+		twice := r.Payload(out)
+		if thrice := r.Payload(twice); !bytes.Equal(thrice, twice) {
+			t.Fatalf("Payload does not settle: %q then %q", twice, thrice)
+		}
+		if len(in) > 0 && len(out) > 4*len(in)+64 {
+			t.Fatalf("Payload grew %d bytes into %d", len(in), len(out))
+		}
+		if json.Valid(in) && bytes.Contains(in, []byte(`"token":"SECRETVALUE"`)) && strings.Contains(string(out), `"token":"SECRETVALUE"`) {
+			t.Fatalf("a token value survived: %q", out)
+		}
+	})
+}

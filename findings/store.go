@@ -1,0 +1,165 @@
+package findings
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+)
+
+// DefaultMaxStoredBody caps each stored body; the rest is dropped and Truncated set. Grading
+// sees up to the proxy's own (larger) cap: this bound only keeps the database small.
+const DefaultMaxStoredBody = 256 << 10
+
+// Options configures a store. A nil *Options means all defaults.
+type Options struct {
+	// RedactKeys are JSON field names removed from stored payloads on top of DefaultRedactKeys.
+	RedactKeys []string
+	// MaxStoredBody caps each stored body in bytes; 0 means DefaultMaxStoredBody, negative
+	// means store no bodies at all.
+	MaxStoredBody int
+}
+
+// Open opens (creating if needed) the store named by dsn: a postgres:// or postgresql:// URL
+// (or a libpq "host=..." string) selects PostgreSQL, anything else is a SQLite file path.
+func Open(ctx context.Context, dsn string, opts *Options) (Store, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	d := sqliteDialect
+	driver, source := "sqlite", sqliteSource(dsn)
+	if IsPostgres(dsn) {
+		d, driver, source = postgresDialect, "pgx", dsn
+	}
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		return nil, fmt.Errorf("opening the %s findings store: %w", d.name, err)
+	}
+	if d.name == "sqlite" {
+		// One connection serialises writers, which SQLite needs anyway, and avoids SQLITE_BUSY.
+		db.SetMaxOpenConns(1)
+	}
+	s := &sqlStore{db: db, d: d, redact: NewRedactor(opts.RedactKeys), maxBody: opts.MaxStoredBody}
+	if s.maxBody == 0 {
+		s.maxBody = DefaultMaxStoredBody
+	}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL database rather than a SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") ||
+		strings.HasPrefix(dsn, "host=")
+}
+
+func sqliteSource(path string) string {
+	if strings.HasPrefix(path, "file:") {
+		return path
+	}
+	return "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)"
+}
+
+// dialect holds what differs between the two databases; queries are written with ? and rebound.
+type dialect struct {
+	name     string
+	blob     string
+	dollarN  bool
+}
+
+var (
+	sqliteDialect   = dialect{name: "sqlite", blob: "BLOB"}
+	postgresDialect = dialect{name: "postgres", blob: "BYTEA", dollarN: true}
+)
+
+// bind rewrites ? placeholders to $1, $2 ... for PostgreSQL.
+func (d dialect) bind(q string) string {
+	if !d.dollarN {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range q {
+		if c == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+type sqlStore struct {
+	db      *sql.DB
+	d       dialect
+	redact  *Redactor
+	maxBody int
+}
+
+var _ Store = (*sqlStore)(nil)
+
+func (s *sqlStore) migrate(ctx context.Context) error {
+	stmts := []string{
+		`CREATE TABLE IF NOT EXISTS findings (
+			target TEXT NOT NULL, rule_id TEXT NOT NULL, key TEXT NOT NULL,
+			level TEXT NOT NULL, status TEXT NOT NULL, observed TEXT NOT NULL,
+			remediation TEXT NOT NULL, spec_url TEXT NOT NULL, exchange_id TEXT NOT NULL,
+			first_seen BIGINT NOT NULL, last_seen BIGINT NOT NULL, count BIGINT NOT NULL,
+			PRIMARY KEY (target, rule_id, key))`,
+		`CREATE INDEX IF NOT EXISTS findings_last_seen ON findings (last_seen)`,
+		`CREATE TABLE IF NOT EXISTS exchanges (
+			id TEXT PRIMARY KEY, target TEXT NOT NULL, started BIGINT NOT NULL,
+			duration_ns BIGINT NOT NULL, http_method TEXT NOT NULL, url TEXT NOT NULL,
+			rpc_method TEXT NOT NULL, key TEXT NOT NULL, status INTEGER NOT NULL,
+			request_header TEXT NOT NULL, request_body ` + s.d.blob + `,
+			response_header TEXT NOT NULL, response_body ` + s.d.blob + `,
+			truncated INTEGER NOT NULL, graded TEXT NOT NULL, error TEXT NOT NULL,
+			findings INTEGER NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS exchanges_started ON exchanges (started)`,
+	}
+	for _, q := range stmts {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("creating the %s findings schema: %w", s.d.name, err)
+		}
+	}
+	return nil
+}
+
+// Close releases the database.
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+// Prune deletes rows older than before.
+func (s *sqlStore) Prune(ctx context.Context, before time.Time) (int64, error) {
+	cut := before.UnixMicro()
+	var total int64
+	for _, q := range []string{
+		`DELETE FROM exchanges WHERE started < ?`,
+		`DELETE FROM findings WHERE last_seen < ?`,
+	} {
+		res, err := s.db.ExecContext(ctx, s.d.bind(q), cut)
+		if err != nil {
+			return total, fmt.Errorf("pruning the findings store before %s: %w", before.Format(time.RFC3339), err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+func limitOf(f Filter) int {
+	switch {
+	case f.Limit == 0:
+		return DefaultLimit
+	case f.Limit < 0:
+		return -1
+	}
+	return f.Limit
+}
