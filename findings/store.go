@@ -69,9 +69,9 @@ func sqliteSource(path string) string {
 
 // dialect holds what differs between the two databases; queries are written with ? and rebound.
 type dialect struct {
-	name     string
-	blob     string
-	dollarN  bool
+	name    string
+	blob    string
+	dollarN bool
 }
 
 var (
