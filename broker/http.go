@@ -1,0 +1,126 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-sentinel/sentinel/broker/auth"
+)
+
+// DefaultMaxBodyBytes bounds a request body (413 past it): the largest valid call (a response of
+// 256 KiB and 1 MiB of context) JSON-escaped fits well inside it.
+const DefaultMaxBodyBytes = 4 << 20
+
+// HTTPOptions configures NewHTTPHandler.
+type HTTPOptions struct {
+	// Server is the MCP server (from NewServer); required.
+	Server *mcp.Server
+	// CanonicalURI is this server's URI (e.g. http://127.0.0.1:8080/mcp); required. Its path is
+	// the MCP endpoint, its origin is always allowed, and it is the metadata's resource.
+	CanonicalURI string
+	// Verifier checks bearer tokens; required. There is no unauthenticated HTTP mode.
+	Verifier *auth.Verifier
+	// AuthorizationServers are listed in the protected-resource metadata; required (the spec asks
+	// for at least one). Usually the token issuer.
+	AuthorizationServers []string
+	// Scopes are advertised as scopes_supported; optional.
+	Scopes []string
+	// AllowedOrigins are further browser origins allowed besides the canonical URI's.
+	AllowedOrigins []string
+	// Logger gets one line per refused request; nil discards.
+	Logger *slog.Logger
+}
+
+// NewHTTPHandler returns the broker's HTTP handler: the MCP endpoint behind its guards, and the
+// RFC 9728 metadata at both the path-inserted and the root well-known URI. Everything else is 404.
+func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
+	if o.Server == nil || o.Verifier == nil {
+		return nil, errors.New("creating HTTP handler: Server and Verifier are required")
+	}
+	if len(o.AuthorizationServers) == 0 {
+		return nil, errors.New("creating HTTP handler: at least one authorization server is required for the protected-resource metadata")
+	}
+	u, err := url.Parse(o.CanonicalURI)
+	if err != nil || !u.IsAbs() || u.Host == "" {
+		return nil, fmt.Errorf("creating HTTP handler: canonical URI %q must be absolute", o.CanonicalURI)
+	}
+	endpoint := u.Path
+	if endpoint == "" {
+		endpoint = "/"
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	metaURL, err := auth.MetadataURL(o.CanonicalURI)
+	if err != nil {
+		return nil, fmt.Errorf("creating HTTP handler: %w", err)
+	}
+	metaPath, err := auth.MetadataPath(o.CanonicalURI)
+	if err != nil {
+		return nil, fmt.Errorf("creating HTTP handler: %w", err)
+	}
+	meta, err := auth.MetadataHandler(auth.ResourceMetadata{
+		Resource:               o.CanonicalURI,
+		AuthorizationServers:   o.AuthorizationServers,
+		BearerMethodsSupported: []string{"header"},
+		ScopesSupported:        o.Scopes,
+		ResourceName:           "Sentinel evaluation broker",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating HTTP handler: %w", err)
+	}
+	origins, err := newOriginGuard(o.CanonicalURI, o.AllowedOrigins, log)
+	if err != nil {
+		return nil, fmt.Errorf("creating HTTP handler: allowed origins: %w", err)
+	}
+	server := o.Server
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		JSONResponse:                 true,
+		Logger:                       log,
+		MaxRequestBodyBytes:          DefaultMaxBodyBytes,
+		PropagateRequestCancellation: true,
+	})
+	guard := &auth.Guard{Verifier: o.Verifier, ResourceMetadataURL: metaURL, Logger: log}
+	authed := guard.Wrap(stripCredentials(sdk))
+
+	mux := http.NewServeMux()
+	mux.Handle(metaPath, meta)
+	if metaPath != auth.WellKnownPrefix {
+		mux.Handle(auth.WellKnownPrefix, meta)
+	}
+	mux.Handle(endpoint, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != endpoint {
+			http.NotFound(w, r)
+			return
+		}
+		// Order: method, Origin, authentication, then the SDK's header and envelope checks.
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			http.Error(w, "Method Not Allowed: this endpoint accepts POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		if !origins.check(w, r) {
+			return
+		}
+		authed.ServeHTTP(w, r)
+	}))
+	return mux, nil
+}
+
+// stripCredentials removes the Authorization header once the guard has verified it, so that no
+// handler (the SDK copies request headers into every call's RequestExtra) can read or forward
+// the client's token.
+func stripCredentials(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r2 := r.Clone(r.Context())
+		r2.Header.Del("Authorization")
+		next.ServeHTTP(w, r2)
+	})
+}

@@ -1,0 +1,112 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-sentinel/sentinel/broker/auth"
+	"github.com/mcp-sentinel/sentinel/broker/tools"
+)
+
+// Name is the serverInfo name the broker reports in every result's _meta.
+const Name = "sentinel-broker"
+
+// DefaultListTTL is the ttlMs hint on tools/list and server/discover when ServerOptions.ListTTL
+// is 0: the manifest is fixed for the life of the process, so clients may reuse it for a while.
+const DefaultListTTL = 5 * time.Minute
+
+// CacheScope values of CacheableResult.
+const (
+	CacheScopePublic  = "public"
+	CacheScopePrivate = "private"
+)
+
+// ServerOptions configures NewServer.
+type ServerOptions struct {
+	// Version is reported in serverInfo; empty means "dev".
+	Version string
+	// CacheScope is the cacheScope of cacheable results. Empty means private: an authenticated,
+	// per-tenant server must not let a shared cache hand its lists to another authorization
+	// context.
+	CacheScope string
+	// ListTTL is the ttlMs hint; 0 means DefaultListTTL, negative means 0 (always revalidate).
+	ListTTL time.Duration
+	// Logger receives SDK and handler logs; nil discards.
+	Logger *slog.Logger
+}
+
+// NewServer returns an SDK server with the two tools bound to core. It advertises exactly the
+// tools capability (no logging, no list-change notifications: the manifest never changes while
+// the process runs). The principal of each call is read from the request context, where the
+// HTTP guard or the stdio runner put it; a call without one is refused.
+func NewServer(core *tools.Core, opts *ServerOptions) *mcp.Server {
+	var o ServerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.CacheScope == "" {
+		o.CacheScope = CacheScopePrivate
+	}
+	ttl := o.ListTTL
+	switch {
+	case ttl == 0:
+		ttl = DefaultListTTL
+	case ttl < 0:
+		ttl = 0
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	scope := o.CacheScope
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sentinel evaluation broker", Version: o.Version}, &mcp.ServerOptions{
+		Logger:       log,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			c.TTLMs = int(ttl.Milliseconds())
+			c.CacheScope = scope
+		},
+	})
+	defs := toolDefs()
+	for _, t := range defs {
+		switch t.Name {
+		case tools.NameFlagInjection:
+			mcp.AddTool(s, t, bind(core.FlagInjection, log))
+		case tools.NameCheckGroundedness:
+			mcp.AddTool(s, t, bind(core.CheckGroundedness, log))
+		}
+	}
+	return s
+}
+
+// bind adapts a handler-core function to the SDK: principal from context, tool errors as results
+// with isError, internal failures as a JSON-RPC -32603 that does not leak details.
+func bind[A any](fn func(context.Context, auth.Principal, A) (tools.Output, error), log *slog.Logger) mcp.ToolHandlerFor[A, tools.Output] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, tools.Output, error) {
+		p, ok := auth.PrincipalFrom(ctx)
+		if !ok {
+			return nil, tools.Output{}, tools.ErrNoPrincipal
+		}
+		out, err := fn(ctx, p, args)
+		switch {
+		case err == nil:
+			return nil, out, nil
+		case tools.IsToolError(err):
+			return nil, tools.Output{}, err
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			log.WarnContext(ctx, "tool call abandoned", slog.String("tool", req.Params.Name), slog.Any("error", err))
+			return nil, tools.Output{}, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the evaluation was cancelled or ran out of time; retry the call"}
+		default:
+			log.ErrorContext(ctx, "tool call failed", slog.String("tool", req.Params.Name), slog.Any("error", err))
+			return nil, tools.Output{}, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error while evaluating; the broker's log has the details"}
+		}
+	}
+}
