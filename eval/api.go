@@ -82,6 +82,12 @@ type Span struct {
 	Text    string `json:"text"`
 	Family  string `json:"family,omitempty"`
 	Decoded string `json:"decoded,omitempty"` // how the payload was decoded (base64, rot13, ...) if it was
+	// Pattern names the phrasing that matched, so a false positive can be traced to one pattern.
+	Pattern string `json:"pattern,omitempty"`
+	// Payload is the decoded text that matched when Decoded is set (Text is then the encoded run).
+	Payload string `json:"payload,omitempty"`
+	// Weight is this match's contribution in [0,1] after damping (see docs/scoring.md).
+	Weight float64 `json:"weight,omitempty"`
 }
 
 // Verdict is one metric's conclusion.

@@ -1,0 +1,295 @@
+package eval
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Signal kinds found by Normalize. Their presence is evidence in itself: honest text rarely hides
+// characters or mixes alphabets inside one word.
+const (
+	SignalZeroWidth     = "zero_width"         // U+200B..U+200F, U+2060..U+2064, U+FEFF, U+00AD inside text
+	SignalBidiControl   = "bidi_control"       // U+202A..U+202E, U+2066..U+2069 (Trojan-source reordering)
+	SignalTagCharacter  = "tag_character"      // U+E0000..U+E007F: invisible ASCII ("ASCII smuggling")
+	SignalConfusable    = "confusable"         // a word mixing Latin with look-alike Cyrillic/Greek letters
+	SignalCompatibility = "compatibility_form" // NFKC changed a character (fullwidth, mathematical, ligature)
+	SignalEncoded       = "encoded_payload"    // a base64 / hex / URL-encoded / ROT13 payload decoded to text
+	SignalHiddenComment = "hidden_comment"     // an HTML or markdown comment, invisible when rendered
+	SignalTruncated     = "truncated"          // the input exceeded MaxNormalizeBytes; the rest was not read
+)
+
+// MaxNormalizeBytes bounds how much of one input Normalize reads, so hostile input costs bounded
+// time and memory. Input beyond it is not scanned and the SignalTruncated signal says so.
+const MaxNormalizeBytes = 1 << 20
+
+// Signal is one kind of evasion evidence with its first position and how often it occurred.
+type Signal struct {
+	Kind   string `json:"kind"`
+	Offset int    `json:"offset"` // byte offset of the first occurrence in the original text
+	Count  int    `json:"count"`
+}
+
+// Payload is an encoded run that decoded to readable text. The decoded text is scanned like the
+// original, because encoding instructions is how attackers slip them past keyword filters.
+type Payload struct {
+	Encoding string `json:"encoding"` // base64, hex, url, rot13 or tag
+	Start    int    `json:"start"`    // original byte span of the encoded run
+	End      int    `json:"end"`
+	Decoded  string `json:"decoded"`
+	// offsets maps each byte of Decoded to an original offset when decoding preserves positions
+	// (rot13, tag characters); nil means every match maps to the whole span.
+	offsets []int
+}
+
+// Extract is a comment or a link target pulled out of markup. Start and End are byte offsets in
+// Normalized.Text (map them with OriginalSpan); Text is the folded text of the span.
+type Extract struct {
+	Kind  string `json:"kind"` // html_comment, md_comment, link, image
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Text  string `json:"text"`
+}
+
+// Normalized is text prepared for matching. Text is NFKC-normalised, stripped of invisible
+// characters, confusable-folded (per word), lower-cased, with whitespace runs collapsed; offsets
+// map every byte of it back to the original so evidence can quote what the attacker wrote.
+type Normalized struct {
+	Original string    `json:"-"`
+	Text     string    `json:"text"`
+	Signals  []Signal  `json:"signals,omitempty"`
+	Payloads []Payload `json:"payloads,omitempty"`
+	Comments []Extract `json:"comments,omitempty"`
+	Links    []Extract `json:"links,omitempty"`
+
+	offsets []int // len(Text)+1 original byte offsets
+	cased   string
+	casedAt []int // cased text (NFKC, invisibles stripped, case kept) and its offsets, for decoders
+	depth   int   // how many decodings deep this text is
+}
+
+// OriginalSpan maps a byte span of n.Text back to a span of n.Original. Out-of-range input is
+// clamped, so a caller can never slice out of bounds with the result.
+func (n *Normalized) OriginalSpan(start, end int) (int, int) {
+	if len(n.offsets) == 0 {
+		return 0, 0
+	}
+	start = clamp(start, 0, len(n.Text))
+	end = clamp(end, start, len(n.Text))
+	os, oe := n.offsets[start], n.offsets[end]
+	if end > start && oe <= os {
+		oe = os + 1
+	}
+	// Extend the end to the end of the original rune it falls in.
+	for oe < len(n.Original) && !utf8.RuneStart(n.Original[oe]) {
+		oe++
+	}
+	return clamp(os, 0, len(n.Original)), clamp(oe, 0, len(n.Original))
+}
+
+// HasSignal reports whether Normalize found a signal of the given kind.
+func (n *Normalized) HasSignal(kind string) bool {
+	for _, s := range n.Signals {
+		if s.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func clamp(v, lo, hi int) int {
+	return max(lo, min(v, hi))
+}
+
+// Normalize prepares text for matching; see Normalized. It never fails: undecodable payloads are
+// left alone and invalid UTF-8 is replaced rune by rune.
+func Normalize(text string) Normalized {
+	return normalize(text, 0)
+}
+
+// maxDecodeDepth bounds payload-in-payload decoding (base64 of hex of ...).
+const maxDecodeDepth = 2
+
+func normalize(text string, depth int) Normalized {
+	n := Normalized{Original: text, depth: depth}
+	src := text
+	if len(src) > MaxNormalizeBytes {
+		src = src[:MaxNormalizeBytes]
+		n.addSignal(SignalTruncated, MaxNormalizeBytes)
+	}
+	runes := n.foldRunes(src)
+	n.foldConfusables(runes)
+	n.buildText(runes)
+	n.extractMarkup()
+	if depth < maxDecodeDepth {
+		n.decodePayloads()
+	}
+	return n
+}
+
+// foldedRune is one rune after NFKC and stripping, with where it came from.
+type foldedRune struct {
+	r   rune
+	off int
+}
+
+// foldRunes applies NFKC segment by segment (keeping offsets), strips invisible characters and
+// records them as signals, and decodes tag characters into a hidden payload.
+func (n *Normalized) foldRunes(src string) []foldedRune {
+	out := make([]foldedRune, 0, len(src))
+	var tags []byte
+	var tagOffs []int
+	tagStart := -1
+	var it norm.Iter
+	it.InitString(norm.NFKC, src)
+	for !it.Done() {
+		start := it.Pos()
+		seg := it.Next()
+		orig := src[start:it.Pos()]
+		changed := string(seg) != orig
+		for i := 0; i < len(seg); {
+			r, size := utf8.DecodeRune(seg[i:])
+			i += size
+			switch kind := invisibleKind(r); {
+			case kind == SignalTagCharacter:
+				n.addSignal(kind, start)
+				if tagStart < 0 {
+					tagStart = start
+				}
+				if c := r - 0xE0000; c >= 0x20 && c < 0x7F {
+					tags = append(tags, byte(c))
+					tagOffs = append(tagOffs, start)
+				}
+				continue
+			case kind == SignalZeroWidth && r == 0x200D && (len(out) == 0 || !unicode.IsLetter(out[len(out)-1].r)):
+				continue // joiner inside an emoji sequence: ordinary text
+			case kind != "":
+				n.addSignal(kind, start)
+				continue
+			}
+			if changed && orig != "" && orig[0] >= utf8.RuneSelf && r < utf8.RuneSelf && unicode.IsLetter(r) {
+				n.addSignal(SignalCompatibility, start)
+			}
+			out = append(out, foldedRune{r: r, off: start})
+		}
+	}
+	if len(tags) > 0 {
+		tagOffs = append(tagOffs, tagOffs[len(tagOffs)-1]+4)
+		n.Payloads = append(n.Payloads, Payload{Encoding: "tag", Start: tagStart, End: tagOffs[len(tagOffs)-1],
+			Decoded: strings.ToLower(string(tags)), offsets: tagOffs})
+	}
+	return out
+}
+
+// invisibleKind classifies characters that render as nothing.
+func invisibleKind(r rune) string {
+	switch {
+	case r >= 0xE0000 && r <= 0xE007F:
+		return SignalTagCharacter
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x061C:
+		return SignalBidiControl
+	case r >= 0x200B && r <= 0x200F, r >= 0x2060 && r <= 0x2064, r == 0xFEFF, r == 0x00AD, r == 0x180E:
+		return SignalZeroWidth
+	}
+	return ""
+}
+
+// foldConfusables maps look-alike letters to Latin inside words that mix them with Latin, or that
+// consist only of look-alikes. Words wholly in another script (real Russian, real Greek) are kept,
+// so multilingual patterns still see them.
+func (n *Normalized) foldConfusables(runes []foldedRune) {
+	for i := 0; i < len(runes); {
+		if !isWordRune(runes[i].r) {
+			i++
+			continue
+		}
+		j := i
+		latin, conf, other := 0, 0, 0
+		for ; j < len(runes) && isWordRune(runes[j].r); j++ {
+			r := unicode.ToLower(runes[j].r)
+			_, isConf := confusables[r]
+			switch {
+			case isConf:
+				conf++
+			case r < utf8.RuneSelf || unicode.Is(unicode.Latin, r):
+				latin++
+			case unicode.IsLetter(r):
+				other++
+			}
+		}
+		if conf > 0 && (latin > 0 || other == 0) {
+			n.addSignal(SignalConfusable, runes[i].off)
+			for k := i; k < j; k++ {
+				if f, ok := confusables[unicode.ToLower(runes[k].r)]; ok {
+					runes[k].r = f
+				}
+			}
+		}
+		i = j
+	}
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)
+}
+
+// buildText lower-cases, collapses whitespace, and records offsets; it also keeps a case-preserving
+// copy for the decoders (base64 and hex are case-sensitive).
+func (n *Normalized) buildText(runes []foldedRune) {
+	var b, c strings.Builder
+	b.Grow(len(runes))
+	c.Grow(len(runes))
+	offs := make([]int, 0, len(runes)+1)
+	cOffs := make([]int, 0, len(runes)+1)
+	pendingSpace, pendingNL, spaceOff := false, false, 0
+	for _, fr := range runes {
+		start := c.Len()
+		c.WriteRune(fr.r)
+		for range c.Len() - start {
+			cOffs = append(cOffs, fr.off)
+		}
+		if unicode.IsSpace(fr.r) {
+			if !pendingSpace {
+				spaceOff = fr.off
+			}
+			pendingSpace = true
+			pendingNL = pendingNL || fr.r == '\n'
+			continue
+		}
+		if pendingSpace {
+			if pendingNL {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+			offs = append(offs, spaceOff)
+			pendingSpace, pendingNL = false, false
+		}
+		start = b.Len()
+		b.WriteRune(unicode.ToLower(fr.r))
+		for range b.Len() - start {
+			offs = append(offs, fr.off)
+		}
+	}
+	end := len(n.Original)
+	if len(n.Original) > MaxNormalizeBytes {
+		end = MaxNormalizeBytes
+	}
+	n.Text = b.String()
+	n.offsets = append(offs, end)
+	n.cased = c.String()
+	n.casedAt = append(cOffs, end)
+}
+
+// addSignal records one occurrence of a signal kind.
+func (n *Normalized) addSignal(kind string, off int) {
+	for i := range n.Signals {
+		if n.Signals[i].Kind == kind {
+			n.Signals[i].Count++
+			return
+		}
+	}
+	n.Signals = append(n.Signals, Signal{Kind: kind, Offset: off, Count: 1})
+}

@@ -1,0 +1,284 @@
+package eval
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds on decoding, so one hostile input cannot make Normalize do unbounded work.
+const (
+	maxPayloads       = 16
+	maxPayloadBytes   = 16 << 10
+	minBase64Run      = 20
+	minHexRun         = 16
+	minURLEscapes     = 3
+	maxExtracts       = 64
+	minPrintableRatio = 0.9
+)
+
+// rot13Anchors are words whose ROT13 form in a text suggests the text is a ROT13 payload.
+var rot13Anchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret", "assistant"}
+
+// decodePayloads finds base64, hex, URL-encoded and ROT13 runs that decode to readable text.
+func (n *Normalized) decodePayloads() {
+	n.scanRuns(isBase64Byte, minBase64Run, "base64", decodeBase64)
+	n.scanRuns(isHexByte, minHexRun, "hex", decodeHex)
+	n.scanEscapedHex()
+	n.scanURLEncoded()
+	n.scanROT13()
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' ||
+		c == '-' || c == '_' || c == '='
+}
+
+func isHexByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// scanRuns finds maximal runs of alphabet bytes in the cased text and keeps those that decode.
+func (n *Normalized) scanRuns(in func(byte) bool, minLen int, enc string, decode func(string) (string, bool)) {
+	s := n.cased
+	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
+		if !in(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && in(s[j]) {
+			j++
+		}
+		if j-i >= minLen {
+			if d, ok := decode(s[i:j]); ok {
+				n.addPayload(enc, i, j, d)
+			}
+		}
+		i = j
+	}
+}
+
+func (n *Normalized) addPayload(enc string, casedStart, casedEnd int, decoded string) {
+	if len(n.Payloads) >= maxPayloads {
+		return
+	}
+	if len(decoded) > maxPayloadBytes {
+		decoded = decoded[:maxPayloadBytes]
+	}
+	start, end := n.casedAt[casedStart], n.casedAt[casedEnd]
+	n.addSignal(SignalEncoded, start)
+	n.Payloads = append(n.Payloads, Payload{Encoding: enc, Start: start, End: end, Decoded: decoded})
+}
+
+func decodeBase64(run string) (string, bool) {
+	run = strings.TrimRight(run, "=")
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(run); err == nil && readable(b) {
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+func decodeHex(run string) (string, bool) {
+	if len(run)%2 == 1 {
+		run = run[:len(run)-1]
+	}
+	b, err := hex.DecodeString(run)
+	if err != nil || !readable(b) {
+		return "", false
+	}
+	return string(b), true
+}
+
+// scanEscapedHex decodes runs of \xHH escapes.
+func (n *Normalized) scanEscapedHex() {
+	s := n.cased
+	for i := 0; i+3 < len(s) && len(n.Payloads) < maxPayloads; i++ {
+		if s[i] != '\\' || s[i+1] != 'x' {
+			continue
+		}
+		var b []byte
+		j := i
+		for j+3 < len(s)+0 && s[j] == '\\' && s[j+1] == 'x' && isHexByte(s[j+2]) && isHexByte(s[j+3]) {
+			v, _ := hex.DecodeString(s[j+2 : j+4])
+			b = append(b, v...)
+			j += 4
+		}
+		if len(b) >= minHexRun/2 && readable(b) {
+			n.addPayload("hex", i, j, string(b))
+		}
+		i = max(i, j-1)
+	}
+}
+
+// scanURLEncoded decodes whitespace-separated tokens holding several %HH escapes.
+func (n *Normalized) scanURLEncoded() {
+	s := n.cased
+	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
+		if s[i] == ' ' || s[i] == '\n' || s[i] == '\t' {
+			i++
+			continue
+		}
+		j := i
+		escapes := 0
+		for j < len(s) && s[j] != ' ' && s[j] != '\n' && s[j] != '\t' {
+			if s[j] == '%' && j+2 < len(s) && isHexByte(s[j+1]) && isHexByte(s[j+2]) {
+				escapes++
+			}
+			j++
+		}
+		if escapes >= minURLEscapes {
+			if d, err := url.QueryUnescape(s[i:j]); err == nil && readable([]byte(d)) {
+				n.addPayload("url", i, j, d)
+			}
+		}
+		i = j
+	}
+}
+
+// scanROT13 treats the whole text as a ROT13 payload when its rotation spells two or more of the
+// words instructions are made of. ROT13 keeps byte positions, so evidence maps back exactly.
+func (n *Normalized) scanROT13() {
+	if len(n.Payloads) >= maxPayloads || len(n.Text) == 0 {
+		return
+	}
+	rot := rot13(n.Text)
+	hits := 0
+	for _, w := range rot13Anchors {
+		if strings.Contains(rot, w) && !strings.Contains(n.Text, w) {
+			hits++
+		}
+	}
+	if hits < 2 {
+		return
+	}
+	n.addSignal(SignalEncoded, 0)
+	n.Payloads = append(n.Payloads, Payload{Encoding: "rot13", Start: n.offsets[0], End: n.offsets[len(n.Text)],
+		Decoded: rot, offsets: n.offsets})
+}
+
+func rot13(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + (c-'a'+13)%26
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + (c-'A'+13)%26
+		}
+	}
+	return string(b)
+}
+
+// readable reports whether decoded bytes look like natural-language text: valid UTF-8, mostly
+// printable, with at least one space and one letter. Random binary almost never passes.
+func readable(b []byte) bool {
+	if len(b) < 8 || !utf8.Valid(b) {
+		return false
+	}
+	printable, letters, spaces, total := 0, 0, 0, 0
+	for _, r := range string(b) {
+		total++
+		switch {
+		case r == ' ':
+			spaces++
+			printable++
+		case unicode.IsLetter(r):
+			letters++
+			printable++
+		case unicode.IsPrint(r) || r == '\n' || r == '\t':
+			printable++
+		}
+	}
+	return spaces > 0 && letters*2 >= total && float64(printable) >= minPrintableRatio*float64(total)
+}
+
+// extractMarkup pulls out HTML and markdown comments and link or image targets. Their text is
+// already in n.Text and scanned there; extracting them lets the detector weigh text hidden from a
+// rendered view, and lets the exfiltration family inspect URLs.
+func (n *Normalized) extractMarkup() {
+	t := n.Text
+	n.findDelimited("<!--", "-->", "html_comment", &n.Comments)
+	for _, marker := range []string{"[//]:", "[comment]:"} {
+		for i := 0; len(n.Comments) < maxExtracts; {
+			k := strings.Index(t[i:], marker)
+			if k < 0 {
+				break
+			}
+			s := i + k
+			e := strings.IndexByte(t[s:], '\n')
+			if e < 0 {
+				e = len(t) - s
+			}
+			n.addExtract("md_comment", s, s+e, &n.Comments)
+			i = s + e
+		}
+	}
+	if len(n.Comments) > 0 {
+		n.addSignal(SignalHiddenComment, n.Comments[0].Start)
+	}
+	for i := 0; len(n.Links) < maxExtracts; {
+		k := strings.Index(t[i:], "](")
+		if k < 0 {
+			break
+		}
+		s := i + k + 2
+		e := strings.IndexAny(t[s:], ") \n")
+		if e < 0 {
+			e = len(t) - s
+		}
+		kind := "link"
+		if open := strings.LastIndex(t[max(0, i+k-512):i+k], "!["); open >= 0 && !strings.Contains(t[max(0, i+k-512)+open:i+k], "]") {
+			kind = "image"
+		}
+		n.addExtract(kind, s, s+e, &n.Links)
+		i = s + e
+	}
+	for _, attr := range []string{"src=\"", "href=\"", "src='", "href='"} {
+		for i := 0; len(n.Links) < maxExtracts; {
+			k := strings.Index(t[i:], attr)
+			if k < 0 {
+				break
+			}
+			s := i + k + len(attr)
+			e := strings.IndexByte(t[s:], attr[len(attr)-1])
+			if e < 0 {
+				e = len(t) - s
+			}
+			kind := "link"
+			if attr[0] == 's' {
+				kind = "image"
+			}
+			n.addExtract(kind, s, s+e, &n.Links)
+			i = s + e
+		}
+	}
+}
+
+func (n *Normalized) findDelimited(open, closer, kind string, into *[]Extract) {
+	t := n.Text
+	for i := 0; len(*into) < maxExtracts; {
+		k := strings.Index(t[i:], open)
+		if k < 0 {
+			return
+		}
+		s := i + k
+		e := strings.Index(t[s+len(open):], closer)
+		end := len(t)
+		if e >= 0 {
+			end = s + len(open) + e + len(closer)
+		}
+		n.addExtract(kind, s, end, into)
+		i = end
+	}
+}
+
+// addExtract records a span of n.Text (Start/End are offsets into n.Text; Text is the folded text).
+func (n *Normalized) addExtract(kind string, s, e int, into *[]Extract) {
+	*into = append(*into, Extract{Kind: kind, Start: s, End: e, Text: n.Text[s:e]})
+}
