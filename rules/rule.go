@@ -124,7 +124,43 @@ const (
 	FeatureIntermediary  Feature = "intermediary"   // the target is a proxy or gateway
 	FeatureProgress      Feature = "progress"       // a callable tool that reports progress
 	FeatureLegacyClients Feature = "legacy-clients" // the server also serves pre-2026 clients
+	FeaturePagination    Feature = "pagination"     // a list result carried nextCursor
+	FeatureListen        Feature = "listen"         // subscriptions/listen is offered (listChanged or resources.subscribe declared)
+	FeatureHeaderParams  Feature = "x-mcp-header"   // a tool declares x-mcp-header parameters (Mcp-Param-* headers)
+	FeatureFileResources Feature = "file-resources" // resources or templates with file:// URIs
+	FeatureTwoPrincipals Feature = "two-principals" // the operator supplied credentials for a second principal
 )
+
+// AllFeatures lists every feature a rule may require; Validate rejects any other value.
+var AllFeatures = []Feature{
+	FeatureTools, FeatureResources, FeatureSubscribe, FeaturePrompts, FeatureCompletions, FeatureLogging,
+	FeatureListChanged, FeatureCallableTool, FeatureMRTRTool, FeatureAuth, FeatureExtensions,
+	FeatureIntermediary, FeatureProgress, FeatureLegacyClients, FeaturePagination, FeatureListen,
+	FeatureHeaderParams, FeatureFileResources, FeatureTwoPrincipals,
+}
+
+// Valid reports whether f is FeatureNone or one of AllFeatures.
+func (f Feature) Valid() bool {
+	if f == FeatureNone {
+		return true
+	}
+	for _, x := range AllFeatures {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// Valid reports whether a is one of AllAreas.
+func (a Area) Valid() bool {
+	for _, x := range AllAreas {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
 
 // Indeterminacy explains why a rule cannot be settled black-box and what would settle it. Every
 // rule whose Check is Indeterminate carries one; the registry test enforces both fields.

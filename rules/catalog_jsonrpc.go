@@ -1,0 +1,100 @@
+package rules
+
+// This file holds the JSON-RPC message rules: envelopes, ids, results and notifications. Rows are
+// in catalogue order; see docs/rules.md before editing.
+
+// catalogJSONRPC returns the rules whose primary area is "jsonrpc".
+func catalogJSONRPC() []Rule {
+	return []Rule{
+		{
+			Name:        "jsonrpc-envelope",
+			Level:       Must,
+			Requirement: "Every emitted message is well-formed JSON-RPC 2.0.",
+			SpecURL:     SpecBase + "basic#messages",
+			Remediation: "Serialise every message through a JSON-RPC 2.0 encoder: `\"jsonrpc\":\"2.0\"`, an `id` on every response, and exactly one of `result` or `error`.",
+			Check:       CheckPassive,
+			Areas:       []Area{AreaJSONRPC},
+			Catalogue:   1,
+		},
+		{
+			Name:        "result-id-echo",
+			Level:       Must,
+			Requirement: "A result response carries the id of the request it answers.",
+			SpecURL:     SpecBase + "basic#result-responses",
+			Remediation: "Copy the request's `id`, with the same type and value, into the response that answers it.",
+			Check:       CheckPassive,
+			Areas:       []Area{AreaJSONRPC},
+			Catalogue:   2,
+		},
+		{
+			Name:        "result-member-present",
+			Level:       Must,
+			Requirement: "A success response contains a `result` object.",
+			SpecURL:     SpecBase + "basic#result-responses",
+			Remediation: "Return a `result` object on every success, `{\"resultType\":\"complete\"}` when there is nothing else to say.",
+			Check:       CheckPassive,
+			Areas:       []Area{AreaJSONRPC},
+			Catalogue:   3,
+		},
+		{
+			Name:        "result-type-present",
+			Level:       Must,
+			Requirement: "Every result carries `resultType`.",
+			SpecURL:     SpecBase + "basic#result-responses",
+			Remediation: "Add `\"resultType\":\"complete\"` to every final result and `\"input_required\"` to every interim MRTR result.",
+			Check:       CheckPassive,
+			Areas:       []Area{AreaJSONRPC},
+			Catalogue:   4,
+		},
+		{
+			Name:        "result-type-known",
+			Level:       Must,
+			Requirement: "`resultType` is `complete`, `input_required`, or a value of an extension both sides negotiated.",
+			SpecURL:     SpecBase + "basic#resulttype",
+			Remediation: "Emit only `complete` or `input_required`, or an extension's value when this request's client capabilities declare that extension.",
+			Check:       CheckPassive,
+			Areas:       []Area{AreaJSONRPC, AreaMRTR},
+			Catalogue:   5,
+		},
+		{
+			Name:        "error-id-echo",
+			Level:       Must,
+			Requirement: "An error response echoes the request id whenever the id was readable.",
+			SpecURL:     SpecBase + "basic#error-responses",
+			Remediation: "When the request id could be parsed, copy it into the error response; send `null` only when it could not be read.",
+			Check:       CheckBoth,
+			Areas:       []Area{AreaJSONRPC, AreaErrors},
+			Catalogue:   6,
+		},
+		{
+			Name:        "no-response-to-notification",
+			Level:       MustNot,
+			Requirement: "The server never answers a notification with a JSON-RPC response (HTTP: 202, empty).",
+			SpecURL:     SpecBase + "basic#notifications",
+			Remediation: "Treat a message without `id` as a notification: answer its POST with 202 Accepted and an empty body, never with a JSON-RPC response.",
+			Check:       CheckActive,
+			Areas:       []Area{AreaJSONRPC, AreaTransport},
+			Catalogue:   8,
+		},
+		{
+			Name:        "notification-no-id",
+			Level:       MustNot,
+			Requirement: "Server notifications carry no `id`.",
+			SpecURL:     SpecBase + "basic#notifications",
+			Remediation: "Leave `id` out of every notification the server sends (progress, log messages, subscription notifications).",
+			Check:       CheckPassive,
+			Areas:       []Area{AreaJSONRPC},
+			Catalogue:   9,
+		},
+		{
+			Name:        "utf8-messages",
+			Level:       Must,
+			Requirement: "Messages are UTF-8 encoded.",
+			SpecURL:     SpecBase + "basic/transports#messages",
+			Remediation: "Encode bodies and SSE data as UTF-8 and never emit invalid byte sequences (declare `charset=utf-8` if you declare a charset at all).",
+			Check:       CheckPassive,
+			Areas:       []Area{AreaJSONRPC, AreaTransport},
+			Catalogue:   11,
+		},
+	}
+}
