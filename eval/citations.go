@@ -1,0 +1,166 @@
+package eval
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// CitationKind says what a citation points at.
+type CitationKind string
+
+// The kinds ExtractCitations finds.
+const (
+	CitationSource    CitationKind = "source"    // a marker naming a context item: [1], [doc-3]
+	CitationReference CitationKind = "reference" // a named reference: section 9.2, Table 3, Appendix B, RFC 9110
+	CitationQuote     CitationKind = "quote"     // a quoted span of three words or more
+	CitationNumber    CitationKind = "number"    // a figure: 1,200, 15%, $3.50 (single-digit integers are ignored)
+)
+
+// Citation is one checkable claim in a response.
+type Citation struct {
+	Kind CitationKind `json:"kind"`
+	Text string       `json:"text"` // as written in the response
+	// Key is the canonical form matched against the context: "section 9.2", "1200", a lower-cased
+	// quote, or a source ID.
+	Key string `json:"key"`
+	// ContextID is the item this claim cites (from a source marker in the same sentence); empty
+	// means the claim cites no particular item and any item may support it.
+	ContextID string `json:"contextId,omitempty"`
+	Start     int    `json:"start"` // byte span in the response
+	End       int    `json:"end"`
+}
+
+// CitationState is the outcome of resolving one citation.
+type CitationState string
+
+// The states. Only resolved counts as grounded.
+const (
+	CitationResolved   CitationState = "resolved"   // found, affirmatively, in the item it cites (or any item if it cites none)
+	CitationMismatched CitationState = "mismatched" // found, but in a different item than the one cited
+	CitationUnresolved CitationState = "unresolved" // not found, or found only inside a denial
+)
+
+// CitationStatus is the per-citation result of ResolveCitations.
+type CitationStatus struct {
+	Citation  Citation      `json:"citation"`
+	Status    CitationState `json:"status"`
+	ContextID string        `json:"contextId,omitempty"` // where support was found
+	Reason    string        `json:"reason"`
+}
+
+var (
+	sourceRe    = regexp.MustCompile(`[\[【]\s*([0-9]{1,3}|[A-Za-z][\w.:-]{0,40})\s*[\]】]`)
+	referenceRe = regexp.MustCompile(`(?i)(?:\b(section|sec\.|clause|article|art\.|chapter|appendix|annex|table|figure|fig\.|paragraph|para\.|page|rule|step|item|rfc)\s*|(§)\s*)([0-9]+(?:\.[0-9]+)*[a-z]?\b|[a-z](?:\.[0-9]+)*\b)`)
+	quoteRe     = regexp.MustCompile(`"([^"\n]{8,300})"|“([^”\n]{8,300})”`)
+	numberRe    = regexp.MustCompile(`[$€£]?\s?\b\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[$€£]?\s?\b\d+(?:\.\d+)?%?`)
+	sentenceEnd = regexp.MustCompile(`[.!?](?:\s|$)|\n`)
+)
+
+// labelAliases maps abbreviations to one canonical label.
+var labelAliases = map[string]string{"sec.": "section", "§": "section", "art.": "article", "fig.": "figure", "para.": "paragraph"}
+
+// ExtractCitations finds source markers, named references, quotes and figures in a response, in
+// order of position. A source marker binds every other claim in its sentence to the item it names.
+func ExtractCitations(response string) []Citation {
+	var out []Citation
+	taken := func(s, e int) bool {
+		return slices.ContainsFunc(out, func(c Citation) bool { return s < c.End && c.Start < e })
+	}
+	for _, m := range sourceRe.FindAllStringSubmatchIndex(response, -1) {
+		if m[1] < len(response) && response[m[1]] == '(' {
+			continue // a markdown link, not a marker
+		}
+		out = append(out, Citation{Kind: CitationSource, Text: response[m[0]:m[1]], Key: strings.ToLower(response[m[2]:m[3]]), Start: m[0], End: m[1]})
+	}
+	for _, m := range quoteRe.FindAllStringSubmatchIndex(response, -1) {
+		gs, ge := m[2], m[3]
+		if gs < 0 {
+			gs, ge = m[4], m[5]
+		}
+		q := foldSpaces(response[gs:ge])
+		if strings.Count(q, " ") < 2 {
+			continue
+		}
+		out = append(out, Citation{Kind: CitationQuote, Text: response[m[0]:m[1]], Key: q, Start: m[0], End: m[1]})
+	}
+	for _, m := range referenceRe.FindAllStringSubmatchIndex(response, -1) {
+		if taken(m[0], m[1]) {
+			continue
+		}
+		label := ""
+		if m[2] >= 0 {
+			label = strings.ToLower(response[m[2]:m[3]])
+		} else {
+			label = "§"
+		}
+		if a, ok := labelAliases[label]; ok {
+			label = a
+		}
+		out = append(out, Citation{Kind: CitationReference, Text: response[m[0]:m[1]],
+			Key: label + " " + strings.ToLower(response[m[6]:m[7]]), Start: m[0], End: m[1]})
+	}
+	for _, m := range numberRe.FindAllStringIndex(response, -1) {
+		s, e := m[0], m[1]
+		if taken(s, e) {
+			continue
+		}
+		raw := response[s:e]
+		key, ok := canonicalNumber(raw)
+		if !ok {
+			continue
+		}
+		out = append(out, Citation{Kind: CitationNumber, Text: strings.TrimSpace(raw), Key: key, Start: s, End: e})
+	}
+	slices.SortFunc(out, func(a, b Citation) int { return a.Start - b.Start })
+	bindSources(response, out)
+	return out
+}
+
+// canonicalNumber strips currency, grouping and percent signs and formats the value; single-digit
+// integers carry too little information to check and are skipped.
+func canonicalNumber(raw string) (string, bool) {
+	t := strings.TrimSpace(raw)
+	t = strings.TrimLeft(t, "$€£ ")
+	plain := strings.TrimSuffix(strings.ReplaceAll(t, ",", ""), "%")
+	if len(plain) < 2 && !strings.HasSuffix(t, "%") && raw == t {
+		return "", false
+	}
+	f, err := strconv.ParseFloat(plain, 64)
+	if err != nil {
+		return "", false
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), true
+}
+
+// bindSources sets ContextID on claims that share a sentence with a source marker.
+func bindSources(response string, cs []Citation) {
+	bounds := sentenceEnd.FindAllStringIndex(response, -1)
+	sentenceOf := func(pos int) int {
+		for i, b := range bounds {
+			if pos < b[0] || (pos < b[1] && pos == b[0]) {
+				return i
+			}
+		}
+		return len(bounds)
+	}
+	marker := map[int]string{}
+	for _, c := range cs {
+		if c.Kind == CitationSource {
+			if _, ok := marker[sentenceOf(c.Start)]; !ok {
+				marker[sentenceOf(c.Start)] = c.Key
+			}
+		}
+	}
+	for i := range cs {
+		if cs[i].Kind != CitationSource {
+			cs[i].ContextID = marker[sentenceOf(cs[i].Start)]
+		}
+	}
+}
+
+func foldSpaces(s string) string {
+	s = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(s)
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}

@@ -1,0 +1,166 @@
+package eval
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Denial windows: how far around a mention ResolveCitations looks for words that deny the
+// mentioned thing exists. Bounded by the sentence the mention is in.
+const (
+	denialBefore = 60
+	denialAfter  = 80
+)
+
+var (
+	// denialBeforeRe matches the end of the text just before a mention: "there is no", "without a".
+	denialBeforeRe = regexp.MustCompile(`(?:\bno|\bnot\s+(?:a|an|any)|\bthere\s+(?:is|are|was|were)\s+no|\bthere's\s+no|\bwithout(?:\s+an?)?|\blacks?(?:\s+an?)?|\b(?:does|did|do)\s+not\s+(?:have|contain|include)(?:\s+(?:a|an|any))?|\bdoesn't\s+(?:have|contain|include)(?:\s+(?:a|an|any))?|\bnever\s+had(?:\s+an?)?|\bnor|\bneither|\bnon-?existent|\bformer|\bdeleted|\bremoved|\brepealed|\bobsolete)\s*$`)
+	// denialAfterRe matches the start of the text just after a mention: "was removed", "does not exist".
+	denialAfterRe = regexp.MustCompile(`^\s*(?:\([^)]{0,60}\)\s*)?,?\s*(?:(?:was|were|has|have|had|is|are)\s+(?:\w+\s+){0,2}?(?:removed|deleted|repealed|withdrawn|dropped|struck|rescinded|eliminated|retired|omitted|abolished|discontinued)|(?:does|do|did)\s+not\s+exist|doesn't\s+exist|no\s+longer\s+exists?|never\s+existed|(?:is|was)\s+not\s+(?:part\s+of|included|defined|present)|(?:is|was)\s+(?:intentionally\s+)?(?:left\s+)?blank|is\s+reserved|exists?\s+no\s+more)`)
+)
+
+// ResolveCitations checks each citation against the context items. A citation that cites an item
+// must be supported there; one that cites none may be supported by any. A mention counts as
+// support only if no denial surrounds it in its sentence ("no section 9.2 exists", "section 9.2
+// was removed"): a denial mentions the thing precisely to say it is not there.
+func ResolveCitations(citations []Citation, context []ContextItem) []CitationStatus {
+	lowered := make([]string, len(context))
+	for i, c := range context {
+		lowered[i] = foldSpaces(c.Text)
+	}
+	out := make([]CitationStatus, 0, len(citations))
+	for _, c := range citations {
+		out = append(out, resolveOne(c, context, lowered))
+	}
+	return out
+}
+
+// itemFor finds the item a source key names: by ID, else by 1-based position.
+func itemFor(key string, context []ContextItem) int {
+	for i, c := range context {
+		if strings.EqualFold(c.ID, key) {
+			return i
+		}
+	}
+	if n, err := strconv.Atoi(key); err == nil && n >= 1 && n <= len(context) {
+		return n - 1
+	}
+	return -1
+}
+
+func resolveOne(c Citation, context []ContextItem, lowered []string) CitationStatus {
+	st := CitationStatus{Citation: c}
+	if c.Kind == CitationSource {
+		if i := itemFor(c.Key, context); i >= 0 {
+			st.Status, st.ContextID, st.Reason = CitationResolved, context[i].ID, "names a context item"
+		} else {
+			st.Status, st.Reason = CitationUnresolved, fmt.Sprintf("no context item is named %q", c.Key)
+		}
+		return st
+	}
+	cited := -1
+	if c.ContextID != "" {
+		cited = itemFor(c.ContextID, context)
+	}
+	denied := false
+	support := func(i int) bool {
+		ok, d := supports(c, lowered[i])
+		denied = denied || d
+		return ok
+	}
+	if cited >= 0 && support(cited) {
+		st.Status, st.ContextID, st.Reason = CitationResolved, context[cited].ID, "found in the cited item"
+		return st
+	}
+	for i := range context {
+		if i == cited || !support(i) {
+			continue
+		}
+		st.ContextID = context[i].ID
+		if cited >= 0 {
+			st.Status, st.Reason = CitationMismatched, fmt.Sprintf("cites %q but is found only in %q", context[cited].ID, context[i].ID)
+		} else {
+			st.Status, st.Reason = CitationResolved, "found in the context"
+		}
+		return st
+	}
+	st.Status = CitationUnresolved
+	switch {
+	case denied:
+		st.Reason = "the context mentions it only inside a denial"
+	default:
+		st.Reason = "not found in the context"
+	}
+	return st
+}
+
+// supports reports whether text affirmatively supports c, and whether it mentioned c only to deny it.
+func supports(c Citation, text string) (ok, denied bool) {
+	switch c.Kind {
+	case CitationQuote:
+		return strings.Contains(text, c.Key), false
+	case CitationNumber:
+		for _, m := range numberRe.FindAllString(text, -1) {
+			if k, ok := canonicalNumber(m); ok && k == c.Key {
+				return true, false
+			}
+		}
+		return false, false
+	case CitationReference:
+		for _, m := range mentions(c.Key, text) {
+			if isDenied(text, m[0], m[1]) {
+				denied = true
+				continue
+			}
+			return true, false
+		}
+		return false, denied
+	}
+	return false, false
+}
+
+// mentions finds where text names a reference: the label with its identifier ("section 9.2",
+// "§ 9.2", "sec. 9.2"), not followed by more digits ("section 9.21" is another section).
+func mentions(key, text string) [][2]int {
+	label, id, _ := strings.Cut(key, " ")
+	var labels []string
+	labels = append(labels, regexp.QuoteMeta(label))
+	for alias, canon := range labelAliases {
+		if canon == label {
+			labels = append(labels, regexp.QuoteMeta(alias))
+		}
+	}
+	expr := `(?:\b(?:` + strings.Join(labels, "|") + `)|§)\s*` + regexp.QuoteMeta(id) + `(?:[^0-9a-z.]|\.(?:[^0-9]|$)|$)`
+	if label != "section" {
+		expr = `\b(?:` + strings.Join(labels, "|") + `)\s*` + regexp.QuoteMeta(id) + `(?:[^0-9a-z.]|\.(?:[^0-9]|$)|$)`
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil
+	}
+	var out [][2]int
+	for _, m := range re.FindAllStringIndex(text, 16) {
+		end := m[0] + strings.Index(text[m[0]:], id) + len(id)
+		out = append(out, [2]int{m[0], end})
+	}
+	return out
+}
+
+// isDenied reports whether the sentence around text[s:e] denies what it mentions.
+func isDenied(text string, s, e int) bool {
+	lo := max(0, s-denialBefore)
+	before := text[lo:s]
+	if k := strings.LastIndexAny(before, ".!?;\n"); k >= 0 && (k+1 >= len(before) || before[k+1] == ' ') {
+		before = before[k+1:]
+	}
+	after := text[e:min(len(text), e+denialAfter)]
+	if k := strings.IndexAny(after, "!?;\n"); k >= 0 {
+		after = after[:k]
+	}
+	if k := strings.Index(after, ". "); k >= 0 {
+		after = after[:k]
+	}
+	return denialBeforeRe.MatchString(before) || denialAfterRe.MatchString(after)
+}
