@@ -1,0 +1,101 @@
+package proxy
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// metrics are the proxy's counters, exposed in the Prometheus text format on the admin /metrics.
+// They are written by the hot path (atomics only) and by workers.
+type metrics struct {
+	exchanges atomic.Int64
+	dropped   atomic.Int64
+	panics    atomic.Int64
+	tooLarge  atomic.Int64
+	grading   *histogram
+	upstream  *histogram
+
+	mu       sync.Mutex
+	findings map[[2]string]int64 // (rule, level) -> count
+}
+
+func newMetrics() *metrics {
+	buckets := []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+	return &metrics{grading: newHistogram(buckets), upstream: newHistogram(buckets), findings: map[[2]string]int64{}}
+}
+
+func (m *metrics) finding(rule string, level rules.Level) {
+	m.mu.Lock()
+	m.findings[[2]string{rule, string(level)}]++
+	m.mu.Unlock()
+}
+
+// histogram is a fixed-bucket Prometheus histogram; observations are lock-free.
+type histogram struct {
+	bounds []float64
+	counts []atomic.Int64
+	count  atomic.Int64
+	sumNs  atomic.Int64 // sum in nanoseconds keeps it an integer
+}
+
+func newHistogram(bounds []float64) *histogram {
+	return &histogram{bounds: bounds, counts: make([]atomic.Int64, len(bounds))}
+}
+
+func (h *histogram) observe(seconds float64) {
+	for i, b := range h.bounds {
+		if seconds <= b {
+			h.counts[i].Add(1)
+			break
+		}
+	}
+	h.count.Add(1)
+	h.sumNs.Add(int64(math.Round(seconds * 1e9)))
+}
+
+func (h *histogram) write(w io.Writer, name, help string) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+	var cum int64
+	for i, b := range h.bounds {
+		cum += h.counts[i].Load()
+		fmt.Fprintf(w, "%s_bucket{le=\"%g\"} %d\n", name, b, cum)
+	}
+	fmt.Fprintf(w, "%s_bucket{le=\"+Inf\"} %d\n", name, h.count.Load())
+	fmt.Fprintf(w, "%s_sum %g\n%s_count %d\n", name, float64(h.sumNs.Load())/1e9, name, h.count.Load())
+}
+
+func counter(w io.Writer, name, help string, v int64) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+}
+
+// writeTo renders every metric in the Prometheus text exposition format.
+func (m *metrics) writeTo(w io.Writer) {
+	counter(w, "sentinel_proxy_exchanges_total", "Exchanges the proxy carried.", m.exchanges.Load())
+	counter(w, "sentinel_proxy_grading_dropped_total", "Exchanges not graded because the grading queue was full.", m.dropped.Load())
+	counter(w, "sentinel_proxy_grading_panics_total", "Checks that panicked (recovered).", m.panics.Load())
+	counter(w, "sentinel_proxy_not_graded_too_large_total", "Exchanges not graded because a body passed the cap.", m.tooLarge.Load())
+	fmt.Fprintf(w, "# HELP sentinel_proxy_findings_total Failing outcomes recorded, by rule and level.\n# TYPE sentinel_proxy_findings_total counter\n")
+	m.mu.Lock()
+	keys := make([][2]string, 0, len(m.findings))
+	for k := range m.findings {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+	for _, k := range keys {
+		fmt.Fprintf(w, "sentinel_proxy_findings_total{rule=%q,level=%q} %d\n", escapeLabel(k[0]), escapeLabel(k[1]), m.findings[k])
+	}
+	m.mu.Unlock()
+	m.grading.write(w, "sentinel_proxy_grading_seconds", "Time spent grading one exchange.")
+	m.upstream.write(w, "sentinel_proxy_upstream_seconds", "Time until the upstream answered with headers.")
+}
+
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `'`).Replace(s)
+}

@@ -1,0 +1,65 @@
+package proxy
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Route sends requests whose path starts with Prefix to Upstream (reverse mode). The prefix is
+// removed and the rest joined to the upstream's path; a request for the prefix itself goes to
+// the upstream URL exactly, so `--upstream http://host/mcp` serves clients pointed at the root.
+type Route struct {
+	Prefix   string
+	Upstream *url.URL
+}
+
+// ParseRoute reads "PREFIX=URL" (the --route flag) or a bare URL (prefix "/").
+func ParseRoute(s string) (Route, error) {
+	prefix, raw, ok := strings.Cut(s, "=")
+	if !ok {
+		prefix, raw = "/", s
+	}
+	if !strings.HasPrefix(prefix, "/") {
+		return Route{}, fmt.Errorf("route %q: the prefix must start with /, as in /a=http://127.0.0.1:8080", s)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Route{}, fmt.Errorf("route %q: the upstream must be an http(s) URL with a host, as in http://127.0.0.1:8080/mcp", s)
+	}
+	return Route{Prefix: prefix, Upstream: u}, nil
+}
+
+// routes picks the longest matching prefix.
+type routes []Route
+
+func newRoutes(rs []Route) routes {
+	out := append(routes(nil), rs...)
+	sort.Slice(out, func(i, j int) bool { return len(out[i].Prefix) > len(out[j].Prefix) })
+	return out
+}
+
+// match returns the upstream URL for a relative request path (and query), or false.
+func (rs routes) match(path, rawQuery string) (*url.URL, bool) {
+	for _, r := range rs {
+		p := strings.TrimSuffix(r.Prefix, "/")
+		if path != p && !strings.HasPrefix(path, p+"/") && r.Prefix != "/" {
+			continue
+		}
+		rest := strings.TrimPrefix(path, p)
+		u := *r.Upstream
+		switch {
+		case rest == "" || rest == "/":
+			if u.Path == "" {
+				u.Path = rest
+			}
+		default:
+			u.Path = strings.TrimSuffix(u.Path, "/") + rest
+		}
+		u.RawPath = ""
+		u.RawQuery = rawQuery
+		return &u, true
+	}
+	return nil, false
+}

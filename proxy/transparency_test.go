@@ -1,0 +1,237 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+const tenMB = 10 << 20
+
+var bigBody = func() []byte {
+	b := make([]byte, tenMB)
+	_, _ = rand.Read(b)
+	return b
+}()
+
+// upstreamMux serves every response shape the transparency tests compare.
+func upstreamMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/json", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Custom", "kept")
+		w.Header().Add("X-Multi", "a")
+		w.Header().Add("X-Multi", "b")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"echo":%q}}`, body)
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(bigBody)
+	})
+	mux.HandleFunc("/binary", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write([]byte{0, 1, 2, 0xff, 0xfe, '\r', '\n', 0})
+	})
+	mux.HandleFunc("/status/", func(w http.ResponseWriter, r *http.Request) {
+		code := 500
+		fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/status/"), "%d", &code)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"status %d"}}`, code)
+	})
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 3 {
+			fmt.Fprintf(w, "id: %d\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"n\":%d}}\n\n", i, i)
+			w.(http.Flusher).Flush()
+		}
+	})
+	mux.HandleFunc("/midclose", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\n")
+		w.(http.Flusher).Flush()
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			_ = conn.Close()
+		}
+	})
+	return mux
+}
+
+// fetched is what a client got: comparable between direct and proxied.
+type fetched struct {
+	status  int
+	header  http.Header
+	body    []byte
+	readErr bool
+}
+
+func fetch(t *testing.T, client *http.Client, method, url, body string) fetched {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, rerr := io.ReadAll(resp.Body)
+	h := resp.Header.Clone()
+	h.Del("Date")
+	return fetched{status: resp.StatusCode, header: h, body: b, readErr: rerr != nil}
+}
+
+func TestProxiedResponsesEqualDirectOnes(t *testing.T) {
+	r := newRig(t, upstreamMux(), Options{})
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	tests := []struct {
+		name, method, path, body string
+	}{
+		{"JSON result with repeated headers", "POST", "/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{"SSE stream", "POST", "/sse", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`},
+		{"10 MB body past the tap cap", "GET", "/big", ""},
+		{"binary body", "GET", "/binary", ""},
+		{"upstream 404", "POST", "/status/404", `{}`},
+		{"upstream 500", "POST", "/status/500", `{}`},
+		{"upstream closes mid-stream", "POST", "/midclose", `{}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			direct := fetch(t, client, tt.method, r.upstream.URL+tt.path, tt.body)
+			proxied := fetch(t, client, tt.method, r.front.URL+tt.path, tt.body)
+			if direct.status != proxied.status {
+				t.Errorf("status: direct %d, proxied %d", direct.status, proxied.status)
+			}
+			if !bytes.Equal(direct.body, proxied.body) {
+				t.Errorf("body differs: direct %d bytes, proxied %d bytes", len(direct.body), len(proxied.body))
+			}
+			if direct.readErr != proxied.readErr {
+				t.Errorf("body read error: direct %v, proxied %v", direct.readErr, proxied.readErr)
+			}
+			if d, p := fmt.Sprint(direct.header), fmt.Sprint(proxied.header); d != p {
+				t.Errorf("headers differ:\ndirect  %s\nproxied %s", d, p)
+			}
+		})
+	}
+	waitFor(t, "every exchange recorded", func() bool { return len(r.exchanges(t)) == len(tests) })
+	for _, ex := range r.exchanges(t) {
+		if ex.URL == r.upstream.URL+"/big" && ex.Graded != NotGradedTooLarge {
+			t.Errorf("10 MB exchange graded %q, want %q", ex.Graded, NotGradedTooLarge)
+		}
+	}
+}
+
+// An SSE event must reach the client while the upstream is still holding the stream open:
+// if the proxy buffered, the client would never see event 0 and the test would time out.
+func TestSSEStreamsEventByEvent(t *testing.T) {
+	release := make(chan struct{})
+	up := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"n\":0}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+		fmt.Fprint(w, "data: {\"n\":1}\n\n")
+	})
+	r := newRig(t, up, Options{})
+	resp, err := http.Get(r.front.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+		got <- line
+	}()
+	select {
+	case line := <-got:
+		if line != "data: {\"n\":0}\n" {
+			t.Fatalf("first line = %q, want the first event's data", line)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first event did not arrive while the upstream held the stream: the proxy buffers SSE")
+	}
+	close(release)
+}
+
+func TestClientCancellationReachesUpstream(t *testing.T) {
+	cancelled := make(chan struct{})
+	started := make(chan struct{})
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body) // the server notices a gone client only once the body is read
+		close(started)
+		select {
+		case <-r.Context().Done():
+			close(cancelled)
+		case <-time.After(10 * time.Second):
+		}
+	})
+	r := newRig(t, up, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, "POST", r.front.URL+"/mcp", strings.NewReader(`{}`))
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	<-started
+	cancel()
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream never saw the client's cancellation")
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("client error = %v, want context.Canceled", err)
+	}
+}
+
+func TestUnreachableUpstreamAnswers502LikeAReverseProxy(t *testing.T) {
+	r := newRig(t, http.NotFoundHandler(), Options{})
+	r.upstream.Close() // now refused
+	resp, err := http.Post(r.front.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || len(body) != 0 {
+		t.Fatalf("got %d with %d body bytes, want 502 with none (as httputil.ReverseProxy)", resp.StatusCode, len(body))
+	}
+	waitFor(t, "the failed exchange recorded", func() bool {
+		exs := r.exchanges(t)
+		return len(exs) == 1 && exs[0].Error != "" && exs[0].Status == 0
+	})
+}
+
+func TestForwardModeServesAbsoluteURLs(t *testing.T) {
+	r := newRig(t, upstreamMux(), Options{})
+	proxyURL, _ := urlParse(r.front.URL)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}}
+	got := fetch(t, client, "POST", r.upstream.URL+"/json", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if got.status != 200 || !bytes.Contains(got.body, []byte(`"echo"`)) {
+		t.Fatalf("forward-mode response = %d %q", got.status, got.body)
+	}
+	waitFor(t, "the forward-mode exchange recorded", func() bool {
+		exs := r.exchanges(t)
+		return len(exs) == 1 && exs[0].Target == r.upstream.URL+"/json" && exs[0].RPCMethod == "ping"
+	})
+}
