@@ -59,6 +59,8 @@ type MetricPolicy struct {
 	Threshold         float64   `json:"threshold"`
 	OnTimeout         OnTimeout `json:"onTimeout"`
 	MaxJudgeLatencyMs int       `json:"maxJudgeLatencyMs,omitempty"`
+	// Weight is this metric's share in the "weighted" trust-score aggregation; 0 means 1.
+	Weight float64 `json:"weight,omitempty"`
 }
 
 // TenantPolicy is one tenant's configuration. Aggregation is "strictest" or "weighted".
@@ -122,6 +124,9 @@ type EvaluationResult struct {
 	Action         Action    `json:"action"`
 	TrustScore     int       `json:"trustScore"`
 	TotalLatencyMs int64     `json:"totalLatencyMs"`
+	// PolicyErrors lists why a verdict's action could not be taken from the policy (a timeout for a
+	// metric with no onTimeout); such a verdict blocks, and this says so instead of hiding it.
+	PolicyErrors []string `json:"policyErrors,omitempty"`
 }
 
 // Judge is a model that decides the ambiguous middle. Implementations must honour ctx's deadline.

@@ -1,0 +1,237 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+)
+
+// Errors a caller can act on. Each is returned before any metric work is done.
+var (
+	// ErrNoContext: check_groundedness was called without context items. There is nothing to be
+	// grounded in, so the call is a caller error, not an ungrounded verdict.
+	ErrNoContext = errors.New("check_groundedness needs at least one context item: pass the source material the response must be grounded in")
+	// ErrMetricDisabled: the policy turns this metric off; skip it rather than record a verdict.
+	ErrMetricDisabled = errors.New("metric is disabled by the tenant policy")
+	// ErrWrongMetric: the MetricPolicy passed is for another metric.
+	ErrWrongMetric = errors.New("the metric policy is for a different metric")
+)
+
+// Log attribute keys, fixed here so every line is queryable the same way.
+const (
+	logKeyMetric    = "metric"
+	logKeyOutcome   = "outcome"
+	logKeyDecidedBy = "decided_by"
+	logKeyScore     = "score"
+	logKeyLatencyMs = "latency_ms"
+	logKeyJudge     = "judge"
+)
+
+// InjectionInput is the text flag_injection scores: a tool result, a tool description, or an
+// agent's output.
+type InjectionInput struct {
+	Text string `json:"text"`
+}
+
+// GroundednessInput is a response and the context it must be grounded in. Citations, when set,
+// replace the ones ExtractCitations would find in Response.
+type GroundednessInput struct {
+	Response  string        `json:"response"`
+	Context   []ContextItem `json:"context"`
+	Citations []Citation    `json:"citations,omitempty"`
+}
+
+// Evaluator runs metrics under a policy: the deterministic tier first, the Judge only for the
+// ambiguous band, inside the metric's own latency budget. The zero value works (no judge, no
+// cache, discard logs, wall clock).
+type Evaluator struct {
+	// Judge decides the ambiguous band; nil means ambiguous cases get outcome warn, decided by
+	// the heuristic tier.
+	Judge Judge
+	// Cache, when set, answers repeated ambiguous cases without calling the judge (DecidedBy cache).
+	Cache JudgeCache
+	// Logger receives one line per verdict; nil discards.
+	Logger *slog.Logger
+	// Now is the clock for latency; nil means time.Now.
+	Now func() time.Time
+}
+
+func (e *Evaluator) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+func (e *Evaluator) logger() *slog.Logger {
+	if e.Logger != nil {
+		return e.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// checkPolicy validates the policy for the named metric.
+func checkPolicy(metric string, pol MetricPolicy) error {
+	if pol.Metric != metric {
+		return fmt.Errorf("running %s with a policy for %q: %w", metric, pol.Metric, ErrWrongMetric)
+	}
+	if err := pol.Validate(); err != nil {
+		return fmt.Errorf("running %s: %w", metric, err)
+	}
+	if !pol.Enabled {
+		return fmt.Errorf("running %s: %w", metric, ErrMetricDisabled)
+	}
+	return nil
+}
+
+// FlagInjection scores in.Text for prompt injection. Clear cases are decided by DetectInjection;
+// scores within AmbiguousMargin of the threshold go to the judge.
+func (e *Evaluator) FlagInjection(ctx context.Context, in InjectionInput, pol MetricPolicy) (Verdict, error) {
+	if err := checkPolicy(MetricInjection, pol); err != nil {
+		return Verdict{}, err
+	}
+	start := e.now()
+	scan := DetectInjection(in.Text)
+	v := Verdict{Metric: MetricInjection, Score: scan.Score, Threshold: pol.Threshold, Evidence: scan.Evidence,
+		DecidedBy: DecidedByHeuristic, MetricVersion: InjectionMetricVersion}
+	hint := fmt.Sprintf("deterministic score %.3f; families %v", scan.Score, scan.Families)
+	if len(scan.Families) == 0 {
+		hint = fmt.Sprintf("deterministic score %.3f; no pattern family matched", scan.Score)
+	}
+	err := e.decide(ctx, &v, pol, JudgeRequest{Metric: MetricInjection, Response: in.Text, Hint: hint}, hint)
+	v.LatencyMs = e.now().Sub(start).Milliseconds()
+	e.log(ctx, v)
+	return v, err
+}
+
+// CheckGroundedness scores how far a response strays from its context (1 = ungrounded). Zero
+// context items is ErrNoContext, returned before anything else.
+func (e *Evaluator) CheckGroundedness(ctx context.Context, in GroundednessInput, pol MetricPolicy) (Verdict, error) {
+	if len(in.Context) == 0 {
+		return Verdict{}, ErrNoContext
+	}
+	if err := checkPolicy(MetricGroundedness, pol); err != nil {
+		return Verdict{}, err
+	}
+	start := e.now()
+	g := ScoreGroundedness(in)
+	v := Verdict{Metric: MetricGroundedness, Score: g.Score, Threshold: pol.Threshold, Evidence: g.Evidence,
+		CitedContextIDs: g.CitedContextIDs, DecidedBy: DecidedByHeuristic, MetricVersion: GroundednessMetricVersion}
+	err := e.decide(ctx, &v, pol, JudgeRequest{Metric: MetricGroundedness, Response: in.Response, Context: in.Context, Hint: g.Summary}, g.Summary)
+	v.LatencyMs = e.now().Sub(start).Milliseconds()
+	e.log(ctx, v)
+	return v, err
+}
+
+// decide sets the outcome: from the heuristic score when it is clear, else from the cache or the
+// judge. The only error is the caller's own cancellation.
+func (e *Evaluator) decide(ctx context.Context, v *Verdict, pol MetricPolicy, req JudgeRequest, summary string) error {
+	switch Band(v.Score, pol.Threshold) {
+	case 1:
+		v.Outcome, v.Reason = OutcomeBlock, "clear: "+summary
+		return nil
+	case -1:
+		v.Outcome, v.Reason = OutcomePass, "clear: "+summary
+		return nil
+	}
+	if e.Judge == nil {
+		v.Outcome, v.Reason = OutcomeWarn, "ambiguous and no judge is configured: "+summary
+		return nil
+	}
+	v.Judge = e.Judge.Model()
+	key := cacheKey(v.Judge, v.MetricVersion, req)
+	if e.Cache != nil {
+		if jv, ok := e.Cache.Get(key); ok {
+			v.DecidedBy, v.Score = DecidedByCache, round3(jv.Score)
+			v.Outcome, v.Reason = outcomeFor(jv.Score, pol.Threshold), "judge (cached): "+jv.Reason
+			return nil
+		}
+	}
+	jv, err := e.callJudge(ctx, pol.JudgeBudget(), req)
+	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return fmt.Errorf("running %s: waiting for judge %s: %w", v.Metric, v.Judge, err)
+		}
+		v.Outcome = OutcomeTimeout
+		v.Reason = fmt.Sprintf("judge gave no verdict within %d ms (%v); onTimeout=%s; heuristic: %s",
+			pol.JudgeBudget().Milliseconds(), err, pol.OnTimeout, summary)
+		return nil
+	}
+	if e.Cache != nil {
+		e.Cache.Put(key, jv)
+	}
+	v.DecidedBy, v.Score = DecidedByJudge, round3(jv.Score)
+	v.Outcome, v.Reason = outcomeFor(jv.Score, pol.Threshold), "judge: "+jv.Reason
+	return nil
+}
+
+func outcomeFor(score, threshold float64) Outcome {
+	if score >= threshold {
+		return OutcomeBlock
+	}
+	return OutcomePass
+}
+
+// errBadJudgeScore: the judge answered with a score outside [0,1].
+var errBadJudgeScore = errors.New("judge score is not a number in [0,1]")
+
+// callJudge enforces the metric's budget on our side: the judge runs under a context deadline and
+// we stop waiting at the deadline even if the judge ignores it.
+func (e *Evaluator) callJudge(ctx context.Context, budget time.Duration, req JudgeRequest) (JudgeVerdict, error) {
+	jctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	type result struct {
+		v   JudgeVerdict
+		err error
+	}
+	ch := make(chan result, 1) // buffered: a late judge never blocks on send
+	go func() {
+		v, err := e.Judge.Judge(jctx, req)
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return JudgeVerdict{}, fmt.Errorf("asking judge: %w", r.err)
+		}
+		if math.IsNaN(r.v.Score) || r.v.Score < 0 || r.v.Score > 1 {
+			return JudgeVerdict{}, fmt.Errorf("asking judge: score %v: %w", r.v.Score, errBadJudgeScore)
+		}
+		return r.v, nil
+	case <-jctx.Done():
+		return JudgeVerdict{}, fmt.Errorf("asking judge: %w", jctx.Err())
+	}
+}
+
+// ActionFor is the action one verdict asks for under a policy. A timeout takes the metric's
+// onTimeout: fail_open allows, fail_closed blocks. ok is false when the policy makes no choice
+// for that metric; the caller must then report it (BuildEvaluationResult blocks and says why).
+func ActionFor(v Verdict, policy TenantPolicy) (a Action, ok bool) {
+	switch v.Outcome {
+	case OutcomePass:
+		return ActionAllow, true
+	case OutcomeWarn:
+		return ActionWarn, true
+	case OutcomeBlock:
+		return ActionBlock, true
+	case OutcomeTimeout:
+		m, found := policy.Metric(v.Metric)
+		switch {
+		case found && m.OnTimeout == FailOpen:
+			return ActionAllow, true
+		case found && m.OnTimeout == FailClosed:
+			return ActionBlock, true
+		}
+	}
+	return ActionBlock, false
+}
+
+func (e *Evaluator) log(ctx context.Context, v Verdict) {
+	e.logger().LogAttrs(ctx, slog.LevelInfo, "eval verdict",
+		slog.String(logKeyMetric, v.Metric), slog.String(logKeyOutcome, string(v.Outcome)),
+		slog.String(logKeyDecidedBy, string(v.DecidedBy)), slog.Float64(logKeyScore, v.Score),
+		slog.Int64(logKeyLatencyMs, v.LatencyMs), slog.String(logKeyJudge, v.Judge))
+}
