@@ -218,7 +218,7 @@ func discussionFactor(t string, s, e int) float64 {
 	window := t[lo:min(len(t), e+discussionAhead)]
 	cue := false
 	for _, c := range discussionCues {
-		if strings.Contains(window, c) {
+		if containsWord(window, c) {
 			cue = true
 			break
 		}
@@ -232,6 +232,33 @@ func discussionFactor(t string, s, e int) float64 {
 		return 0.75
 	}
 	return 1
+}
+
+// containsWord reports whether cue occurs in s as whole words: not inside a longer word, a host
+// name or a path ("attacker.test" is a host, not a discussion of attackers).
+func containsWord(s, cue string) bool {
+	for i := 0; i < len(s); {
+		k := strings.Index(s[i:], cue)
+		if k < 0 {
+			return false
+		}
+		pos, end := i+k, i+k+len(cue)
+		i = pos + 1
+		if pos > 0 && isWordByte(s[pos-1]) && isWordByte(cue[0]) {
+			continue
+		}
+		if end < len(s) && isWordByte(cue[len(cue)-1]) {
+			if isWordByte(s[end]) || (strings.IndexByte("./-_@", s[end]) >= 0 && end+1 < len(s) && isWordByte(s[end+1])) {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
 }
 
 func inComment(n *Normalized, s int) bool {
