@@ -52,7 +52,17 @@ var ErrSchema = errors.New("unsupported result schema")
 // trailing data, and statuses or levels outside the closed sets. Rules come back sorted by ID, so
 // a hand-edited file still renders in canonical order.
 func Decode(rd io.Reader) (*Result, error) {
-	dec := json.NewDecoder(rd)
+	data, err := io.ReadAll(io.LimitReader(rd, MaxResultBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the JSON result: %w", err)
+	}
+	if len(data) > MaxResultBytes {
+		return nil, fmt.Errorf("reading the JSON result: larger than %d bytes", MaxResultBytes)
+	}
+	if err := checkKeyCase(data); err != nil {
+		return nil, fmt.Errorf("decoding the JSON result: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var r Result
 	if err := dec.Decode(&r); err != nil {
@@ -70,11 +80,31 @@ func Decode(rd io.Reader) (*Result, error) {
 			return nil, fmt.Errorf("decoding the JSON result: rules[%d] (%s): %w", i, rr.Rule.ID, err)
 		}
 	}
+	normalise(&r)
+	return &r, nil
+}
+
+// MaxResultBytes bounds what Decode reads: a full scan is well under a megabyte, so anything far
+// larger is not a result.
+const MaxResultBytes = 64 << 20
+
+// normalise gives a decoded result the canonical in-memory shape, so that decoding what
+// MarshalCanonical wrote yields an equal value: rules sorted and never nil, empty lists that the
+// JSON form omits as nil, the start time in UTC.
+func normalise(r *Result) {
 	if r.Rules == nil {
 		r.Rules = []RuleResult{}
 	}
 	slices.SortStableFunc(r.Rules, byRuleID)
-	return &r, nil
+	if len(r.Notes) == 0 {
+		r.Notes = nil
+	}
+	for i := range r.Rules {
+		if len(r.Rules[i].Evidence) == 0 {
+			r.Rules[i].Evidence = nil
+		}
+	}
+	r.Started = r.Started.UTC()
 }
 
 func validRuleResult(rr RuleResult) error {

@@ -1,0 +1,118 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+func TestGateCheck(t *testing.T) {
+	tests := []struct {
+		name         string
+		gate         Gate
+		result       *Result
+		wantFailures int // 0: the gate passes
+	}{
+		{name: "must gate passes an empty result", gate: GateMust, result: testResult()},
+		{
+			name:         "must gate fails on a MUST failure",
+			gate:         GateMust,
+			result:       testResult(rules.Must, rules.Fail, rules.Must, rules.Pass),
+			wantFailures: 1,
+		},
+		{
+			name:         "must gate fails on a MUST NOT failure",
+			gate:         GateMust,
+			result:       testResult(rules.MustNot, rules.Fail),
+			wantFailures: 1,
+		},
+		{
+			name:   "must gate ignores SHOULD and SHOULD NOT failures",
+			gate:   GateMust,
+			result: testResult(rules.Should, rules.Fail, rules.ShouldNot, rules.Fail, rules.Must, rules.Pass),
+		},
+		{
+			name:   "indeterminate MUST rules never fail the must gate",
+			gate:   GateMust,
+			result: testResult(rules.Must, rules.Indeterminate, rules.MustNot, rules.Indeterminate),
+		},
+		{
+			name:   "n/a MUST rules never fail the must gate",
+			gate:   GateMust,
+			result: testResult(rules.Must, rules.NotApplicable),
+		},
+		{
+			name:         "should gate counts failures at every level",
+			gate:         GateShould,
+			result:       testResult(rules.Must, rules.Fail, rules.MustNot, rules.Fail, rules.Should, rules.Fail, rules.ShouldNot, rules.Fail),
+			wantFailures: 4,
+		},
+		{
+			name:   "should gate ignores indeterminate and n/a",
+			gate:   GateShould,
+			result: testResult(rules.Should, rules.Indeterminate, rules.ShouldNot, rules.NotApplicable, rules.Must, rules.Pass),
+		},
+		{
+			name:   "none gate passes even MUST failures",
+			gate:   GateNone,
+			result: testResult(rules.Must, rules.Fail, rules.Should, rules.Fail),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.gate.Check(tt.result)
+			if tt.wantFailures == 0 {
+				if err != nil {
+					t.Fatalf("%s.Check() = %v, want nil", tt.gate, err)
+				}
+				return
+			}
+			var ge *GateError
+			if !errors.As(err, &ge) {
+				t.Fatalf("%s.Check() = %v, want a *GateError", tt.gate, err)
+			}
+			if ge.Failures != tt.wantFailures || ge.Gate != tt.gate {
+				t.Errorf("%s.Check() = %+v, want %d failures on gate %s", tt.gate, ge, tt.wantFailures, tt.gate)
+			}
+			if got := len(tt.gate.Failures(tt.result)); got != tt.wantFailures {
+				t.Errorf("len(Failures()) = %d, want %d", got, tt.wantFailures)
+			}
+		})
+	}
+}
+
+// TestGateErrorExitCode pins the contract: a failed gate is exit 1 ("the target failed"), never
+// 2 ("could not run"), found the way cmd/internal/cli finds it: errors.As on an ExitCode method,
+// even through wrapping.
+func TestGateErrorExitCode(t *testing.T) {
+	err := fmt.Errorf("probing: %w", GateMust.Check(testResult(rules.Must, rules.Fail)))
+	var coded interface{ ExitCode() int }
+	if !errors.As(err, &coded) {
+		t.Fatalf("%v does not carry an exit code", err)
+	}
+	if got := coded.ExitCode(); got != 1 {
+		t.Errorf("ExitCode() = %d, want 1", got)
+	}
+}
+
+func TestParseGate(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Gate
+		wantErr bool
+	}{
+		{in: "must", want: GateMust},
+		{in: "should", want: GateShould},
+		{in: "none", want: GateNone},
+		{in: "MUST", wantErr: true},
+		{in: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := ParseGate(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseGate(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
