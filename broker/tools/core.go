@@ -36,6 +36,16 @@ func (e *PolicyError) Error() string {
 	return fmt.Sprintf("metric %q is not enabled for tenant %q: add {\"metric\": %q, \"enabled\": true, \"threshold\": ..., \"onTimeout\": \"fail_open\"|\"fail_closed\"} to that tenant's \"metrics\" in the broker config file", e.Metric, e.Tenant, e.Metric)
 }
 
+// ConfigError is a scorer's refusal caused by the tenant's configuration (an invalid or disabled
+// metric policy); like PolicyError it is reported as a tool error that says what to change.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string {
+	return "the tenant's evaluation policy cannot be used: " + e.Err.Error() + " (fix it in the broker config file)"
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
 // Core holds the dependencies of the tool handlers. All fields but Logger and Now are required.
 type Core struct {
 	Scorer   Scorer
@@ -89,6 +99,9 @@ func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, ar
 	start := now()
 	v, err := score(ctx, in, mp)
 	if err != nil {
+		if IsToolError(err) {
+			return Output{}, err
+		}
 		return Output{}, fmt.Errorf("scoring %s: %w", metric, err)
 	}
 	id, err := requestID(p.Tenant, metric, args)
@@ -146,5 +159,6 @@ func requestID(tenant, metric string, args any) (string, error) {
 func IsToolError(err error) bool {
 	var ia *InvalidArgumentError
 	var pe *PolicyError
-	return errors.As(err, &ia) || errors.As(err, &pe) || errors.Is(err, ErrNoPrincipal)
+	var ce *ConfigError
+	return errors.As(err, &ia) || errors.As(err, &pe) || errors.As(err, &ce) || errors.Is(err, ErrNoPrincipal)
 }

@@ -1,0 +1,216 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/broker/auth"
+	"github.com/mcp-sentinel/sentinel/broker/config"
+	"github.com/mcp-sentinel/sentinel/broker/tools"
+	"github.com/mcp-sentinel/sentinel/eval"
+)
+
+// DevTenant and DevSubject are the principal of --dev mode.
+const (
+	DevTenant  = "dev"
+	DevSubject = "developer"
+	// DevTokenTTL is the lifetime of the token --dev prints.
+	DevTokenTTL = 24 * time.Hour
+)
+
+// ShutdownTimeout bounds how long a graceful HTTP shutdown waits for in-flight calls.
+const ShutdownTimeout = 10 * time.Second
+
+// RunOptions is what `broker serve` resolved from its flags.
+type RunOptions struct {
+	// Config holds tenants, auth and the stdio principal; nil means an empty config.
+	Config *config.Config
+	// Dev adds a "dev" tenant with DevPolicy if the config lacks one, and (HTTP) verifies tokens
+	// with a key minted at start, printing a token for it; (stdio) acts as the dev tenant when the
+	// config names no stdio principal.
+	Dev bool
+	// Scorer scores the metrics; required.
+	Scorer tools.Scorer
+	// Recorder persists evaluations; nil means an in-memory recorder.
+	Recorder tools.Recorder
+	// Version is reported in serverInfo.
+	Version string
+	// Logger is for operational logs (stderr in the command); nil discards.
+	Logger *slog.Logger
+	// Stdout receives the ready line ("listening on <URL>") and, in dev mode, the dev token.
+	Stdout io.Writer
+}
+
+// DevPolicy is the policy of the dev tenant: both metrics on, threshold 0.5, injection failing
+// closed and groundedness failing open on a judge timeout.
+func DevPolicy() eval.TenantPolicy {
+	return eval.TenantPolicy{TenantID: DevTenant, Aggregation: "strictest", Metrics: []eval.MetricPolicy{
+		{Metric: eval.MetricGroundedness, Enabled: true, Threshold: 0.5, OnTimeout: eval.FailOpen},
+		{Metric: eval.MetricInjection, Enabled: true, Threshold: 0.5, OnTimeout: eval.FailClosed},
+	}}
+}
+
+func (o *RunOptions) prepare() (*config.Config, *slog.Logger, error) {
+	if o.Scorer == nil {
+		return nil, nil, errors.New("no scorer configured")
+	}
+	cfg := &config.Config{}
+	if o.Config != nil {
+		c := *o.Config
+		cfg = &c
+	}
+	if o.Dev {
+		if _, ok := cfg.Policy(DevTenant); !ok {
+			cfg.Tenants = append(cfg.Tenants, DevPolicy())
+		}
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if o.Recorder == nil {
+		o.Recorder = &tools.MemoryRecorder{}
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	return cfg, log, nil
+}
+
+func (o *RunOptions) core(cfg *config.Config, log *slog.Logger) *tools.Core {
+	return &tools.Core{Scorer: o.Scorer, Policies: cfg, Recorder: o.Recorder, Logger: log}
+}
+
+// RunStdio serves over stdin/stdout until ctx ends or stdin closes.
+func RunStdio(ctx context.Context, o RunOptions, stdin io.ReadCloser, stdout io.WriteCloser) error {
+	cfg, log, err := o.prepare()
+	if err != nil {
+		return fmt.Errorf("starting stdio broker: %w", err)
+	}
+	var p auth.Principal
+	switch {
+	case cfg.Stdio != nil:
+		p = auth.Principal{Tenant: cfg.Stdio.Tenant, Subject: cfg.Stdio.Subject}
+	case o.Dev:
+		p = auth.Principal{Tenant: DevTenant, Subject: DevSubject}
+	}
+	// Stdio has one local user, so its lists are not shared across authorization contexts:
+	// private is still the accurate scope for per-tenant tool access.
+	s := NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log})
+	log.InfoContext(ctx, "serving stdio", slog.Any("principal", p))
+	return ServeStdio(ctx, s, p, stdin, stdout)
+}
+
+// RunHTTP listens on addr and serves until ctx ends, then shuts down gracefully. When ready it
+// writes "listening on <canonical URI>" to o.Stdout (and the dev token in dev mode), so scripts
+// can start it on port 0.
+func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
+	cfg, log, err := o.prepare()
+	if err != nil {
+		return fmt.Errorf("starting HTTP broker: %w", err)
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("starting HTTP broker: listening on %s: %w", addr, err)
+	}
+	defer ln.Close()
+	listenURL := "http://" + ln.Addr().String() + "/mcp"
+
+	var (
+		verifier *auth.Verifier
+		issuer   string
+		scopes   []string
+		canon    string
+		devToken string
+	)
+	switch {
+	case o.Dev:
+		canon, issuer = listenURL, "http://"+ln.Addr().String()+"/dev-issuer"
+		verifier, devToken, err = devAuth(canon, issuer)
+	case cfg.Auth != nil:
+		canon, issuer, scopes = cfg.Auth.CanonicalURI, cfg.Auth.Issuer, cfg.Auth.Scopes
+		verifier, err = configAuth(cfg.Auth)
+	default:
+		err = errors.New("no authentication configured: add an \"auth\" section to --config, or pass --dev for a local key")
+	}
+	if err != nil {
+		return fmt.Errorf("starting HTTP broker: %w", err)
+	}
+	h, err := NewHTTPHandler(HTTPOptions{
+		Server:               NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log}),
+		CanonicalURI:         canon,
+		Verifier:             verifier,
+		AuthorizationServers: []string{issuer},
+		Scopes:               scopes,
+		AllowedOrigins:       cfg.AllowedOrigins,
+		Logger:               log,
+	})
+	if err != nil {
+		return fmt.Errorf("starting HTTP broker: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	fmt.Fprintf(o.Stdout, "listening on %s\n", listenURL)
+	if devToken != "" {
+		fmt.Fprintf(o.Stdout, "dev token: %s\n", devToken)
+	}
+	log.InfoContext(ctx, "serving HTTP", slog.String("url", listenURL), slog.String("canonical_uri", canon))
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving HTTP: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down HTTP broker: %w", err)
+	}
+	log.InfoContext(ctx, "stopped")
+	return nil
+}
+
+func devAuth(canon, issuer string) (*auth.Verifier, string, error) {
+	key, err := auth.GenerateKey(auth.AlgEd25519)
+	if err != nil {
+		return nil, "", err
+	}
+	v, err := auth.NewVerifier(auth.VerifierOptions{Issuer: issuer, Audience: canon, Keys: auth.KeySet{{Public: key.Public()}}})
+	if err != nil {
+		return nil, "", err
+	}
+	tok, err := auth.Mint(key, auth.MintOptions{Issuer: issuer, Audience: canon, Tenant: DevTenant, Subject: DevSubject, TTL: DevTokenTTL})
+	if err != nil {
+		return nil, "", err
+	}
+	return v, tok, nil
+}
+
+func configAuth(a *config.Auth) (*auth.Verifier, error) {
+	var keys auth.KeySet
+	var err error
+	if a.JWKSFile != "" {
+		keys, err = auth.LoadJWKSFile(a.JWKSFile)
+	} else {
+		keys, err = auth.LoadKeyFile(a.PublicKeyFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return auth.NewVerifier(auth.VerifierOptions{Issuer: a.Issuer, Audience: a.CanonicalURI, Keys: keys})
+}

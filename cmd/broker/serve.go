@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcp-sentinel/sentinel/broker"
+	"github.com/mcp-sentinel/sentinel/broker/config"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+)
+
+type serveFlags struct {
+	http       string
+	stdio      bool
+	configFile string
+	dev        bool
+	judge      string
+	verbose    bool
+}
+
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve (--http ADDR | --stdio) [--config FILE] [--dev]",
+		Short: "Serve the evaluation tools over streamable HTTP or stdio",
+		Long: `Serve flag_injection and check_groundedness.
+
+--http ADDR listens on ADDR (use 127.0.0.1:0 for a free port) and prints
+"listening on http://ADDR/mcp" when ready. Every request needs a bearer token
+issued for the configured canonical URI; --dev instead mints a key at start and
+prints a token for the "dev" tenant.
+
+--stdio serves one local user: the principal is "stdio" in the config, or the
+dev tenant with --dev.
+
+The judge model for ambiguous cases is chosen from the environment (see
+docs/broker.md); --judge overrides the environment's choice.`,
+		Example: `  broker serve --http 127.0.0.1:8080 --config broker.json
+  broker serve --http 127.0.0.1:0 --dev
+  broker serve --stdio --dev`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port)")
+	fl.BoolVar(&f.stdio, "stdio", false, "serve on stdin/stdout")
+	fl.StringVar(&f.configFile, "config", "", "JSON config file: tenants, auth, allowedOrigins, stdio")
+	fl.BoolVar(&f.dev, "dev", false, "local development: a dev tenant and (HTTP) a key minted at start")
+	fl.StringVar(&f.judge, "judge", "", "judge model for the ambiguous band (overrides the environment)")
+	fl.BoolVar(&f.verbose, "verbose", false, "debug logging on stderr")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, f serveFlags) error {
+	if (f.http == "") == !f.stdio {
+		return errors.New("choose exactly one transport: --http ADDR or --stdio")
+	}
+	var cfg *config.Config
+	if f.configFile != "" {
+		c, err := config.Load(f.configFile)
+		if err != nil {
+			return err
+		}
+		cfg = c
+	} else if !f.dev {
+		return errors.New("no configuration: pass --config FILE (see docs/broker.md) or --dev for a local setup")
+	}
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	scorer, err := newScorer(f.judge, log)
+	if err != nil {
+		return err
+	}
+	o := broker.RunOptions{Config: cfg, Dev: f.dev, Scorer: scorer, Version: cli.VersionString(), Logger: log, Stdout: cmd.OutOrStdout()}
+	if f.stdio {
+		return broker.RunStdio(cmd.Context(), o, os.Stdin, os.Stdout)
+	}
+	return broker.RunHTTP(cmd.Context(), o, f.http)
+}
