@@ -133,9 +133,19 @@ func (p TenantPolicy) Metric(name string) (MetricPolicy, bool) {
 	return MetricPolicy{}, false
 }
 
-// ParseTenantPolicy decodes a policy strictly (unknown fields are errors, so a misspelt
-// "onTimeOut" cannot silently leave the choice unmade) and validates it.
+// Field names a policy document may use, exactly as spelt (encoding/json matches names without
+// regard to case, which would let "onTimeOut" through).
+var (
+	tenantPolicyKeys = []string{"tenantId", "metrics", "aggregation", "archivePayloads"}
+	metricPolicyKeys = []string{"metric", "enabled", "threshold", "onTimeout", "maxJudgeLatencyMs", "weight"}
+)
+
+// ParseTenantPolicy decodes a policy strictly (unknown or differently-cased fields are errors, so
+// a misspelt "onTimeOut" cannot silently leave the choice unmade) and validates it.
 func ParseTenantPolicy(data []byte) (TenantPolicy, error) {
+	if err := checkPolicyKeys(data); err != nil {
+		return TenantPolicy{}, fmt.Errorf("decoding tenant policy: %w", err)
+	}
 	var p TenantPolicy
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -146,4 +156,33 @@ func ParseTenantPolicy(data []byte) (TenantPolicy, error) {
 		return TenantPolicy{}, fmt.Errorf("validating tenant policy: %w", err)
 	}
 	return p, nil
+}
+
+// checkPolicyKeys rejects any field name not spelt exactly as the policy's JSON names.
+func checkPolicyKeys(data []byte) error {
+	var doc struct {
+		raw     map[string]json.RawMessage
+		Metrics []map[string]json.RawMessage `json:"metrics"`
+	}
+	if err := json.Unmarshal(data, &doc.raw); err != nil {
+		return err
+	}
+	for k := range doc.raw {
+		if !slices.Contains(tenantPolicyKeys, k) {
+			return fmt.Errorf("unknown field %q (known: %v)", k, tenantPolicyKeys)
+		}
+	}
+	if m, ok := doc.raw["metrics"]; ok {
+		if err := json.Unmarshal(m, &doc.Metrics); err != nil {
+			return fmt.Errorf("field \"metrics\": %w", err)
+		}
+	}
+	for i, m := range doc.Metrics {
+		for k := range m {
+			if !slices.Contains(metricPolicyKeys, k) {
+				return fmt.Errorf("metrics[%d]: unknown field %q (known: %v)", i, k, metricPolicyKeys)
+			}
+		}
+	}
+	return nil
 }
