@@ -12,8 +12,12 @@ func TestBuildEvaluationResult(t *testing.T) {
 	}}
 	weighted := pol
 	weighted.Aggregation = AggregationWeighted
-	inj := func(o Outcome, s float64) Verdict { return Verdict{Metric: MetricInjection, Outcome: o, Score: s, LatencyMs: 3} }
-	gnd := func(o Outcome, s float64) Verdict { return Verdict{Metric: MetricGroundedness, Outcome: o, Score: s, LatencyMs: 4} }
+	inj := func(o Outcome, s float64) Verdict {
+		return Verdict{Metric: MetricInjection, Outcome: o, Score: s, LatencyMs: 3}
+	}
+	gnd := func(o Outcome, s float64) Verdict {
+		return Verdict{Metric: MetricGroundedness, Outcome: o, Score: s, LatencyMs: 4}
+	}
 	tests := []struct {
 		name       string
 		verdicts   []Verdict
