@@ -76,7 +76,7 @@ func catalogAuth() []Rule {
 		{
 			Name:        "401-bearer-challenge",
 			Level:       Must,
-			Requirement: "A 401 carries `WWW-Authenticate: Bearer …`.",
+			Requirement: "Every 401 response carries a `WWW-Authenticate: Bearer` challenge.",
 			SpecURL:     SpecBase + "basic/authorization#token-handling",
 			Remediation: "Add `WWW-Authenticate: Bearer resource_metadata=\"…\"` (and `scope` where useful) to every 401.",
 			Check:       CheckActive,
@@ -259,7 +259,7 @@ func catalogAuth() []Rule {
 		{
 			Name:        "canonical-uri-no-trailing-slash",
 			Level:       Should,
-			Requirement: "Write the server's canonical URI without a trailing slash unless the slash is significant (e.g. the PRM `resource`).",
+			Requirement: "The server's canonical URI is written without a trailing slash unless the slash is significant, as in the PRM `resource`.",
 			SpecURL:     SpecBase + "basic/authorization#canonical-server-uri",
 			Remediation: "Write the PRM `resource`, and the canonical URI of the endpoint, without a trailing slash unless the path needs one.",
 			Check:       CheckActive,
@@ -270,7 +270,7 @@ func catalogAuth() []Rule {
 		{
 			Name:        "canonical-uri-case-tolerant",
 			Level:       Should,
-			Requirement: "Accept uppercase scheme and host components in the server URI although the canonical form is lowercase (e.g. when matching a token's audience).",
+			Requirement: "The server accepts upper-case scheme and host components in its URI, for example when matching a token's audience, although the canonical form is lower-case.",
 			SpecURL:     SpecBase + "basic/authorization#canonical-server-uri",
 			Remediation: "Compare URIs (such as a token audience) with scheme and host case-insensitively.",
 			Check:       CheckIndeterminate,

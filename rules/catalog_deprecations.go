@@ -9,7 +9,7 @@ func catalogDeprecations() []Rule {
 		{
 			Name:        "removed-methods-absent",
 			Level:       Must,
-			Requirement: "`initialize`, `ping`, `logging/setLevel`, `resources/subscribe` and `resources/unsubscribe` get 404/−32601 on the modern path.",
+			Requirement: "On the 2026-07-28 path, `initialize`, `ping`, `logging/setLevel`, `resources/subscribe` and `resources/unsubscribe` get HTTP 404 and −32601.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#protocol-version-header",
 			Remediation: "Remove the `initialize`, `ping`, `logging/setLevel`, `resources/subscribe` and `resources/unsubscribe` handlers from the 2026-07-28 path so that they answer 404 with −32601.",
 			Check:       CheckActive,

@@ -19,7 +19,7 @@ func catalogErrors() []Rule {
 		{
 			Name:        "spec-reserved-codes",
 			Level:       MustNot,
-			Requirement: "Emit no code in −32020..−32099 except −32020/−32021/−32022, each only with its defined meaning.",
+			Requirement: "The server emits no error code in −32020..−32099 other than −32020, −32021 and −32022, and uses each of those only with its defined meaning.",
 			SpecURL:     SpecBase + "basic#error-codes",
 			Remediation: "Use −32020, −32021 and −32022 only for header mismatch, missing client capability and unsupported version; move any other custom code outside −32768..−32000.",
 			Check:       CheckPassive,
@@ -59,7 +59,7 @@ func catalogErrors() []Rule {
 		{
 			Name:        "unknown-method-404",
 			Level:       Must,
-			Requirement: "An unimplemented method (including removed ones) gets 404 + −32601.",
+			Requirement: "A request for a method the server does not implement, removed methods included, gets HTTP 404 and −32601.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#protocol-version-header",
 			Remediation: "Answer methods you do not implement, removed ones such as `ping` included, with HTTP 404 and −32601.",
 			Check:       CheckActive,

@@ -9,7 +9,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "pv-header-required",
 			Level:       Must,
-			Requirement: "A POST without `MCP-Protocol-Version` is rejected with 400/−32020 (unless the server supports pre-2025-06-18 clients and treats it as 2025-03-26).",
+			Requirement: "A POST without `MCP-Protocol-Version` is rejected with HTTP 400 and −32020, unless the server supports pre-2025-06-18 clients and treats the request as 2025-03-26.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#protocol-version-header",
 			Remediation: "Reject a POST that lacks `MCP-Protocol-Version` with HTTP 400 and −32020, unless you deliberately serve pre-2025-06-18 clients and treat it as 2025-03-26.",
 			Check:       CheckActive,
@@ -20,7 +20,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "pv-header-body-match",
 			Level:       Must,
-			Requirement: "`MCP-Protocol-Version` ≠ `_meta` version gets 400 + −32020.",
+			Requirement: "A request whose `MCP-Protocol-Version` header differs from the protocol version in its `_meta` is rejected with HTTP 400 and −32020.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#protocol-version-header",
 			Remediation: "Compare `MCP-Protocol-Version` with `_meta` `io.modelcontextprotocol/protocolVersion` and answer any difference with 400 and −32020.",
 			Check:       CheckActive,
@@ -30,7 +30,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "mcp-method-required",
 			Level:       Must,
-			Requirement: "A request without `Mcp-Method` gets 400 + −32020.",
+			Requirement: "A request without an `Mcp-Method` header is rejected with HTTP 400 and −32020.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#standard-request-headers",
 			Remediation: "Reject a POST without `Mcp-Method` with 400 and −32020.",
 			Check:       CheckActive,
@@ -40,7 +40,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "mcp-method-match",
 			Level:       Must,
-			Requirement: "`Mcp-Method` ≠ body `method` (exact, case-sensitive) gets 400 + −32020.",
+			Requirement: "A request whose `Mcp-Method` header differs from the body `method` (compared exactly, case-sensitively) is rejected with HTTP 400 and −32020.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#server-validation",
 			Remediation: "Compare `Mcp-Method` with the body's `method` byte for byte and answer a difference with 400 and −32020.",
 			Check:       CheckActive,
@@ -50,7 +50,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "mcp-name-required",
 			Level:       Must,
-			Requirement: "`tools/call`, `resources/read` or `prompts/get` without `Mcp-Name` gets 400 + −32020.",
+			Requirement: "A `tools/call`, `resources/read` or `prompts/get` request without an `Mcp-Name` header is rejected with HTTP 400 and −32020.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#standard-request-headers",
 			Remediation: "Require `Mcp-Name` on `tools/call`, `resources/read` and `prompts/get`, and answer its absence with 400 and −32020.",
 			Check:       CheckActive,
@@ -60,7 +60,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "mcp-name-match",
 			Level:       Must,
-			Requirement: "`Mcp-Name` ≠ `params.name` / `params.uri` gets 400 + −32020.",
+			Requirement: "A request whose `Mcp-Name` header differs from `params.name` or `params.uri` is rejected with HTTP 400 and −32020.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#server-validation",
 			Remediation: "Compare `Mcp-Name` with `params.name` (tools, prompts) or `params.uri` (resources) and answer a difference with 400 and −32020.",
 			Check:       CheckActive,
@@ -70,7 +70,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "mcp-name-base64-decoded",
 			Level:       Must,
-			Requirement: "Decode the `=?base64?…?=` sentinel (lowercase only) before comparing; accept an encoded match.",
+			Requirement: "The server decodes a header value written with the lower-case `=?base64?` … `?=` sentinel before comparing it with the body, and accepts an encoded value that matches.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#value-encoding",
 			Remediation: "Decode values written as `=?base64?…?=` (lower-case sentinel only) before comparing them with the body, and accept an encoded value that matches.",
 			Check:       CheckActive,
@@ -80,7 +80,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "header-malformed-reject",
 			Level:       Must,
-			Requirement: "Headers with invalid characters or undecodable Base64 get 400 + −32020.",
+			Requirement: "A request whose MCP headers contain invalid characters or Base64 that does not decode is rejected with HTTP 400 and −32020.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#server-validation",
 			Remediation: "Reject MCP headers whose values contain characters outside the allowed set, or whose Base64 does not decode, with 400 and −32020.",
 			Check:       CheckActive,
@@ -100,7 +100,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "header-value-ows",
 			Level:       Must,
-			Requirement: "Leading and trailing whitespace around a header value is ignored (e.g. `Mcp-Name:  foo `).",
+			Requirement: "Leading and trailing whitespace around a header value is ignored when the value is compared with the body.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#case-sensitivity",
 			Remediation: "Trim leading and trailing spaces and tabs from header values before comparing them with the body.",
 			Check:       CheckActive,
@@ -122,7 +122,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "param-header-body-match",
 			Level:       Must,
-			Requirement: "A decoded `Mcp-Param-*` value ≠ body argument gets 400 + −32020.",
+			Requirement: "A request whose decoded `Mcp-Param-*` value differs from the body argument is rejected with HTTP 400 and −32020.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#server-behavior-for-custom-headers",
 			Remediation: "Decode each declared `Mcp-Param-*` header and compare it with the body argument; answer a difference with 400 and −32020.",
 			Check:       CheckActive,
@@ -133,7 +133,7 @@ func catalogHeaders() []Rule {
 		{
 			Name:        "param-header-missing",
 			Level:       Must,
-			Requirement: "An argument present in the body with no header gets 400 + −32020.",
+			Requirement: "A request that has an `x-mcp-header` argument in the body but no matching `Mcp-Param-*` header is rejected with HTTP 400 and −32020.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#server-behavior-for-custom-headers",
 			Remediation: "When an argument marked with `x-mcp-header` is in the body, require its `Mcp-Param-*` header and answer its absence with 400 and −32020.",
 			Check:       CheckActive,

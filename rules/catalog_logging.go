@@ -29,7 +29,7 @@ func catalogLogging() []Rule {
 		{
 			Name:        "no-log-without-loglevel",
 			Level:       MustNot,
-			Requirement: "Emit no `notifications/message` for a request lacking `…/logLevel`.",
+			Requirement: "The server emits no `notifications/message` for a request whose `_meta` lacks `io.modelcontextprotocol/logLevel`.",
 			SpecURL:     SpecBase + "server/utilities/logging#per-request-log-level",
 			Remediation: "Send `notifications/message` only for requests whose `_meta` carries `io.modelcontextprotocol/logLevel`.",
 			Check:       CheckPassive,

@@ -9,7 +9,7 @@ func catalogMeta() []Rule {
 		{
 			Name:        "meta-required-reject",
 			Level:       Must,
-			Requirement: "Reject a request missing `_meta`, `…/protocolVersion` or `…/clientCapabilities` with −32602.",
+			Requirement: "A request missing `_meta`, its `io.modelcontextprotocol/protocolVersion` or its `io.modelcontextprotocol/clientCapabilities` is rejected with −32602.",
 			SpecURL:     SpecBase + "basic#_meta",
 			Remediation: "Validate `params._meta` first: when it, `io.modelcontextprotocol/protocolVersion` or `io.modelcontextprotocol/clientCapabilities` is missing, answer −32602.",
 			Check:       CheckActive,
@@ -19,7 +19,7 @@ func catalogMeta() []Rule {
 		{
 			Name:        "meta-required-http-400",
 			Level:       Must,
-			Requirement: "That rejection uses HTTP 400.",
+			Requirement: "The −32602 rejection of a request with missing `_meta` fields is sent with HTTP status 400.",
 			SpecURL:     SpecBase + "basic#_meta",
 			Remediation: "Send the −32602 error for missing `_meta` fields with HTTP status 400.",
 			Check:       CheckActive,

@@ -10,7 +10,7 @@ func catalogMRTR() []Rule {
 		{
 			Name:        "no-server-initiated-requests",
 			Level:       MustNot,
-			Requirement: "The server never sends JSON-RPC requests on any stream; server→client needs go through MRTR.",
+			Requirement: "The server never sends a JSON-RPC request on any stream; whatever it needs from the client it asks for through MRTR.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#receiving-messages",
 			Remediation: "Replace server-to-client requests (elicitation, sampling, roots) with an InputRequiredResult returned from the client's own request; never write a JSON-RPC request to a response stream.",
 			Check:       CheckPassive,

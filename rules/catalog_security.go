@@ -142,7 +142,7 @@ func catalogSecurity() []Rule {
 		{
 			Name:        "schema-validation-bounded",
 			Level:       Should,
-			Requirement: "Bound the cost of validating composition keywords and `$defs` (e.g. depth limit, subschema cap or time budget) so a hostile schema cannot exhaust the validator.",
+			Requirement: "The server bounds the cost of validating composition keywords and `$defs` (a depth limit, a subschema cap or a time budget) so that a hostile schema cannot exhaust the validator.",
 			SpecURL:     SpecBase + "basic#composition-keyword-resource-use",
 			Remediation: "Bound the cost of validating composition keywords and `$defs` with a depth limit, a subschema cap or a time budget.",
 			Check:       CheckIndeterminate,

@@ -80,6 +80,7 @@ func catalogStateless() []Rule {
 			Check:       CheckActive,
 			Areas:       []Area{AreaStateless, AreaDeprecations, AreaHeaders},
 			Catalogue:   75,
+			Note:        "The spec addresses this to a server that supports only this revision; a server that also serves 2025-03-26..2025-11-25 clients follows the older revision for that traffic, so the outcome is indeterminate when the server answers in the legacy era.",
 		},
 		{
 			Name:        "lists-not-connection-scoped",

@@ -55,7 +55,7 @@ func catalogTools() []Rule {
 		{
 			Name:        "tools-deterministic-order",
 			Level:       Should,
-			Requirement: "tools/list order is stable while the set is unchanged.",
+			Requirement: "tools/list returns tools in a stable order as long as the set of tools is unchanged.",
 			SpecURL:     SpecBase + "server/tools#capabilities",
 			Remediation: "Sort tools (for example by name) or keep registration order, so that two tools/list calls return the same order when nothing changed.",
 			Check:       CheckActive,
@@ -168,7 +168,7 @@ func catalogTools() []Rule {
 		{
 			Name:        "content-blocks-valid",
 			Level:       Must,
-			Requirement: "Content blocks match the schema (image/audio base64 plus `mimeType`, etc.).",
+			Requirement: "Content blocks match the schema: image and audio carry base64 data and a `mimeType`, and every block type has its required fields.",
 			SpecURL:     SpecBase + "schema#contentblock",
 			Remediation: "Build content blocks to the schema: `text` with a string, `image` and `audio` with base64 `data` and `mimeType`, `resource` with embedded contents, `resource_link` with `uri` and `name`.",
 			Check:       CheckPassive,

@@ -41,7 +41,7 @@ func catalogVersioning() []Rule {
 		{
 			Name:        "unsupported-version-http-400",
 			Level:       Must,
-			Requirement: "That error uses HTTP 400.",
+			Requirement: "The −32022 unsupported-version error is sent with HTTP status 400.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#protocol-version-header",
 			Remediation: "Send the −32022 error with HTTP 400.",
 			Check:       CheckActive,
