@@ -103,7 +103,7 @@ func orDefault(v, d int) int {
 
 func defaultTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.Proxy = nil              // never chain through HTTP_PROXY
+	t.Proxy = nil               // never chain through HTTP_PROXY
 	t.DisableCompression = true // forward the client's Accept-Encoding and the body as sent
 	t.MaxIdleConnsPerHost = 256
 	t.ForceAttemptHTTP2 = false
