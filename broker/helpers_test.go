@@ -3,9 +3,9 @@ package broker
 import (
 	"context"
 	"crypto"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,12 +42,14 @@ func testPolicies() *config.Config {
 	}}
 }
 
-func newCore(cfg *config.Config, rec *tools.MemoryRecorder) *tools.Core {
-	return &tools.Core{Scorer: newTestScorer(), Policies: cfg, Recorder: rec}
+// startHTTP starts the broker on 127.0.0.1:0 with a new Ed25519 key and the test scorer.
+func startHTTP(t testing.TB, cfg *config.Config) *env {
+	t.Helper()
+	return startHTTPWith(t, cfg, newTestScorer())
 }
 
-// startHTTP starts the broker on 127.0.0.1:0 with a new Ed25519 key.
-func startHTTP(t testing.TB, cfg *config.Config) *env {
+// startHTTPWith starts the broker on 127.0.0.1:0 with a new Ed25519 key and the given scorer.
+func startHTTPWith(t testing.TB, cfg *config.Config, scorer tools.Scorer) *env {
 	t.Helper()
 	dir := t.TempDir()
 	privPath, pubPath, err := auth.Keygen(dir, auth.AlgEd25519)
@@ -71,7 +73,7 @@ func startHTTP(t testing.TB, cfg *config.Config) *env {
 		t.Fatal(err)
 	}
 	h, err := NewHTTPHandler(HTTPOptions{
-		Server:               NewServer(newCore(cfg, e.Recorder), &ServerOptions{Version: "test"}),
+		Server:               NewServer(&tools.Core{Scorer: scorer, Policies: cfg, Recorder: e.Recorder}, &ServerOptions{Version: "test"}),
 		CanonicalURI:         e.URL,
 		Verifier:             v,
 		AuthorizationServers: []string{testIssuer},
@@ -177,4 +179,21 @@ func (testScorer) Build(id string, vs []eval.Verdict, _ eval.TenantPolicy) eval.
 	return r
 }
 
-func keyDir(t testing.TB) string { return filepath.Join(t.TempDir(), "keys") }
+// callTool calls a tool and returns the result and its structured content re-decoded.
+func callTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("CallTool(%s): %v", name, err)
+	}
+	var out map[string]any
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return res, out
+}

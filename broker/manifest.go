@@ -26,7 +26,7 @@ var checkGroundednessInput = `{"type":"object","additionalProperties":false,"req
  "response":{"type":"string","minLength":1,"maxLength":262144,"description":"The agent output whose claims are checked."},
  "context":{"type":"array","minItems":1,"maxItems":64,"description":"The source material the response should be grounded in.",
   "items":{"type":"object","additionalProperties":false,"required":["text"],"properties":{
-   "id":{"type":"string","maxLength":128,"description":"Optional id that verdicts cite; defaults to ctx-<position>, 1-based."},
+   "id":{"type":"string","maxLength":128,"description":"Optional id that verdicts cite; defaults to ctx-N for the item at position N (1-based)."},
    "text":{"type":"string","minLength":1,"maxLength":65536}}}},
  "response_format":` + responseFormatSchema + `}}`
 
@@ -35,6 +35,7 @@ const outputSchema = `{"type":"object","required":["requestId","action","trustSc
  "action":{"type":"string","enum":["allow","warn","block"],"description":"What the caller should do; the strictest verdict wins."},
  "trustScore":{"type":"integer","minimum":0,"maximum":100},
  "totalLatencyMs":{"type":"integer","minimum":0},
+ "policyErrors":{"type":"array","items":{"type":"string"},"description":"Why the tenant policy could not decide the action; fix the broker config."},
  "verdicts":{"type":"array","items":{"type":"object","required":["metric","outcome","score","reason"],"properties":{
   "metric":{"type":"string"},
   "outcome":{"type":"string","enum":["pass","warn","block","timeout"]},

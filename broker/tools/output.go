@@ -9,6 +9,9 @@ type Output struct {
 	Action     eval.Action   `json:"action"`
 	TrustScore int           `json:"trustScore"`
 	Verdicts   []VerdictView `json:"verdicts"`
+	// PolicyErrors says why the policy could not decide an action (both forms: it changes what
+	// the action means).
+	PolicyErrors []string `json:"policyErrors,omitempty"`
 	// TotalLatencyMs is detailed only.
 	TotalLatencyMs *int64 `json:"totalLatencyMs,omitempty"`
 }
@@ -32,10 +35,11 @@ type VerdictView struct {
 // Shape renders r in the given format (FormatConcise or FormatDetailed).
 func Shape(r eval.EvaluationResult, format string) Output {
 	out := Output{
-		RequestID:  r.RequestID,
-		Action:     r.Action,
-		TrustScore: r.TrustScore,
-		Verdicts:   make([]VerdictView, 0, len(r.Verdicts)),
+		RequestID:    r.RequestID,
+		Action:       r.Action,
+		TrustScore:   r.TrustScore,
+		Verdicts:     make([]VerdictView, 0, len(r.Verdicts)),
+		PolicyErrors: r.PolicyErrors,
 	}
 	detailed := format == FormatDetailed
 	if detailed {
