@@ -1,29 +1,26 @@
 package rules
 
-import "sync"
-
+// The registry is built once, when the package is initialised: the catalogue is constant data, so
+// there is nothing to make lazy, and no sync import (the package stays pure standard library as the
+// import-direction test demands).
 var (
-	registryOnce sync.Once
-	registry     []Rule
-	byID         map[string]int
-	byName       map[string]int
+	registry     = catalog()
+	byID, byName = index(registry)
 )
 
-func load() {
-	registryOnce.Do(func() {
-		registry = catalog()
-		byID = make(map[string]int, len(registry))
-		byName = make(map[string]int, len(registry))
-		for i, r := range registry {
-			byID[r.ID] = i
-			byName[r.Name] = i
-		}
-	})
+// index maps IDs and names to positions in rs.
+func index(rs []Rule) (ids, names map[string]int) {
+	ids = make(map[string]int, len(rs))
+	names = make(map[string]int, len(rs))
+	for i, r := range rs {
+		ids[r.ID] = i
+		names[r.Name] = i
+	}
+	return ids, names
 }
 
 // All returns every rule, in catalogue order. The slice is a copy: callers may sort or filter it.
 func All() []Rule {
-	load()
 	out := make([]Rule, len(registry))
 	copy(out, registry)
 	return out
@@ -31,7 +28,6 @@ func All() []Rule {
 
 // ByID finds a rule by its full ID.
 func ByID(id string) (Rule, bool) {
-	load()
 	i, ok := byID[id]
 	if !ok {
 		return Rule{}, false
@@ -41,7 +37,6 @@ func ByID(id string) (Rule, bool) {
 
 // ByName finds a rule by the kebab-case name at the end of its ID.
 func ByName(name string) (Rule, bool) {
-	load()
 	i, ok := byName[name]
 	if !ok {
 		return Rule{}, false
