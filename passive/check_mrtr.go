@@ -1,0 +1,238 @@
+package passive
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// mrtrMethods are the only methods that may answer with an InputRequiredResult.
+var mrtrMethods = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
+
+// inputKinds maps an input request method to the client capability it needs.
+var inputKinds = map[string]string{
+	"elicitation/create":     "elicitation",
+	"sampling/createMessage": "sampling",
+	"roots/list":             "roots",
+}
+
+// inputRequired returns the final result when it is an InputRequiredResult, else nil.
+func (v *view) inputRequired() map[string]json.RawMessage {
+	if rt, _ := v.resultType(); rt != "input_required" {
+		return nil
+	}
+	return v.result()
+}
+
+// checkMRTRShape enforces the shape of an InputRequiredResult.
+//
+//	Servers "MUST NOT" return InputRequiredResult for anything but tools/call, resources/read and
+//	prompts/get. It "MUST include at least one of inputRequests or requestState"; inputRequests
+//	keys "MUST be unique"; each value "MUST be" an elicitation/create, sampling/createMessage or
+//	roots/list request.
+func checkMRTRShape(v *view, _ *History) []rules.Outcome {
+	r := v.inputRequired()
+	if r == nil {
+		return nil
+	}
+	var out []rules.Outcome
+	if mrtrMethods[v.method()] {
+		out = append(out, pass("mrtr-allowed-methods", "InputRequiredResult on "+v.method()))
+	} else {
+		out = append(out, fail("mrtr-allowed-methods", "the server answered %s with an InputRequiredResult", v.methodLabel()))
+	}
+	reqs, hasReqs := r["inputRequests"]
+	_, hasState := r["requestState"]
+	if !hasReqs && !hasState {
+		out = append(out, fail("mrtr-nonempty", "the InputRequiredResult has neither inputRequests nor requestState"))
+	} else {
+		out = append(out, pass("mrtr-nonempty", "inputRequests or requestState present"))
+	}
+	if !hasReqs {
+		return out
+	}
+	if dup := duplicateKey(reqs); dup != "" {
+		out = append(out, fail("mrtr-keys-unique", "inputRequests repeats key %q", clip(dup)))
+	} else {
+		out = append(out, pass("mrtr-keys-unique", "inputRequests keys are unique"))
+	}
+	obj := decodeObject(reqs)
+	bad := ""
+	for _, k := range sortedKeys(obj) {
+		ir := decodeObject(obj[k])
+		m, _ := stringOf(ir["method"])
+		_, hasID := ir["id"]
+		_, hasRPC := ir["jsonrpc"]
+		switch {
+		case ir == nil:
+			bad = fmt.Sprintf("inputRequests[%q] is not an object", k)
+		case inputKinds[m] == "":
+			bad = fmt.Sprintf("inputRequests[%q] has method %q", k, clip(m))
+		case hasID || hasRPC:
+			bad = fmt.Sprintf("inputRequests[%q] carries a JSON-RPC id or jsonrpc member", k)
+		}
+		if bad != "" {
+			break
+		}
+	}
+	if obj == nil {
+		bad = "inputRequests is not an object"
+	}
+	if bad != "" {
+		out = append(out, fail("mrtr-request-kinds", "%s", bad))
+	} else {
+		out = append(out, pass("mrtr-request-kinds", fmt.Sprintf("%d input request(s) of the three kinds", len(obj))))
+	}
+	return out
+}
+
+// sortedKeys returns an object's keys in order, so evidence is deterministic.
+func sortedKeys(m map[string]json.RawMessage) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// duplicateKey returns the first key repeated at the top level of a JSON object, "" when none
+// is (encoding/json silently keeps the last, so this reads tokens).
+func duplicateKey(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// checkMRTRCapabilities enforces that input requests use only what this request declared.
+//
+//	Servers "MUST NOT include an input request whose type the client has not declared support for
+//	in this request's clientCapabilities"; elicitation modes must be declared (`{}` is form only);
+//	tool-enabled sampling needs sampling.tools; includeContext thisServer/allServers "SHOULD NOT"
+//	be used, and not at all without sampling.context.
+func checkMRTRCapabilities(v *view, _ *History) []rules.Outcome {
+	r := v.inputRequired()
+	if r == nil {
+		return nil
+	}
+	obj := decodeObject(r["inputRequests"])
+	if len(obj) == 0 {
+		return nil
+	}
+	caps := v.clientCapabilities()
+	var out []rules.Outcome
+	undeclared := 0
+	for _, k := range sortedKeys(obj) {
+		ir := decodeObject(obj[k])
+		m, _ := stringOf(ir["method"])
+		params := decodeObject(ir["params"])
+		need := inputKinds[m]
+		if need == "" {
+			continue
+		}
+		declared := decodeObject(caps[need])
+		if declared == nil {
+			undeclared++
+			out = append(out, fail("mrtr-declared-capabilities", "inputRequests[%q] is %s, but this request declared no %s capability", clip(k), m, need),
+				fail("no-undeclared-capability-use", "the server relied on the %s capability, which this request did not declare", need))
+			continue
+		}
+		switch m {
+		case "elicitation/create":
+			mode, _ := stringOf(params["mode"])
+			if mode == "" {
+				mode = "form"
+			}
+			ok := declared[mode] != nil || (mode == "form" && len(declared) == 0)
+			if ok {
+				out = append(out, pass("elicitation-declared-modes", "elicitation mode "+mode+" was declared"))
+			} else {
+				out = append(out, fail("elicitation-declared-modes", "inputRequests[%q] uses elicitation mode %q, which the client did not declare", clip(k), clip(mode)))
+			}
+		case "sampling/createMessage":
+			if tools := decodeArray(params["tools"]); len(tools) > 0 {
+				if declared["tools"] != nil {
+					out = append(out, pass("sampling-tools-declared", "tool-enabled sampling with sampling.tools declared"))
+				} else {
+					out = append(out, fail("sampling-tools-declared", "inputRequests[%q] asks for sampling with tools, but the client did not declare sampling.tools", clip(k)))
+				}
+			}
+			if ic, _ := stringOf(params["includeContext"]); ic == "thisServer" || ic == "allServers" {
+				why := "sampling.context was declared, but the value is deprecated"
+				if declared["context"] == nil {
+					why = "and the client did not declare sampling.context"
+				}
+				out = append(out, fail("include-context-declared", "inputRequests[%q] uses includeContext %q (%s)", clip(k), ic, why))
+			} else {
+				out = append(out, pass("include-context-declared", "no includeContext thisServer/allServers"))
+			}
+		}
+	}
+	if undeclared == 0 {
+		out = append(out, pass("mrtr-declared-capabilities", "every input request's capability was declared in this request"),
+			pass("no-undeclared-capability-use", "only declared client capabilities were relied on"))
+	}
+	return out
+}
+
+// checkRequestState records the requestState values the server issues and judges what the
+// server does with one the client altered. An altered state is the client's doing; serving it
+// as if it were genuine is the server's failure.
+//
+//	"If requestState influences authorization, resource access, or business logic, servers MUST
+//	integrity-protect it ... and MUST reject state that fails verification."
+func checkRequestState(v *view, h *History) []rules.Outcome {
+	if h == nil {
+		return nil
+	}
+	h.init()
+	if r := v.inputRequired(); r != nil {
+		if s, ok := stringOf(r["requestState"]); ok && len(h.RequestStates) < maxHistoryEntries {
+			h.RequestStates[s] = v.method()
+		}
+	}
+	sent, ok := v.reqParamString("requestState")
+	if !ok || v.final == nil {
+		return nil
+	}
+	if _, issued := h.RequestStates[sent]; issued {
+		return nil
+	}
+	issuedForMethod := false
+	for _, m := range h.RequestStates {
+		if m == v.method() {
+			issuedForMethod = true
+		}
+	}
+	if !issuedForMethod {
+		return nil // the state may predate what this history saw
+	}
+	if _, isErr := v.errorCode(); isErr {
+		return []rules.Outcome{pass("request-state-integrity", "the client sent a requestState the server never issued (client fault); the server rejected it with an error")}
+	}
+	if v.complete() {
+		return []rules.Outcome{fail("request-state-integrity", "the client sent a requestState the server never issued for %s (client fault); the server accepted it and answered complete", v.methodLabel())}
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package passive
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// checkCapabilityNegotiation enforces that prompt methods are served only by a server that
+// declared prompts.
+//
+//	Servers and clients "SHOULD respect capability negotiation"; a server offering prompts MUST
+//	declare the prompts capability, and an undeclared feature's methods answer -32601.
+func checkCapabilityNegotiation(v *view, h *History) []rules.Outcome {
+	m := v.method()
+	if m != "prompts/list" && m != "prompts/get" {
+		return nil
+	}
+	declared, known := h.capability("prompts")
+	if !known || v.final == nil {
+		return nil
+	}
+	_, isErr := v.errorCode()
+	switch {
+	case !declared && !isErr:
+		return []rules.Outcome{fail("respect-capability-negotiation", "the server served %s although its DiscoverResult declares no prompts capability", m)}
+	case declared && !isErr:
+		return []rules.Outcome{pass("respect-capability-negotiation", m+" served with prompts declared")}
+	}
+	return nil
+}
+
+// tchar is RFC 9110's token character set.
+func tchar(r rune) bool {
+	return r < 0x7f && r > ' ' && !strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r)
+}
+
+// checkXMCPHeader enforces the x-mcp-header annotations of published tools.
+//
+//	An x-mcp-header value MUST be a non-empty RFC 9110 token without control characters, unique
+//	case-insensitively within the schema, on an integer, string or boolean property (never
+//	number) reached from the root only through properties.
+func checkXMCPHeader(v *view, _ *History) []rules.Outcome {
+	if v.method() != "tools/list" || !v.complete() {
+		return nil
+	}
+	var out []rules.Outcome
+	seenAny := false
+	for _, raw := range decodeArray(v.result()["tools"]) {
+		t := decodeObject(raw)
+		name, _ := stringOf(t["name"])
+		var problems []string
+		found := map[string]bool{}
+		walkSchema(t["inputSchema"], true, 0, func(node map[string]json.RawMessage, propsPath bool) {
+			hv, ok := node["x-mcp-header"]
+			if !ok {
+				return
+			}
+			seenAny = true
+			s, isStr := stringOf(hv)
+			ty, _ := stringOf(node["type"])
+			switch {
+			case !isStr || s == "":
+				problems = append(problems, "an empty or non-string value")
+			case strings.IndexFunc(s, func(r rune) bool { return !tchar(r) }) >= 0:
+				problems = append(problems, fmt.Sprintf("%q is not an RFC 9110 token", clip(s)))
+			case found[strings.ToLower(s)]:
+				problems = append(problems, fmt.Sprintf("%q is repeated (case-insensitively)", clip(s)))
+			case !propsPath:
+				problems = append(problems, fmt.Sprintf("%q sits under a keyword other than properties", clip(s)))
+			case ty != "string" && ty != "integer" && ty != "boolean":
+				problems = append(problems, fmt.Sprintf("%q is on a property of type %q", clip(s), clip(ty)))
+			}
+			if isStr {
+				found[strings.ToLower(s)] = true
+			}
+		})
+		if len(problems) > 0 {
+			out = append(out, fail("x-mcp-header-valid", "tool %q publishes x-mcp-header %s", clip(name), problems[0]))
+		}
+	}
+	if seenAny && len(out) == 0 {
+		out = append(out, pass("x-mcp-header-valid", "every x-mcp-header is a valid, unique token on a primitive property"))
+	}
+	return out
+}
+
+// walkSchema visits every object in a JSON Schema, telling fn whether the path from the root
+// went only through properties. Depth is bounded so a hostile schema cannot exhaust the stack.
+func walkSchema(raw json.RawMessage, propsPath bool, depth int, fn func(map[string]json.RawMessage, bool)) {
+	if depth > 32 {
+		return
+	}
+	node := decodeObject(raw)
+	if node == nil {
+		return
+	}
+	fn(node, propsPath && depth > 0)
+	keys := make([]string, 0, len(node))
+	for k := range node {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		val := node[k]
+		switch {
+		case k == "properties":
+			props := decodeObject(val)
+			for _, pk := range sortedKeys(props) {
+				walkSchema(props[pk], propsPath, depth+1, fn)
+			}
+		case bytes.HasPrefix(bytes.TrimSpace(val), []byte("{")):
+			walkSchema(val, false, depth+1, fn)
+		case bytes.HasPrefix(bytes.TrimSpace(val), []byte("[")):
+			for _, e := range decodeArray(val) {
+				walkSchema(e, false, depth+1, fn)
+			}
+		}
+	}
+}
+
+// checkSchemaDialect enforces that published schemas are valid under their dialect by compiling
+// each inputSchema and outputSchema against its meta-schema (2020-12 when $schema is absent).
+// Remote references are never fetched.
+//
+//	"Schemas MUST be valid according to their declared or default dialect."
+func checkSchemaDialect(v *view, _ *History) []rules.Outcome {
+	if v.method() != "tools/list" || !v.complete() {
+		return nil
+	}
+	n := 0
+	for _, raw := range decodeArray(v.result()["tools"]) {
+		t := decodeObject(raw)
+		name, _ := stringOf(t["name"])
+		for _, field := range []string{"inputSchema", "outputSchema"} {
+			s, ok := t[field]
+			if !ok || decodeObject(s) == nil {
+				continue
+			}
+			n++
+			if err := compileSchema(s); err != nil {
+				return []rules.Outcome{fail("schemas-valid-dialect", "the %s of tool %q is not a valid schema in its dialect: %s", field, clip(name), clip(firstLine(err.Error())))}
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return []rules.Outcome{pass("schemas-valid-dialect", fmt.Sprintf("%d schema(s) valid in their dialect", n))}
+}
+
+// compileSchema validates one schema against its meta-schema, with no network loader.
+func compileSchema(raw json.RawMessage) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("decoding the schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource("mem:///schema.json", doc); err != nil {
+		return fmt.Errorf("adding the schema: %w", err)
+	}
+	if _, err := c.Compile("mem:///schema.json"); err != nil {
+		return fmt.Errorf("compiling the schema: %w", err)
+	}
+	return nil
+}
+
+// noLoader refuses every external reference: a passive check never touches the network.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external reference %s not fetched", url)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,373 @@
+package passive
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// view is one exchange decoded once for all checks: the request message and its _meta, the
+// response messages in order, and which of them answers the request. Checks read the view, never
+// the raw bytes, so a body is parsed once per Run whatever the number of checks.
+type view struct {
+	ex *wire.Exchange
+	// req is the request's JSON-RPC message; nil when the body was not one JSON object.
+	req *wire.Message
+	// reqParams are the request's params members (exact, case-sensitive keys); nil when absent.
+	reqParams map[string]json.RawMessage
+	// reqMeta is params._meta; nil when absent or not an object.
+	reqMeta map[string]json.RawMessage
+	// msgs are the JSON-RPC messages the response carried, in order.
+	msgs []*wire.Message
+	// sse is true when the response was an event stream.
+	sse bool
+	// status is the HTTP status, 0 when no response arrived.
+	status int
+	// final is the response message answering req (same id), or the only response message.
+	final *wire.Message
+	// finalIndex is final's index in msgs, -1 when there is none.
+	finalIndex int
+	// res and caps memoise result() and clientCapabilities(): most checks read them.
+	res, caps       map[string]json.RawMessage
+	resDone, capsOK bool
+	// events are the SSE events, framed once.
+	events []wire.Event
+}
+
+// newView decodes ex. It never fails: what cannot be parsed is simply absent from the view.
+func newView(ex *wire.Exchange) *view {
+	v := &view{ex: ex, finalIndex: -1}
+	if ex == nil {
+		return v
+	}
+	v.req = ex.Request.Message
+	if v.req == nil && len(ex.Request.Body) > 0 {
+		v.req = decodeMessage(ex.Request.Body)
+	}
+	if v.req != nil && len(v.req.Params) > 0 {
+		v.reqParams = decodeObject(v.req.Params)
+		if m, ok := v.reqParams["_meta"]; ok {
+			v.reqMeta = decodeObject(m)
+		}
+	}
+	if ex.Response == nil {
+		return v
+	}
+	v.status = ex.Response.Status
+	v.sse = isEventStream(ex.Response.Header) || len(ex.Response.Events) > 0
+	if v.sse {
+		v.events = ex.Response.Events
+		if len(v.events) == 0 {
+			v.events = splitSSE(ex.Response.Body)
+		}
+	}
+	v.msgs = responseMessages(ex.Response, v.events, v.sse)
+	for i, m := range v.msgs {
+		if !m.IsResponse() {
+			continue
+		}
+		if v.req != nil && sameID(m.ID, v.req.ID) {
+			v.final, v.finalIndex = m, i
+			break
+		}
+		if v.final == nil {
+			v.final, v.finalIndex = m, i
+		}
+	}
+	return v
+}
+
+// method is the request's JSON-RPC method, "" when the request was not a JSON-RPC message.
+func (v *view) method() string {
+	if v.req == nil {
+		return ""
+	}
+	return v.req.Method
+}
+
+// isRequest reports whether the client sent a JSON-RPC request (method and id).
+func (v *view) isRequest() bool { return v.req.IsRequest() }
+
+// result decodes the final response's result object; nil when there is none or it is not an object.
+func (v *view) result() map[string]json.RawMessage {
+	if v.resDone {
+		return v.res
+	}
+	v.resDone = true
+	if v.final != nil && v.final.Result != nil {
+		v.res = decodeObject(v.final.Result)
+	}
+	return v.res
+}
+
+// resultType returns the final result's resultType string and whether it was present.
+func (v *view) resultType() (string, bool) {
+	r := v.result()
+	if r == nil {
+		return "", false
+	}
+	raw, ok := r["resultType"]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", true
+	}
+	return s, true
+}
+
+// complete reports whether the exchange ended in a complete result (resultType "complete").
+func (v *view) complete() bool {
+	rt, _ := v.resultType()
+	return rt == "complete"
+}
+
+// errorCode returns the final response's JSON-RPC error code and whether there was an error.
+func (v *view) errorCode() (int, bool) {
+	if v.final == nil || v.final.Error == nil {
+		return 0, false
+	}
+	return v.final.Error.Code, true
+}
+
+// notifications returns the response's notifications, in order.
+func (v *view) notifications() []*wire.Message {
+	var out []*wire.Message
+	for _, m := range v.msgs {
+		if m.IsNotification() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// clientCapabilities decodes the request's declared client capabilities; nil when undeclared.
+func (v *view) clientCapabilities() map[string]json.RawMessage {
+	if !v.capsOK {
+		v.capsOK = true
+		v.caps = decodeObject(v.reqMeta[metaClientCapabilities])
+	}
+	return v.caps
+}
+
+// reqParamString returns a string member of the request's params.
+func (v *view) reqParamString(key string) (string, bool) {
+	return stringOf(v.reqParams[key])
+}
+
+// responseMessages returns the response's JSON-RPC messages: the ones wire already parsed, or,
+// when the exchange was built without them (a hand-made or replayed exchange), a forgiving
+// decode of the body.
+func responseMessages(r *wire.Response, events []wire.Event, sse bool) []*wire.Message {
+	if len(r.Messages) > 0 {
+		return r.Messages
+	}
+	var out []*wire.Message
+	if sse {
+		for _, e := range events {
+			if m := decodeMessage([]byte(e.Data)); m != nil {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	if m := decodeMessage(r.Body); m != nil {
+		out = append(out, m)
+	}
+	return out
+}
+
+// sseEvents returns the response's events, framing the body when wire did not.
+func (v *view) sseEvents() []wire.Event { return v.events }
+
+// splitSSE frames an event stream into events (data lines joined with newlines). It is a
+// fallback for exchanges built without wire's framer and keeps to the bare SSE grammar.
+func splitSSE(body []byte) []wire.Event {
+	var out []wire.Event
+	var cur wire.Event
+	var data []string
+	has := false
+	flush := func() {
+		if has {
+			cur.Data = strings.Join(data, "\n")
+			out = append(out, cur)
+		}
+		cur, data, has = wire.Event{}, nil, false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 0, 4096), 8<<20)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if line == "" {
+			flush()
+			continue
+		}
+		if strings.HasPrefix(line, ":") {
+			continue
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "data":
+			data = append(data, value)
+			has = true
+		case "event":
+			cur.Event, has = value, true
+		case "id":
+			cur.ID, has = value, true
+		case "retry":
+			cur.Retry, has = value, true
+		}
+	}
+	flush()
+	return out
+}
+
+// decodeMessage decodes one JSON-RPC message case-sensitively (a member named "METHOD" is not
+// "method"); nil when b is not a JSON object.
+func decodeMessage(b []byte) *wire.Message {
+	obj := decodeObject(b)
+	if obj == nil {
+		return nil
+	}
+	m := &wire.Message{Raw: json.RawMessage(b)}
+	m.JSONRPC, _ = stringOf(obj["jsonrpc"])
+	if id, ok := obj["id"]; ok {
+		m.ID = id
+	}
+	m.Method, _ = stringOf(obj["method"])
+	m.Params = obj["params"]
+	m.Result = obj["result"]
+	if raw, ok := obj["error"]; ok {
+		e := decodeObject(raw)
+		m.Error = &wire.Error{Code: minInt}
+		if e != nil {
+			if c, ok := intOf(e["code"]); ok {
+				m.Error.Code = c
+			}
+			m.Error.Message, _ = stringOf(e["message"])
+			m.Error.Data = e["data"]
+		}
+	}
+	return m
+}
+
+// minInt marks an error whose code was absent or not an integer.
+const minInt = -1 << 31
+
+// decodeObject decodes a JSON object into its members; nil when b is not an object.
+func decodeObject(b []byte) map[string]json.RawMessage {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// decodeArray decodes a JSON array into its elements; nil when b is not an array.
+func decodeArray(b []byte) []json.RawMessage {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '[' {
+		return nil
+	}
+	var a []json.RawMessage
+	if json.Unmarshal(b, &a) != nil {
+		return nil
+	}
+	return a
+}
+
+// stringOf decodes a JSON string.
+func stringOf(b json.RawMessage) (string, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(b, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// intOf decodes a JSON integer (no fraction, no exponent).
+func intOf(b json.RawMessage) (int, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || bytes.ContainsAny(b, ".eE") {
+		return 0, false
+	}
+	var n int
+	if json.Unmarshal(b, &n) != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// sameID compares two raw JSON-RPC ids by value: 1 and 1 match, "1" and 1 do not.
+func sameID(a, b json.RawMessage) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
+	}
+	return jsonEqual(x, y)
+}
+
+// jsonEqual compares decoded JSON scalars (ids are strings or numbers).
+func jsonEqual(x, y any) bool {
+	switch a := x.(type) {
+	case string:
+		b, ok := y.(string)
+		return ok && a == b
+	case float64:
+		b, ok := y.(float64)
+		return ok && a == b
+	case nil:
+		return y == nil
+	}
+	return false
+}
+
+// isEventStream reports whether the header's Content-Type is text/event-stream.
+func isEventStream(h http.Header) bool { return mediaType(h) == "text/event-stream" }
+
+// mediaType is the Content-Type's media type, lower-cased, without parameters.
+func mediaType(h http.Header) string {
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
+	}
+	return mt
+}
+
+// clip shortens evidence quoted in an outcome so a hostile peer cannot flood a report.
+func clip(s string) string {
+	const max = 160
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// utf8Start reports whether b can begin a UTF-8 sequence.
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
