@@ -5,6 +5,12 @@
 // The model sorts itself (by rule ID) so renderers never re-derive order, and the gate is
 // evaluated from the model, never inside a renderer: every format exits the same way.
 //
+// Guarantees, pinned by golden tests under testdata/: output is deterministic (no clock is
+// read; times come from the Result), the JSON form is canonical and round-trips through Decode,
+// every SARIF log validates against the SARIF 2.1.0 schema (report/sarifcheck), and strings from
+// the target are neutralised for each medium (terminal escapes in text, XML-illegal characters in
+// JUnit). The schema and the SARIF/JUnit mappings are documented in docs/result-schema.md.
+//
 // report imports rules and never imports broker or fixtures.
 package report
 
