@@ -62,7 +62,7 @@ func setup(t *testing.T, canonical string) (cfgPath, keyPath string) {
 	dir := t.TempDir()
 	run(t, "token", "keygen", "--out", filepath.Join(dir, "keys"))
 	cfg := map[string]any{
-		"auth": map[string]any{"issuer": "https://issuer.test", "canonicalURI": canonical, "publicKeyFile": "keys/public.pem"},
+		"auth":  map[string]any{"issuer": "https://issuer.test", "canonicalURI": canonical, "publicKeyFile": "keys/public.pem"},
 		"stdio": map[string]any{"tenant": "acme", "subject": "local"},
 		"tenants": []any{map[string]any{"tenantId": "acme", "aggregation": "strictest", "metrics": []any{
 			map[string]any{"metric": "flag_injection", "enabled": true, "threshold": 0.5, "onTimeout": "fail_closed"},
