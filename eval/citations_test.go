@@ -93,3 +93,37 @@ func TestExtractCitations(t *testing.T) {
 		})
 	}
 }
+
+func FuzzExtractCitations(f *testing.F) {
+	for _, s := range []string{"", "§", "[1]", "section 9.2", `"a b c d e f g h"`, "“x y z w”", "$1,2", "1.2.3.4.5", "[x](y)", "9.", "no section 9.2 exists"} {
+		f.Add(s, "There is no section 9.2; section 9.1 covers 1,200 units.")
+	}
+	f.Fuzz(func(t *testing.T, response, context string) {
+		cs := ExtractCitations(response)
+		for i, c := range cs {
+			if c.Start < 0 || c.End > len(response) || c.Start >= c.End || response[c.Start:c.End] != c.Text && c.Kind != CitationNumber {
+				t.Fatalf("citation %+v does not quote the response", c)
+			}
+			if i > 0 && cs[i-1].Start > c.Start {
+				t.Fatalf("citations out of order: %+v", cs)
+			}
+		}
+		st := ResolveCitations(cs, []ContextItem{{ID: "c", Text: context}})
+		if len(st) != len(cs) {
+			t.Fatalf("%d statuses for %d citations", len(st), len(cs))
+		}
+		for _, s := range st {
+			switch s.Status {
+			case CitationResolved, CitationMismatched, CitationUnresolved:
+			default:
+				t.Fatalf("status %q is not one of the three", s.Status)
+			}
+			if s.Status != CitationUnresolved && s.ContextID == "" {
+				t.Fatalf("status %s without the item that supports it", s.Status)
+			}
+		}
+		if g := ScoreGroundedness(GroundednessInput{Response: response, Context: []ContextItem{{ID: "c", Text: context}}}); g.Score < 0 || g.Score > 1 {
+			t.Fatalf("groundedness score %v outside [0,1]", g.Score)
+		}
+	})
+}
