@@ -12,7 +12,7 @@ func catalogCompletion() []Rule {
 			Requirement: "Completion `values` has at most 100 items.",
 			SpecURL:     SpecBase + "server/utilities/completion#completion-results",
 			Remediation: "Return at most 100 completion `values`; set `hasMore` (and `total`) to say there are more.",
-			Check:       CheckActive,
+			Check:       CheckBoth,
 			Requires:    FeatureCompletions,
 			Areas:       []Area{AreaCompletion},
 			Catalogue:   127,

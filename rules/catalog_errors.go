@@ -62,7 +62,7 @@ func catalogErrors() []Rule {
 			Requirement: "A request for a method the server does not implement, removed methods included, gets HTTP 404 and −32601.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#protocol-version-header",
 			Remediation: "Answer methods you do not implement, removed ones such as `ping` included, with HTTP 404 and −32601.",
-			Check:       CheckActive,
+			Check:       CheckBoth,
 			Areas:       []Area{AreaErrors, AreaTransport},
 			Catalogue:   57,
 		},

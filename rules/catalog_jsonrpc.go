@@ -72,7 +72,7 @@ func catalogJSONRPC() []Rule {
 			Requirement: "The server never answers a notification with a JSON-RPC response (HTTP: 202, empty).",
 			SpecURL:     SpecBase + "basic#notifications",
 			Remediation: "Treat a message without `id` as a notification: answer its POST with 202 Accepted and an empty body, never with a JSON-RPC response.",
-			Check:       CheckActive,
+			Check:       CheckBoth,
 			Areas:       []Area{AreaJSONRPC, AreaTransport},
 			Catalogue:   8,
 		},

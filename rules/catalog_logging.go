@@ -42,7 +42,7 @@ func catalogLogging() []Rule {
 			Requirement: "Emit only at or above the requested level.",
 			SpecURL:     SpecBase + "server/utilities/logging#per-request-log-level",
 			Remediation: "Drop log notifications below the request's `logLevel`.",
-			Check:       CheckActive,
+			Check:       CheckBoth,
 			Requires:    FeatureLogging,
 			Areas:       []Area{AreaLogging, AreaDeprecations},
 			Catalogue:   162,

@@ -77,7 +77,7 @@ func catalogStateless() []Rule {
 			Requirement: "Ignore `Mcp-Session-Id`; never mint or echo session ids.",
 			SpecURL:     SpecBase + "basic/transports/streamable-http#earlier-streamable-http-revisions",
 			Remediation: "Drop session handling: ignore an incoming `Mcp-Session-Id` and never set one on a response.",
-			Check:       CheckActive,
+			Check:       CheckBoth,
 			Areas:       []Area{AreaStateless, AreaDeprecations, AreaHeaders},
 			Catalogue:   75,
 			Note:        "The spec addresses this to a server that supports only this revision; a server that also serves 2025-03-26..2025-11-25 clients follows the older revision for that traffic, so the outcome is indeterminate when the server answers in the legacy era.",

@@ -58,7 +58,7 @@ func catalogTools() []Rule {
 			Requirement: "tools/list returns tools in a stable order as long as the set of tools is unchanged.",
 			SpecURL:     SpecBase + "server/tools#capabilities",
 			Remediation: "Sort tools (for example by name) or keep registration order, so that two tools/list calls return the same order when nothing changed.",
-			Check:       CheckActive,
+			Check:       CheckBoth,
 			Requires:    FeatureTools,
 			Areas:       []Area{AreaTools},
 			Catalogue:   100,
