@@ -1,12 +1,10 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -21,13 +19,11 @@ func toExchange(c *Capture) *wire.Exchange {
 		Request: wire.Request{Method: c.Method, URL: c.URL, Header: c.RequestHeader,
 			Body: inflate(c.RequestHeader, c.RequestBody), Truncated: c.RequestTooLarge},
 	}
-	if msgs, _, _ := parseBody(c.RequestHeader.Get("Content-Type"), ex.Request.Body); len(msgs) == 1 {
-		ex.Request.Message = msgs[0]
-	}
 	if c.Err != nil {
 		ex.Err = c.Err.Error()
 	}
 	if c.Status == 0 {
+		ex.Parse(parseLimits(len(ex.Request.Body)))
 		return ex
 	}
 	body := inflate(c.ResponseHeader, c.ResponseBody)
@@ -35,8 +31,9 @@ func toExchange(c *Capture) *wire.Exchange {
 	if c.ResponseTooLarge {
 		r.TruncatedBy = "bytes"
 	}
-	r.Messages, r.Events, r.ParseErrors = parseBody(c.ResponseHeader.Get("Content-Type"), body)
 	ex.Response = r
+	// The tap already bounded the bodies; the limit only has to let them through whole.
+	ex.Parse(parseLimits(max(len(body), len(ex.Request.Body))))
 	return ex
 }
 
@@ -53,97 +50,6 @@ func inflate(h http.Header, b []byte) []byte {
 		return b
 	}
 	return out
-}
-
-// parseBody reads a JSON body as one message (or a batch) and an SSE body as events whose data
-// are messages. It is forgiving: what does not parse is reported, never fatal.
-func parseBody(contentType string, body []byte) ([]*wire.Message, []wire.Event, []string) {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt == "text/event-stream" {
-		return parseSSE(body)
-	}
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return nil, nil, nil
-	}
-	if m, err := parseMessage(body); err == nil {
-		return []*wire.Message{m}, nil, nil
-	} else if body[0] != '[' {
-		return nil, nil, []string{"body: " + err.Error()}
-	}
-	var batch []json.RawMessage
-	if err := json.Unmarshal(body, &batch); err != nil {
-		return nil, nil, []string{"body: " + err.Error()}
-	}
-	var out []*wire.Message
-	var errs []string
-	for _, raw := range batch {
-		m, err := parseMessage(raw)
-		if err != nil {
-			errs = append(errs, "batch element: "+err.Error())
-			continue
-		}
-		out = append(out, m)
-	}
-	return out, nil, errs
-}
-
-func parseMessage(raw []byte) (*wire.Message, error) {
-	var m wire.Message
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	m.Raw = append(json.RawMessage(nil), raw...)
-	return &m, nil
-}
-
-func parseSSE(body []byte) ([]*wire.Message, []wire.Event, []string) {
-	var msgs []*wire.Message
-	var events []wire.Event
-	var errs []string
-	var ev wire.Event
-	var data []string
-	flush := func() {
-		if data == nil && ev.ID == "" && ev.Event == "" && ev.Retry == "" {
-			return
-		}
-		ev.Data = strings.Join(data, "\n")
-		events = append(events, ev)
-		if strings.TrimSpace(ev.Data) != "" {
-			if m, err := parseMessage([]byte(ev.Data)); err == nil {
-				msgs = append(msgs, m)
-			} else {
-				errs = append(errs, "event data: "+err.Error())
-			}
-		}
-		ev, data = wire.Event{}, nil
-	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 64<<10), len(body)+1)
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if line == "" {
-			flush()
-			continue
-		}
-		if strings.HasPrefix(line, ":") {
-			continue
-		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
-		case "data":
-			data = append(data, value)
-		case "id":
-			ev.ID = value
-		case "event":
-			ev.Event = value
-		case "retry":
-			ev.Retry = value
-		}
-	}
-	flush()
-	return msgs, events, errs
 }
 
 // keyOf names what an exchange was about for aggregation: the JSON-RPC method, plus the tool,
@@ -165,4 +71,11 @@ func keyOf(ex *wire.Exchange) (method, key string) {
 		return m.Method, m.Method + ":" + p.URI
 	}
 	return m.Method, m.Method
+}
+
+// parseLimits lets a tapped body through whole: the tap already bounded it, so the parser's own
+// caps only have to be no tighter (an event stream of a few MiB holds far more than the
+// prober's default event cap).
+func parseLimits(bodyLen int) wire.Limits {
+	return wire.Limits{MaxBodyBytes: int64(bodyLen) + 1, MaxSSEEvents: bodyLen/2 + 1}
 }

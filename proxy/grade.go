@@ -26,6 +26,10 @@ type GraderFunc func(ex *wire.Exchange, h *passive.History) []rules.Outcome
 // Grade calls f.
 func (f GraderFunc) Grade(ex *wire.Exchange, h *passive.History) []rules.Outcome { return f(ex, h) }
 
+// Passive grades with every registered passive check (passive.Run); it is what `sentinel proxy`
+// runs.
+func Passive() Grader { return GraderFunc(passive.Run) }
+
 // Why an exchange was not graded, as stored in findings.Exchange.Graded.
 const (
 	Graded            = "graded"
