@@ -9,7 +9,6 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
-	"github.com/mcp-sentinel/sentinel/report/sarifcheck"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
@@ -28,6 +27,11 @@ type sarifRenderer struct {
 	anchor  string // repository-relative path results point at; "" means the endpoint URL
 	infoURI string
 }
+
+// sarifSchemaURL is written as the log's "$schema". It equals sarifcheck.SchemaURL (a test
+// checks); report does not import sarifcheck so the binary does not carry the schema and its
+// validator.
+const sarifSchemaURL = "https://json.schemastore.org/sarif-2.1.0.json"
 
 // sarifSrcRoot is the uriBaseId for anchored locations; code-scanning uploads resolve it to
 // the repository checkout.
@@ -55,7 +59,7 @@ func (s *sarifRenderer) marshal(r *Result) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the SARIF log: %w", err)
 	}
-	log.Schema = sarifcheck.SchemaURL
+	log.Schema = sarifSchemaURL
 
 	driver := sarif.NewDriver("sentinel").WithInformationURI(s.infoURI)
 	if v := toolVersion(r.Tool); v != "" {

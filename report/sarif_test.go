@@ -174,3 +174,9 @@ func TestSARIFValidationCatchesBadLevels(t *testing.T) {
 		t.Errorf("sarifcheck.Validate accepted a result with level \"critical\"")
 	}
 }
+
+func TestSARIFSchemaURLMatchesTheValidator(t *testing.T) {
+	if sarifSchemaURL != sarifcheck.SchemaURL {
+		t.Errorf("the SARIF writer names schema %q, the validator %q", sarifSchemaURL, sarifcheck.SchemaURL)
+	}
+}
