@@ -61,6 +61,7 @@ func catalogAuth() []Rule {
 			Requires:    FeatureAuth,
 			Areas:       []Area{AreaAuth},
 			Catalogue:   172,
+			Note:        "The spec does not say whether server/discover may be public; it may be either, and the 401 rules apply to whatever is protected.",
 		},
 		{
 			Name:        "invalid-token-401",

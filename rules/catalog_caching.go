@@ -15,6 +15,7 @@ func catalogCaching() []Rule {
 			Check:       CheckBoth,
 			Areas:       []Area{AreaCaching},
 			Catalogue:   88,
+			Note:        "The spec example for a ReadResourceResult response lacks the hints; the schema, which requires them, is authoritative.",
 		},
 		{
 			Name:        "ttl-nonnegative-integer",

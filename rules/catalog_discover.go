@@ -36,6 +36,7 @@ func catalogDiscover() []Rule {
 			Check:       CheckBoth,
 			Areas:       []Area{AreaDiscover, AreaMeta},
 			Catalogue:   81,
+			Note:        "Early implementations put serverInfo at the top level of DiscoverResult (pre-release SEP-2575 text); that does not satisfy this rule and is reported as a removal.",
 		},
 		{
 			Name:        "discover-versions-consistent",

@@ -45,6 +45,7 @@ func catalogErrors() []Rule {
 			Check:       CheckPassive,
 			Areas:       []Area{AreaErrors},
 			Catalogue:   14,
+			Note:        "Pre-release numbering (−32001 for HeaderMismatch, −32003, −32004) falls in this range; reports should name the final codes −32020, −32021, −32022 as the fix.",
 		},
 		{
 			Name:        "app-codes-outside-reserved",

@@ -15,7 +15,7 @@ func catalogHeaders() []Rule {
 			Check:       CheckBoth,
 			Areas:       []Area{AreaHeaders, AreaVersioning},
 			Catalogue:   53,
-			Note:        "A server that serves pre-2025-06-18 clients may treat the missing header as 2025-03-26; when it answers in that era the outcome is indeterminate, not a failure.",
+			Note:        "A server that serves pre-2025-06-18 clients may treat the missing header as 2025-03-26; when it answers in that era the outcome is indeterminate, not a failure. Graded only for a body that carries a 2026-07-28 `_meta` claim and no header, where SDKs agree on 400 and −32020.",
 		},
 		{
 			Name:        "pv-header-body-match",
@@ -36,6 +36,7 @@ func catalogHeaders() []Rule {
 			Check:       CheckBoth,
 			Areas:       []Area{AreaHeaders},
 			Catalogue:   59,
+			Note:        "Header rules for notification POSTs are undefined in the spec, so only request POSTs are graded.",
 		},
 		{
 			Name:        "mcp-method-match",

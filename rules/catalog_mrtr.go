@@ -152,6 +152,7 @@ func catalogMRTR() []Rule {
 			Requires:    FeatureMRTRTool,
 			Areas:       []Area{AreaMRTR, AreaSecurity},
 			Catalogue:   139,
+			Note:        "The spec names no error shape: the rule fails only when the tampered retry completes with behaviour derived from the tampered state; an error or a fresh InputRequiredResult passes.",
 		},
 		{
 			Name:        "request-state-anti-replay",

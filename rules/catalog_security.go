@@ -26,7 +26,7 @@ func catalogSecurity() []Rule {
 			Check:       CheckActive,
 			Areas:       []Area{AreaSecurity, AreaTransport},
 			Catalogue:   45,
-			Note:        "The probe uses an origin no deployment would allow; operators can add their own allowed origin so it is not mistaken for a foreign one.",
+			Note:        "The probe uses an origin no deployment would allow; operators can add their own allowed origin so it is not mistaken for a foreign one. A request without Origin (a non-browser client) is allowed. The probe sends only a foreign Origin with a correct Host and requires 403.",
 		},
 		{
 			Name:        "bind-localhost",

@@ -15,7 +15,7 @@ func catalogStateless() []Rule {
 			Check:       CheckActive,
 			Areas:       []Area{AreaStateless, AreaMRTR, AreaSubscription},
 			Catalogue:   16,
-			Note:        "Partial: the probes exercise request/response on every server, MRTR only through a tool that answers input_required and subscribe/notify only when listen is offered; full support of every pattern cannot be settled from outside.",
+			Note:        "Partial: the probes exercise request/response on every server, MRTR only through a tool that answers input_required and subscribe/notify only when listen is offered; full support of every pattern cannot be settled from outside. Whether subscriptions/listen must exist is unclear (no capability gates it, and a server without listChanged or subscribe has nothing to deliver); its absence is not graded as a failure here, and the listen rules apply once it is offered.",
 		},
 		{
 			Name:        "no-connection-derived-context",

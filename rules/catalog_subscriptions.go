@@ -63,6 +63,7 @@ func catalogSubscriptions() []Rule {
 			Requires:    FeatureListen,
 			Areas:       []Area{AreaSubscription, AreaMeta},
 			Catalogue:   157,
+			Note:        "The list_changed examples on the tools and prompts pages omit `_meta.subscriptionId`; the normative text requires it, and it is graded.",
 		},
 		{
 			Name:        "listen-is-open-sse",
@@ -90,6 +91,7 @@ func catalogSubscriptions() []Rule {
 			Requires:  FeatureListen,
 			Areas:     []Area{AreaSubscription},
 			Catalogue: 159,
+			Note:      "On HTTP a graceful listen result or a plain close are both acceptable endings; notifications/cancelled is not required (see listen-teardown-cancelled).",
 		},
 		{
 			Name:        "list-changed-delivered",

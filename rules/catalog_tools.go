@@ -139,7 +139,7 @@ func catalogTools() []Rule {
 			Requires:    FeatureCallableTool,
 			Areas:       []Area{AreaTools, AreaErrors},
 			Catalogue:   107,
-			Note:        "Level from the schema: a hard constraint of schema.ts rather than a keyword in the prose.",
+			Note:        "Level from the schema: a hard constraint of schema.ts rather than a keyword in the prose. The schema example shows −32602 for invalid tool arguments while the tools page classes them as execution errors; either answer is accepted for argument validation.",
 		},
 		{
 			Name:        "unknown-tool-protocol-error",
@@ -163,7 +163,7 @@ func catalogTools() []Rule {
 			Requires:    FeatureCallableTool,
 			Areas:       []Area{AreaTools, AreaSecurity},
 			Catalogue:   109,
-			Note:        "Partial: the probe sends arguments that violate inputSchema and expects a refusal; access control, rate limiting and output sanitisation are not visible from one caller.",
+			Note:        "Partial: the probe sends arguments that violate inputSchema and expects a refusal; access control, rate limiting and output sanitisation are not visible from one caller. A refusal may be an `isError: true` result or a −32602 error; both are accepted.",
 		},
 		{
 			Name:        "content-blocks-valid",
