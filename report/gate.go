@@ -53,10 +53,13 @@ func (g Gate) Failures(r *Result) []RuleResult {
 // GateError is returned when a result fails its gate. Its exit code is 1 ("the target failed"),
 // distinct from every error that means the scanner could not run (2).
 type GateError struct {
-	Gate     Gate
+	// Gate is the gate that failed.
+	Gate Gate
+	// Failures is how many rules failed it.
 	Failures int
 }
 
+// Error says which gate failed and on how many rules, for the CLI's last line.
 func (e *GateError) Error() string {
 	return fmt.Sprintf("the target failed the %s gate: %d rule(s) failed", e.Gate, e.Failures)
 }

@@ -21,8 +21,9 @@ const (
 	FormatJUnit = "junit"
 )
 
-// Formats lists every format New accepts, in the order help text shows them.
-var Formats = []string{FormatText, FormatJSON, FormatSARIF, FormatJUnit}
+// Formats lists every format New accepts, in the order help text shows them. The slice is a
+// fresh copy each call.
+func Formats() []string { return []string{FormatText, FormatJSON, FormatSARIF, FormatJUnit} }
 
 // DefaultInformationURI is where SARIF consumers are sent to learn about the tool when
 // Options.InformationURI is empty.
@@ -63,7 +64,7 @@ func New(format string, opts *Options) (Renderer, error) {
 	case FormatJUnit:
 		return junitRenderer{}, nil
 	}
-	return nil, fmt.Errorf("unknown report format %q: use one of %s", format, strings.Join(Formats, ", "))
+	return nil, fmt.Errorf("unknown report format %q: use one of %s", format, strings.Join(Formats(), ", "))
 }
 
 // Compile-time checks that every format implements Renderer.

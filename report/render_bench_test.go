@@ -10,7 +10,7 @@ import (
 // status) in each format, the work every `sentinel probe` and `findings export` ends with.
 func BenchmarkRender(b *testing.B) {
 	r := bigResult(250)
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		b.Run(f, func(b *testing.B) {
 			rd, err := New(f, &Options{SARIFAnchor: "cmd/server/main.go"})
 			if err != nil {

@@ -14,7 +14,7 @@ func TestNewRejectsUnknownFormat(t *testing.T) {
 	if err == nil {
 		t.Fatal(`New("html") = nil error, want one listing the valid formats`)
 	}
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		if !strings.Contains(err.Error(), f) {
 			t.Errorf("New(%q) error %q does not list %q", "html", err, f)
 		}
@@ -22,7 +22,7 @@ func TestNewRejectsUnknownFormat(t *testing.T) {
 }
 
 func TestNewAcceptsEveryFormatWithNilOptions(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		rd, err := New(f, nil)
 		if err != nil || rd == nil {
 			t.Fatalf("New(%q, nil) = %v, %v; want a renderer", f, rd, err)
@@ -54,7 +54,7 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 // the streaming text renderer stops writing after the first failure.
 func TestRenderReturnsTheFirstWriteError(t *testing.T) {
 	r := bigResult(20)
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		budgets := []int{0}
 		if f == FormatText { // the only streaming format; the others write once
 			budgets = append(budgets, 3)
@@ -78,7 +78,7 @@ func TestRenderDoesNotModifyResult(t *testing.T) {
 	r := testResult(rules.Must, rules.Pass, rules.Should, rules.Fail)
 	r.Rules[0], r.Rules[1] = r.Rules[1], r.Rules[0]
 	first := r.Rules[0].Rule.ID
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		rd, _ := New(f, nil)
 		if err := rd.Render(&bytes.Buffer{}, r); err != nil {
 			t.Fatal(err)
@@ -92,7 +92,7 @@ func TestRenderDoesNotModifyResult(t *testing.T) {
 // TestRenderIsDeterministic: the same result renders to the same bytes every time.
 func TestRenderIsDeterministic(t *testing.T) {
 	r := bigResult(60)
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		rd, _ := New(f, &Options{SARIFAnchor: "main.go"})
 		var a, b bytes.Buffer
 		if err := rd.Render(&a, r); err != nil {
