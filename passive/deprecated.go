@@ -248,3 +248,14 @@ func checkDeprecated(v *view, _ *History) []rules.Outcome {
 	}
 	return out
 }
+
+// AnsweredDiscover reports whether ex is a server/discover request the server answered with a
+// complete result: the mark of a server that speaks 2026-07-28. The deprecation inventory uses it
+// to tell a legacy-only server from a dual-era one.
+func AnsweredDiscover(ex *wire.Exchange) bool {
+	if ex == nil {
+		return false
+	}
+	v := newView(ex)
+	return v.method() == "server/discover" && v.complete()
+}

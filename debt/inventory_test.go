@@ -1,0 +1,191 @@
+package debt
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/passive"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// today is fixed so every month count in the goldens is reproducible.
+var today = time.Date(2026, time.November, 29, 12, 0, 0, 0, time.UTC)
+
+func exchange(id, httpMethod, reqBody string, status int, respHeader http.Header, respBody string) *wire.Exchange {
+	if respHeader == nil {
+		respHeader = http.Header{}
+	}
+	if respHeader.Get("Content-Type") == "" && respBody != "" {
+		respHeader.Set("Content-Type", "application/json")
+	}
+	return &wire.Exchange{ID: id, Target: "http://127.0.0.1:8080/mcp",
+		Request:  wire.Request{Method: httpMethod, URL: "http://127.0.0.1:8080/mcp", Header: http.Header{}, Body: []byte(reqBody)},
+		Response: &wire.Response{Status: status, Header: respHeader, Body: []byte(respBody)}}
+}
+
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// legacyServer is what a 2025-06-18 server shows: the handshake, a session id and a GET stream.
+func legacyServer() []*wire.Exchange {
+	return []*wire.Exchange{
+		exchange("ex-1", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`,
+			400, nil, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Bad Request: Server not initialized"}}`),
+		exchange("ex-2", "POST", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sentinel","version":"1"}}}`,
+			200, http.Header{"Mcp-Session-Id": {"3f2a"}}, `{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-06-18","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"old","version":"0.9"}}}`),
+		exchange("ex-3", "GET", ``, 200, http.Header{"Content-Type": {"text/event-stream"}}, ": keep-alive\n\n"),
+	}
+}
+
+// modernServer uses one deprecated feature: logging, declared in discover.
+func modernServer() []*wire.Exchange {
+	return []*wire.Exchange{
+		exchange("ex-1", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`,
+			200, nil, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"logging":{}},"ttlMs":0,"cacheScope":"public"}}`),
+		exchange("ex-2", "GET", ``, 405, nil, ``),
+	}
+}
+
+func TestInventory(t *testing.T) {
+	tests := []struct {
+		name       string
+		exchanges  []*wire.Exchange
+		legacy     bool
+		wantKeys   []string // server-side item keys, in order
+		wantNoKeys []string
+	}{
+		{"legacy-only server lists every removal it relies on", legacyServer(), true,
+			[]string{"get-stream", "initialize", "logging-set-level", "ping", "resources-subscribe", "resumability", "roots-list-changed", "server-requests", "sessions", "logging"}, nil},
+		{"modern server with logging lists only logging", modernServer(), false, []string{"logging"}, []string{"initialize", "sessions"}},
+		{"nothing seen lists nothing", nil, false, nil, []string{"logging"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inv := Inventory(tt.exchanges, today)
+			if inv.LegacyOnly != tt.legacy {
+				t.Errorf("LegacyOnly = %v, want %v", inv.LegacyOnly, tt.legacy)
+			}
+			var keys []string
+			for _, it := range inv.Items {
+				if it.Side == passive.SideServer {
+					keys = append(keys, it.Key)
+				}
+				if len(it.Evidence) == 0 || it.Due == "" || it.SpecURL == "" {
+					t.Errorf("item %s is incomplete: %+v", it.Key, it)
+				}
+			}
+			if strings.Join(keys, ",") != strings.Join(tt.wantKeys, ",") {
+				t.Errorf("server items = %v, want %v", keys, tt.wantKeys)
+			}
+			for _, k := range tt.wantNoKeys {
+				for _, it := range inv.Items {
+					if it.Key == k {
+						t.Errorf("unexpected item %s", k)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDueDates pins the date arithmetic with fixed dates on both sides of each boundary.
+func TestDueDates(t *testing.T) {
+	logging := func(now time.Time) Item {
+		for _, it := range Inventory(modernServer(), now).Items {
+			if it.Key == "logging" {
+				return it
+			}
+		}
+		t.Fatal("no logging item")
+		return Item{}
+	}
+	tests := []struct {
+		now  time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), "removable on or after 2027-07-28 (7 months from now)"},
+		{time.Date(2027, 6, 28, 0, 0, 0, 0, time.UTC), "removable on or after 2027-07-28 (1 month from now)"},
+		{time.Date(2027, 7, 1, 0, 0, 0, 0, time.UTC), "removable on or after 2027-07-28 (less than a month away)"},
+		{time.Date(2027, 9, 30, 0, 0, 0, 0, time.UTC), "removable since 2027-07-28 (2 months ago)"},
+	}
+	for _, tt := range tests {
+		if got := logging(tt.now).Due; got != tt.want {
+			t.Errorf("on %s: %q, want %q", tt.now.Format(time.DateOnly), got, tt.want)
+		}
+	}
+	for _, it := range Inventory(legacyServer(), today).Items {
+		if it.Key == "initialize" && it.Due != "removed in revision 2026-07-28 (4 months ago)" {
+			t.Errorf("initialize: %q", it.Due)
+		}
+	}
+}
+
+// TestInventoryRulesExist proves every rule an item cites is in the registry.
+func TestInventoryRulesExist(t *testing.T) {
+	for _, it := range Inventory(legacyServer(), today).Items {
+		for _, id := range it.Rules {
+			if _, ok := rules.ByID(id); !ok {
+				t.Errorf("item %s cites unknown rule %s", it.Key, id)
+			}
+		}
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ex   []*wire.Exchange
+		f    Format
+	}{
+		{"legacy.txt", legacyServer(), FormatText},
+		{"legacy.json", legacyServer(), FormatJSON},
+		{"modern.txt", modernServer(), FormatText},
+		{"empty.txt", nil, FormatText},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Render(&b, Inventory(tc.ex, today), tc.f); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", tc.name)
+			if *update {
+				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("%s differs from the golden:\n%s", tc.name, b.String())
+			}
+		})
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestRenderErrors proves write failures and unknown formats are reported, not swallowed.
+func TestRenderErrors(t *testing.T) {
+	inv := Inventory(legacyServer(), today)
+	for _, f := range []Format{FormatText, FormatJSON} {
+		if err := Render(failWriter{}, inv, f); err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("%s: err = %v, want the write error", f, err)
+		}
+	}
+	if err := Render(&bytes.Buffer{}, inv, "yaml"); err == nil {
+		t.Error("an unknown format was accepted")
+	}
+}
