@@ -16,6 +16,9 @@ type jsonRenderer struct{}
 
 // Render writes r as canonical JSON.
 func (jsonRenderer) Render(w io.Writer, r *Result) error {
+	if r == nil {
+		return errNilResult
+	}
 	data, err := MarshalCanonical(r)
 	if err != nil {
 		return err

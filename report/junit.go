@@ -64,6 +64,9 @@ type junitSkipped struct {
 
 // Render writes r as JUnit XML, built whole and written in one call.
 func (junitRenderer) Render(w io.Writer, r *Result) error {
+	if r == nil {
+		return errNilResult
+	}
 	data, err := marshalJUnit(r)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -74,6 +75,9 @@ var (
 	_ Renderer = (*sarifRenderer)(nil)
 	_ Renderer = junitRenderer{}
 )
+
+// errNilResult is what every renderer returns for a nil *Result instead of panicking.
+var errNilResult = errors.New("rendering a report: the result is nil")
 
 // errWriter keeps the first write error and drops every later write, so a renderer can write
 // line after line and check once at the end.

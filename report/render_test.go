@@ -106,3 +106,12 @@ func TestRenderIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderNilResultIsAnError(t *testing.T) {
+	for _, f := range Formats() {
+		rd, _ := New(f, nil)
+		if err := rd.Render(&bytes.Buffer{}, nil); !errors.Is(err, errNilResult) {
+			t.Errorf("%s Render(nil) = %v, want errNilResult", f, err)
+		}
+	}
+}

@@ -19,6 +19,8 @@ import (
 //   - a result for every fail (level error for MUST/MUST NOT, warning for SHOULD/SHOULD NOT)
 //     and every indeterminate rule (level note, the message says why it was not settled), so CI
 //     shows what was not checked;
+//     Indeterminate results carry no kind (so "fail" is implied): SARIF wants level "none" on any
+//     other kind, and a level-none result is what CI hides; properties.status tells them apart;
 //   - no result for pass or n/a: code-scanning UIs list every result, and a few hundred "pass"
 //     entries would drown the failures. The run's properties carry all four counts instead.
 //
@@ -47,6 +49,9 @@ func sarifLevel(l rules.Level) string {
 
 // Render writes r as SARIF. The whole log is built first and written in one call.
 func (s *sarifRenderer) Render(w io.Writer, r *Result) error {
+	if r == nil {
+		return errNilResult
+	}
 	data, err := s.marshal(r)
 	if err != nil {
 		return err

@@ -35,6 +35,9 @@ func (t *textRenderer) paint(style, s string) string {
 // Render writes r as text. Every string that came from the target is sanitised first, so a
 // hostile server cannot move the cursor or recolour the terminal through the report.
 func (t *textRenderer) Render(w io.Writer, r *Result) error {
+	if r == nil {
+		return errNilResult
+	}
 	ew := &errWriter{w: w}
 	all := sortedRules(r)
 	t.header(ew, r)
