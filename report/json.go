@@ -29,6 +29,9 @@ func (jsonRenderer) Render(w io.Writer, r *Result) error {
 // MarshalCanonical returns the canonical JSON form of r, the bytes the json format writes and
 // the findings store keeps. r is not modified.
 func MarshalCanonical(r *Result) ([]byte, error) {
+	if r == nil {
+		return nil, errNilResult
+	}
 	c := *r
 	c.Schema = SchemaVersion
 	c.Started = r.Started.UTC()
