@@ -1,0 +1,58 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMITMInterceptsHTTPSWithTheUsersCA(t *testing.T) {
+	certPEM, keyPEM, err := NewCA("sentinel test CA", time.Hour, time.Now())
+	if err != nil {
+		t.Fatalf("NewCA() = %v", err)
+	}
+	ca, err := ParseCA(certPEM, keyPEM)
+	if err != nil {
+		t.Fatalf("ParseCA() = %v", err)
+	}
+	up := httptest.NewTLSServer(jsonUpstream(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	t.Cleanup(up.Close)
+	upstreamTLS := up.Client().Transport.(*http.Transport).Clone()
+	r := newRigFor(t, up, Options{CA: ca, Transport: upstreamTLS})
+
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	proxyURL, _ := url.Parse(r.front.URL)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL),
+		TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := client.Post(up.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatalf("POST through the intercepting proxy: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("got %d %q", resp.StatusCode, body)
+	}
+	if got := resp.TLS.PeerCertificates[len(resp.TLS.PeerCertificates)-1].Issuer.CommonName; got != "sentinel test CA" {
+		t.Fatalf("leaf issued by %q, want the user's CA", got)
+	}
+	waitFor(t, "the intercepted exchange recorded", func() bool {
+		exs := r.exchanges(t)
+		return len(exs) == 1 && strings.HasPrefix(exs[0].Target, "https://") && exs[0].RPCMethod == "ping"
+	})
+}
+
+func TestParseCARejectsAKeyThatDoesNotMatch(t *testing.T) {
+	certPEM, _, _ := NewCA("a", time.Hour, time.Now())
+	_, otherKey, _ := NewCA("b", time.Hour, time.Now())
+	if _, err := ParseCA(certPEM, otherKey); err == nil {
+		t.Fatal("ParseCA with a key that does not match = nil error, want one")
+	}
+}
