@@ -18,9 +18,9 @@ import (
 //     sees what was examined;
 //   - a result for every fail (level error for MUST/MUST NOT, warning for SHOULD/SHOULD NOT)
 //     and every indeterminate rule (level note, the message says why it was not settled), so CI
-//     shows what was not checked;
-//     Indeterminate results carry no kind (so "fail" is implied): SARIF wants level "none" on any
-//     other kind, and a level-none result is what CI hides; properties.status tells them apart;
+//     shows what was not checked. Indeterminate results carry no kind, so "fail" is implied:
+//     SARIF wants level "none" with any other kind, and CI hides level-none results.
+//     properties.status tells the two apart;
 //   - no result for pass or n/a: code-scanning UIs list every result, and a few hundred "pass"
 //     entries would drown the failures. The run's properties carry all four counts instead.
 //
