@@ -167,5 +167,19 @@ func catalogSecurity() []Rule {
 			Areas:     []Area{AreaSecurity, AreaAuth, AreaTransport},
 			Catalogue: 221,
 		},
+		{
+			Name:        "client-identity-not-trusted",
+			Level:       MustNot,
+			Requirement: "The server does not rely on user identification supplied by the client (in elicitation answers or elsewhere) without verifying it.",
+			SpecURL:     SpecBase + "client/elicitation#identifying-the-user",
+			Remediation: "Identify users through MCP authorization (the validated token subject), never through what the client or the user types.",
+			Check:       CheckIndeterminate,
+			Indeterminacy: &Indeterminacy{
+				Reason:      "Whether an identity claim is trusted shows only with a second principal and an operation whose result depends on identity.",
+				WouldSettle: "A two-principal test that claims the other user's identity in an elicitation answer, or a code review.",
+			},
+			Areas: []Area{AreaSecurity, AreaMRTR, AreaAuth},
+			Note:  "Added from the spec (the digest listed it as a candidate).",
+		},
 	}
 }
