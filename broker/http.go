@@ -23,8 +23,12 @@ type HTTPOptions struct {
 	// CanonicalURI is this server's URI (e.g. http://127.0.0.1:8080/mcp); required. Its path is
 	// the MCP endpoint, its origin is always allowed, and it is the metadata's resource.
 	CanonicalURI string
-	// Verifier checks bearer tokens; required. There is no unauthenticated HTTP mode.
+	// Verifier checks bearer tokens; required unless Fixed is set.
 	Verifier *auth.Verifier
+	// Fixed, when set instead of Verifier, is the principal of every request: the local,
+	// unauthenticated mode (`serve --no-auth`), which the command allows on loopback only. No
+	// protected-resource metadata is served in this mode, since nothing is protected.
+	Fixed *auth.Principal
 	// AuthorizationServers are listed in the protected-resource metadata; required (the spec asks
 	// for at least one). Usually the token issuer.
 	AuthorizationServers []string
@@ -39,10 +43,10 @@ type HTTPOptions struct {
 // NewHTTPHandler returns the broker's HTTP handler: the MCP endpoint behind its guards, and the
 // RFC 9728 metadata at both the path-inserted and the root well-known URI. Everything else is 404.
 func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
-	if o.Server == nil || o.Verifier == nil {
-		return nil, errors.New("creating HTTP handler: Server and Verifier are required")
+	if o.Server == nil || (o.Verifier == nil) == (o.Fixed == nil) {
+		return nil, errors.New("creating HTTP handler: Server and exactly one of Verifier and Fixed are required")
 	}
-	if len(o.AuthorizationServers) == 0 {
+	if o.Verifier != nil && len(o.AuthorizationServers) == 0 {
 		return nil, errors.New("creating HTTP handler: at least one authorization server is required for the protected-resource metadata")
 	}
 	u, err := url.Parse(o.CanonicalURI)
@@ -87,13 +91,20 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		MaxRequestBodyBytes:          DefaultMaxBodyBytes,
 		PropagateRequestCancellation: true,
 	})
-	guard := &auth.Guard{Verifier: o.Verifier, ResourceMetadataURL: metaURL, Logger: log}
-	authed := guard.Wrap(stripCredentials(sdk))
-
 	mux := http.NewServeMux()
-	mux.Handle(metaPath, meta)
-	if metaPath != auth.WellKnownPrefix {
-		mux.Handle(auth.WellKnownPrefix, meta)
+	var authed http.Handler
+	if o.Fixed != nil {
+		p := *o.Fixed
+		authed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stripCredentials(sdk).ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+		})
+	} else {
+		guard := &auth.Guard{Verifier: o.Verifier, ResourceMetadataURL: metaURL, Logger: log}
+		authed = guard.Wrap(stripCredentials(sdk))
+		mux.Handle(metaPath, meta)
+		if metaPath != auth.WellKnownPrefix {
+			mux.Handle(auth.WellKnownPrefix, meta)
+		}
 	}
 	mux.Handle(endpoint, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != endpoint {

@@ -35,6 +35,9 @@ type RunOptions struct {
 	// with a key minted at start, printing a token for it; (stdio) acts as the dev tenant when the
 	// config names no stdio principal.
 	Dev bool
+	// NoAuth serves HTTP without authentication, every request acting as the stdio principal (or
+	// the dev principal with Dev). RunHTTP refuses it on a non-loopback address.
+	NoAuth bool
 	// Scorer scores the metrics; required.
 	Scorer tools.Scorer
 	// Recorder persists evaluations; nil means an in-memory recorder.
@@ -87,19 +90,25 @@ func (o *RunOptions) core(cfg *config.Config, log *slog.Logger) *tools.Core {
 	return &tools.Core{Scorer: o.Scorer, Policies: cfg, Recorder: o.Recorder, Logger: log}
 }
 
+// localPrincipal is who a local, unauthenticated caller acts as: the config's stdio principal,
+// else the dev principal in dev mode, else nobody (zero).
+func (o *RunOptions) localPrincipal(cfg *config.Config) auth.Principal {
+	switch {
+	case cfg.Stdio != nil:
+		return auth.Principal{Tenant: cfg.Stdio.Tenant, Subject: cfg.Stdio.Subject}
+	case o.Dev:
+		return auth.Principal{Tenant: DevTenant, Subject: DevSubject}
+	}
+	return auth.Principal{}
+}
+
 // RunStdio serves over stdin/stdout until ctx ends or stdin closes.
 func RunStdio(ctx context.Context, o RunOptions, stdin io.ReadCloser, stdout io.WriteCloser) error {
 	cfg, log, err := o.prepare()
 	if err != nil {
 		return fmt.Errorf("starting stdio broker: %w", err)
 	}
-	var p auth.Principal
-	switch {
-	case cfg.Stdio != nil:
-		p = auth.Principal{Tenant: cfg.Stdio.Tenant, Subject: cfg.Stdio.Subject}
-	case o.Dev:
-		p = auth.Principal{Tenant: DevTenant, Subject: DevSubject}
-	}
+	p := o.localPrincipal(cfg)
 	// Stdio has one local user, so its lists are not shared across authorization contexts:
 	// private is still the accurate scope for per-tenant tool access.
 	s := NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log})
@@ -114,6 +123,17 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	cfg, log, err := o.prepare()
 	if err != nil {
 		return fmt.Errorf("starting HTTP broker: %w", err)
+	}
+	var fixed *auth.Principal
+	if o.NoAuth {
+		if !isLoopback(addr) {
+			return fmt.Errorf("starting HTTP broker: --no-auth listens on loopback only (127.0.0.1 or [::1]), not %q", addr)
+		}
+		p := o.localPrincipal(cfg)
+		if p.Tenant == "" {
+			return errors.New("starting HTTP broker: --no-auth needs a principal: set stdio.tenant and stdio.subject in the config, or pass --dev")
+		}
+		fixed = &p
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -130,6 +150,8 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 		devToken string
 	)
 	switch {
+	case fixed != nil:
+		canon = listenURL
 	case o.Dev:
 		canon, issuer = listenURL, "http://"+ln.Addr().String()+"/dev-issuer"
 		verifier, devToken, err = devAuth(canon, issuer)
@@ -142,11 +164,16 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	if err != nil {
 		return fmt.Errorf("starting HTTP broker: %w", err)
 	}
+	var authServers []string
+	if issuer != "" {
+		authServers = []string{issuer}
+	}
 	h, err := NewHTTPHandler(HTTPOptions{
 		Server:               NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log}),
 		CanonicalURI:         canon,
 		Verifier:             verifier,
-		AuthorizationServers: []string{issuer},
+		Fixed:                fixed,
+		AuthorizationServers: authServers,
 		Scopes:               scopes,
 		AllowedOrigins:       cfg.AllowedOrigins,
 		Logger:               log,
@@ -183,6 +210,19 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	}
 	log.InfoContext(ctx, "stopped")
 	return nil
+}
+
+// isLoopback reports whether addr's host is a loopback IP or "localhost".
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func devAuth(canon, issuer string) (*auth.Verifier, string, error) {

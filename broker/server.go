@@ -3,7 +3,9 @@ package broker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -75,6 +77,7 @@ func NewServer(core *tools.Core, opts *ServerOptions) *mcp.Server {
 			c.CacheScope = scope
 		},
 	})
+	s.AddReceivingMiddleware(advertisedOnly)
 	defs := toolDefs()
 	for _, t := range defs {
 		switch t.Name {
@@ -85,6 +88,23 @@ func NewServer(core *tools.Core, opts *ServerOptions) *mcp.Server {
 		}
 	}
 	return s
+}
+
+// unadvertised are the method families of features the broker does not advertise. The SDK
+// answers some of them anyway (an empty prompts/list, "unknown prompt" for prompts/get); the
+// spec requires -32601 (HTTP 404) for a method of a feature that is not advertised.
+var unadvertised = []string{"prompts/", "resources/", "completion/", "logging/"}
+
+// advertisedOnly refuses methods of unadvertised features before the SDK dispatches them.
+func advertisedOnly(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		for _, prefix := range unadvertised {
+			if strings.HasPrefix(method, prefix) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s (this server advertises tools only)", method)}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // bind adapts a handler-core function to the SDK: principal from context, tool errors as results

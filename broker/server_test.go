@@ -188,3 +188,31 @@ func TestArgumentsFailingTheSchemaAreToolErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestUnadvertisedFeaturesAreMethodNotFound(t *testing.T) {
+	e := startHTTP(t, testPolicies())
+	tok := e.token(t, nil)
+	tests := []struct{ method, name, params string }{
+		{"prompts/list", "", `{}`},
+		{"prompts/get", "p", `{"name":"p"}`},
+		{"resources/list", "", `{}`},
+		{"resources/templates/list", "", `{}`},
+		{"resources/read", "test://x", `{"uri":"test://x"}`},
+		{"completion/complete", "", `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"b"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method, func(t *testing.T) {
+			params := strings.Replace(tt.params, "{", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},`, 1)
+			params = strings.Replace(params, ",}", "}", 1)
+			body := `{"jsonrpc":"2.0","id":3,"method":"` + tt.method + `","params":` + params + `}`
+			hdr := map[string]string{"Authorization": "Bearer " + tok, "Mcp-Method": tt.method}
+			if tt.name != "" {
+				hdr["Mcp-Name"] = tt.name
+			}
+			resp, got := post(t, e.URL, body, hdr)
+			if resp.StatusCode != 404 || !strings.Contains(got, `"code":-32601`) {
+				t.Errorf("%s = %d %s, want 404 with -32601", tt.method, resp.StatusCode, got)
+			}
+		})
+	}
+}

@@ -19,6 +19,7 @@ type serveFlags struct {
 	dev        bool
 	judge      string
 	verbose    bool
+	noAuth     bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -50,6 +51,7 @@ docs/broker.md); --judge overrides the environment's choice.`,
 	fl.StringVar(&f.configFile, "config", "", "JSON config file: tenants, auth, allowedOrigins, stdio")
 	fl.BoolVar(&f.dev, "dev", false, "local development: a dev tenant and (HTTP) a key minted at start")
 	fl.StringVar(&f.judge, "judge", "", "judge model for the ambiguous band (overrides the environment)")
+	fl.BoolVar(&f.noAuth, "no-auth", false, "HTTP without authentication, loopback only, acting as the stdio (or dev) principal: for local tools such as conformance suites")
 	fl.BoolVar(&f.verbose, "verbose", false, "debug logging on stderr")
 	return cmd
 }
@@ -57,6 +59,9 @@ docs/broker.md); --judge overrides the environment's choice.`,
 func runServe(cmd *cobra.Command, f serveFlags) error {
 	if (f.http == "") == !f.stdio {
 		return errors.New("choose exactly one transport: --http ADDR or --stdio")
+	}
+	if f.noAuth && f.http == "" {
+		return errors.New("--no-auth applies to --http only (stdio is always local)")
 	}
 	var cfg *config.Config
 	if f.configFile != "" {
@@ -77,7 +82,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	o := broker.RunOptions{Config: cfg, Dev: f.dev, Scorer: scorer, Version: cli.VersionString(), Logger: log, Stdout: cmd.OutOrStdout()}
+	o := broker.RunOptions{Config: cfg, Dev: f.dev, NoAuth: f.noAuth, Scorer: scorer, Version: cli.VersionString(), Logger: log, Stdout: cmd.OutOrStdout()}
 	if f.stdio {
 		return broker.RunStdio(cmd.Context(), o, os.Stdin, os.Stdout)
 	}
