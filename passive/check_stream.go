@@ -201,13 +201,14 @@ func checkProgress(v *view, _ *History) []rules.Outcome {
 		return nil
 	}
 	var out []rules.Outcome
-	last, seen, bad, after := 0.0, 0, false, false
+	last, seen, bad, after, foreign := 0.0, 0, false, false, false
 	for i, m := range v.msgs {
 		if m.Method != "notifications/progress" {
 			continue
 		}
 		p := decodeObject(m.Params)
 		if !v.progressTokenMatches(m) {
+			foreign = true
 			out = append(out, fail("progress-token-scope", "a progress notification names token %s; the request sent %s", clip(idText(p["progressToken"])), clip(idText(v.reqMeta["progressToken"]))))
 			continue
 		}
@@ -229,7 +230,9 @@ func checkProgress(v *view, _ *History) []rules.Outcome {
 		seen++
 	}
 	if seen > 0 {
-		out = append(out, pass("progress-token-scope", fmt.Sprintf("%d progress notification(s) with the request's token", seen)))
+		if !foreign {
+			out = append(out, pass("progress-token-scope", fmt.Sprintf("%d progress notification(s) with the request's token", seen)))
+		}
 		if !bad {
 			out = append(out, pass("progress-increases", "progress strictly increased"))
 		}
