@@ -62,6 +62,8 @@ type Response struct {
 	Messages []*Message `json:"-"`
 	// ParseErrors lists what could not be parsed (invalid JSON, a bad SSE line), in order.
 	ParseErrors []string `json:"parseErrors,omitempty"`
+	// parsed is set once Parse has filled Messages, so Parse stays idempotent.
+	parsed bool
 }
 
 // Event is one Server-Sent Event as framed on the wire.

@@ -1,0 +1,104 @@
+package wire
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestDecodeMessageIsCaseSensitiveAndStrict(t *testing.T) {
+	tests := []struct {
+		name, in   string
+		err        bool
+		method, id string
+		kind       string
+	}{
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, false, "tools/list", "1", "request"},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/x"}`, false, "notifications/x", "", "notification"},
+		{"result", `{"jsonrpc":"2.0","id":"a","result":{"resultType":"complete"}}`, false, "", `"a"`, "response"},
+		{"error", `{"jsonrpc":"2.0","id":2,"error":{"code":-32020,"message":"m"}}`, false, "", "2", "response"},
+		{"upper-case METHOD is not a method", `{"jsonrpc":"2.0","id":1,"METHOD":"tools/list"}`, false, "", "1", "none"},
+		{"case twins are rejected", `{"jsonrpc":"2.0","id":1,"method":"a","Method":"b"}`, true, "", "", ""},
+		{"duplicate key is rejected", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, true, "", "", ""},
+		{"numeric method is rejected", `{"jsonrpc":"2.0","id":1,"method":5}`, true, "", "", ""},
+		{"error without code is rejected", `{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}`, true, "", "", ""},
+		{"array is not an object", `[{"jsonrpc":"2.0"}]`, true, "", "", ""},
+		{"trailing data is rejected", `{"jsonrpc":"2.0","id":1,"result":{}} {}`, true, "", "", ""},
+		{"invalid JSON", `{"jsonrpc":`, true, "", "", ""},
+		{"explicit null id is kept", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}`, false, "", "null", "response"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := DecodeMessage([]byte(tc.in))
+			if (err != nil) != tc.err {
+				t.Fatalf("err = %v, want error %v", err, tc.err)
+			}
+			if err != nil {
+				return
+			}
+			if m.Method != tc.method || m.IDString() != tc.id {
+				t.Errorf("method %q id %q, want %q %q", m.Method, m.IDString(), tc.method, tc.id)
+			}
+			kind := "none"
+			switch {
+			case m.IsRequest():
+				kind = "request"
+			case m.IsNotification():
+				kind = "notification"
+			case m.IsResponse():
+				kind = "response"
+			}
+			if kind != tc.kind {
+				t.Errorf("kind %q, want %q", kind, tc.kind)
+			}
+		})
+	}
+}
+
+func TestMessageHelpersReadMetaAndResult(t *testing.T) {
+	req, err := DecodeMessage(NewCall("tools/list", nil, WithID(9)).Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := req.MetaString(MetaProtocolVersion); !ok || v != ProtocolVersion {
+		t.Errorf("request protocolVersion = %q, %v", v, ok)
+	}
+	res, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ResultType() != "complete" || res.Meta()[MetaServerInfo] == nil {
+		t.Errorf("resultType %q meta %v", res.ResultType(), res.Meta())
+	}
+	if res.ResultField("absent") != nil {
+		t.Error("absent result field should be nil")
+	}
+}
+
+func FuzzDecodeMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"x"}`, `{"METHOD":"x"}`, `{"method":"a","Method":"b"}`,
+		`{"id":1,"result":{}}`, `{"error":{"code":1.5}}`, `{"field\u0000":1}`, `{"\u006dethod":"x"}`, `[]`, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		m, err := DecodeMessage(raw)
+		if err != nil {
+			return
+		}
+		var exact map[string]json.RawMessage
+		if json.Unmarshal(raw, &exact) != nil {
+			t.Fatalf("DecodeMessage accepted what encoding/json rejects: %q", raw)
+		}
+		for key, set := range map[string]bool{
+			"method": m.Method != "", "id": m.ID != nil, "result": m.Result != nil, "error": m.Error != nil,
+		} {
+			if _, ok := exact[key]; set && !ok {
+				t.Fatalf("member %q set without the exact key in %q", key, raw)
+			}
+		}
+		if len(m.Raw) != len(raw) {
+			t.Fatalf("Raw not kept verbatim")
+		}
+	})
+}
