@@ -11,5 +11,5 @@
 // are dropped and token-like JSON fields (plus any named with Options.RedactKeys) are replaced
 // before a payload is written.
 //
-// findings imports rules and wire only; never proxy, broker or fixtures.
+// findings imports rules and report only; never proxy, broker or fixtures.
 package findings
