@@ -141,10 +141,8 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("tenants[%d].tenantId: %q appears twice; merge the two policies", i, t.TenantID))
 		}
 		seen[t.TenantID] = true
-		if v, ok := any(t).(interface{ Validate() error }); ok {
-			if err := v.Validate(); err != nil {
-				errs = append(errs, fmt.Errorf("tenants[%d] (%s): %w", i, t.TenantID, err))
-			}
+		if err := t.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("tenants[%d] (%s): %w", i, t.TenantID, err))
 		}
 	}
 	return errors.Join(errs...)

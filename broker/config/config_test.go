@@ -39,6 +39,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-stdio.json", "stdio.tenant: must be set (the tenant every stdio call acts for)\nstdio.subject: must be set (who stdio calls act as)"},
 		{"invalid-duplicate-tenant.json", `tenants[1].tenantId: "a" appears twice; merge the two policies`},
 		{"invalid-no-tenant-id.json", "tenants[0].tenantId: must be set"},
+		{"invalid-no-on-timeout.json", `tenants[0] (a): tenant "a", metric "flag_injection": onTimeout is not set and has no default: set "onTimeout" to "fail_open"`},
 		{"invalid-unknown-metric-key.json", `decoding: json: unknown field "colour"`},
 	}
 	for _, tt := range tests {
