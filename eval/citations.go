@@ -103,6 +103,9 @@ func ExtractCitations(response string) []Citation {
 	}
 	for _, m := range numberRe.FindAllStringIndex(response, -1) {
 		s, e := m[0], m[1]
+		for s < e && (response[s] == ' ' || response[s] == '\t') {
+			s++
+		}
 		if taken(s, e) {
 			continue
 		}
@@ -111,7 +114,7 @@ func ExtractCitations(response string) []Citation {
 		if !ok {
 			continue
 		}
-		out = append(out, Citation{Kind: CitationNumber, Text: strings.TrimSpace(raw), Key: key, Start: s, End: e})
+		out = append(out, Citation{Kind: CitationNumber, Text: raw, Key: key, Start: s, End: e})
 	}
 	slices.SortFunc(out, func(a, b Citation) int { return a.Start - b.Start })
 	bindSources(response, out)

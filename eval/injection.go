@@ -153,7 +153,7 @@ func matchPatterns(t string, emit func(p *pattern, s, e int)) {
 			seen++
 			window := t[pos:min(len(t), pos+patternWindow)]
 			for _, p := range pats {
-				if p.lineStart && !atLineStart(t, pos) {
+				if p.lineStart && !atLineStart(t, pos) || p.need != nil && !containsAny(window, p.need) {
 					continue
 				}
 				if loc := p.re.FindStringIndex(window); loc != nil {
@@ -162,6 +162,15 @@ func matchPatterns(t string, emit func(p *pattern, s, e int)) {
 			}
 		}
 	}
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // boundaryBefore reports whether an anchor that starts with a letter starts a word at pos.

@@ -27,10 +27,19 @@ type pattern struct {
 	anchors   []string
 	re        *regexp.Regexp
 	lineStart bool // the anchor must begin a line (after optional '#', '*', '>' and spaces)
+	// need, when set, lists words of which at least one must occur in the window before the
+	// expression runs: a cheap filter for patterns whose anchors are common words.
+	need []string
+}
+
+// needing sets p.need and returns p.
+func (p *pattern) needing(words ...string) *pattern {
+	p.need = words
+	return p
 }
 
 // patternWindow bounds how many bytes after an anchor one pattern may span.
-const patternWindow = 400
+const patternWindow = 300
 
 // pat builds a pattern whose expression is ^(anchor|anchor...)rest.
 func pat(family, name string, weight float64, anchors []string, rest string) *pattern {
@@ -39,7 +48,7 @@ func pat(family, name string, weight float64, anchors []string, rest string) *pa
 		quoted[i] = regexp.QuoteMeta(a)
 	}
 	return &pattern{family: family, name: name, weight: weight, anchors: anchors,
-		re: regexp.MustCompile(`^(?:` + strings.Join(quoted, "|") + `)` + rest)}
+		re: regexp.MustCompile(`^(?:` + strings.Join(quoted, "|") + `)(?:` + rest + `)`)}
 }
 
 // Shared vocabulary.
@@ -51,26 +60,34 @@ const (
 	sinkObj   = `(?:https?://\S+|\S+@\S+\.\S+|(?:the\s+|this\s+)(?:following\s+)?(?:url|endpoint|address|server|webhook|link)|attacker|[\w-]+\.(?:com|net|org|io|ru|xyz|site|top)\b)`
 )
 
+// Need-lists shared by several patterns.
+var (
+	needInstr = []string{"instruct", "prompt", "direct", "rule", "guideline", "command", "order", "context", "message",
+		"guidance", "constraint", "restriction", "programming", "polic", "safeguard", "guardrail"}
+	needSink = []string{"http", "@", "url", "endpoint", "address", "server", "webhook", "link", "attacker", ".com", ".net",
+		".org", ".io", ".ru", ".xyz", ".site", ".top"}
+)
+
 var overrideVerbs = []string{"ignore", "disregard", "forget", "overrule", "override", "bypass", "skip", "discard", "abandon", "neglect", "drop"}
 
 var patterns = []*pattern{
 	// instruction override and paraphrases
 	pat(FamilyOverride, "ignore-prior-instructions", 0.9, overrideVerbs,
-		`[a-z]{0,3}\s+(?:all\s+|any\s+|each\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+|such\s+|its\s+)?`+priorAdj+`\s+(?:\w+\s+){0,2}?`+instrNoun+`\b`),
+		`[a-z]{0,3}\s+(?:all\s+|any\s+|each\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+|such\s+|its\s+)?`+priorAdj+`\s+(?:\w+\s+){0,2}?`+instrNoun+`\b`).needing(needInstr...),
 	pat(FamilyOverride, "ignore-your-instructions", 0.85, overrideVerbs,
-		`[a-z]{0,3}\s+(?:all\s+)?(?:of\s+)?your\s+(?:\w+\s+){0,2}?`+instrNoun+`\b`),
+		`[a-z]{0,3}\s+(?:all\s+)?(?:of\s+)?your\s+(?:\w+\s+){0,2}?`+instrNoun+`\b`).needing(needInstr...),
 	pat(FamilyOverride, "ignore-everything-said", 0.85, []string{"ignore", "disregard", "forget"},
 		`[a-z]{0,3}\s+(?:everything|all|anything)\s+(?:(?:that\s+)?(?:you\s+)?(?:were|was|have\s+been|'ve\s+been|i|we)\s+)?(?:told|said|written|given|instructed|above|before|previously|so\s+far|prior|earlier)`),
 	pat(FamilyOverride, "your-real-task", 0.75, []string{"your"},
-		`\s+(?:real|true|actual|new|only)\s+(?:task|instructions?|objective|purpose|goal|mission|job)\s+(?:is|are|now)\b`),
+		`\s+(?:real|true|actual|new|only)\s+(?:task|instructions?|objective|purpose|goal|mission|job)\s+(?:is|are|now)\b`).needing("task", "instruction", "objective", "purpose", "goal", "mission", "job"),
 	pat(FamilyOverride, "prior-instructions-void", 0.85, []string{"the above", "the previous", "the prior", "all previous", "all prior", "previous", "prior", "above"},
-		`\s+(?:\w+\s+)?`+instrNoun+`\s+(?:is|are|was|were|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|obsolete|cancel+ed|revoked|invalid|outdated|superseded|overridden|replaced|no\s+longer\s+(?:valid|relevant|applicable|in\s+effect))`),
+		`\s+(?:\w+\s+)?`+instrNoun+`\s+(?:is|are|was|were|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|obsolete|cancel+ed|revoked|invalid|outdated|superseded|overridden|replaced|no\s+longer\s+(?:valid|relevant|applicable|in\s+effect))`).needing("void", "obsolete", "cancel", "revoked", "invalid", "outdated", "superseded", "overridden", "replaced", "no longer"),
 	pat(FamilyOverride, "do-not-follow-instructions", 0.75, []string{"do not", "don't", "never", "stop"},
-		`\s+(?:follow|obey|listen\s+to|adhere\s+to|comply\s+with|following|obeying)\s+(?:the\s+|your\s+|any\s+|those\s+)?(?:previous\s+|prior\s+|original\s+|above\s+|system\s+|earlier\s+|developer\s+)?`+instrNoun+`\b`),
+		`\s+(?:follow|obey|listen\s+to|adhere\s+to|comply\s+with|following|obeying)\s+(?:the\s+|your\s+|any\s+|those\s+)?(?:previous\s+|prior\s+|original\s+|above\s+|system\s+|earlier\s+|developer\s+)?`+instrNoun+`\b`).needing(needInstr...),
 	pat(FamilyOverride, "override-safety", 0.85, []string{"override", "overwrite", "bypass", "disable", "circumvent", "turn off"},
-		`\s+(?:all\s+)?(?:your|the|any)\s+(?:\w+\s+)?(?:system\s+prompt|safety\s+(?:rules|guidelines|settings|filters?|measures)|guardrails|content\s+(?:filter|policy|policies)|restrictions|alignment|ethical\s+guidelines)`),
+		`\s+(?:all\s+)?(?:your|the|any)\s+(?:\w+\s+)?(?:system\s+prompt|safety\s+(?:rules|guidelines|settings|filters?|measures)|guardrails|content\s+(?:filter|policy|policies)|restrictions|alignment|ethical\s+guidelines)`).needing("prompt", "safety", "guardrail", "filter", "polic", "restriction", "alignment", "ethical"),
 	pat(FamilyOverride, "reset-your-programming", 0.7, []string{"reset", "replace", "change", "update", "rewrite"},
-		`\s+your\s+(?:instructions|programming|system\s+prompt|rules|guidelines|directives)`),
+		`\s+your\s+(?:instructions|programming|system\s+prompt|rules|guidelines|directives)`).needing("your"),
 	pat(FamilyOverride, "from-now-on", 0.4, []string{"from now on"},
 		`,?\s+(?:you\s+(?:are|will|must|shall|should|respond|answer)|ignore|respond|answer|act|only|always)`),
 	pat(FamilyOverride, "pay-no-attention", 0.75, []string{"pay no attention to", "take no notice of"},
@@ -95,7 +112,7 @@ var patterns = []*pattern{
 	pat(FamilyRole, "message-from-system", 0.55, []string{"message from", "note from", "instruction from", "instructions from", "notice from", "alert from", "directive from"},
 		`\s+(?:the\s+)?(?:system|system\s+administrator|administrator|admin|developers?|openai|anthropic|model\s+provider|your\s+(?:creator|developer|operator|owner))\b`),
 	pat(FamilyRole, "act-as-unrestricted", 0.75, []string{"act", "behave", "respond", "pretend", "roleplay"},
-		`\s+(?:as|like|to\s+be)\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+|the\s+)?(?:unrestricted|unfiltered|jailbroken|evil|uncensored|dan|root|system\s+administrator|ai\s+without)\b`),
+		`\s+(?:as|like|to\s+be)\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+|the\s+)?(?:unrestricted|unfiltered|jailbroken|evil|uncensored|dan|root|system\s+administrator|ai\s+without)\b`).needing("unrestricted", "unfiltered", "jailbroken", "evil", "uncensored", "dan", "root", "administrator", "without"),
 	pat(FamilyRole, "fake-control-tag", 0.55, []string{"<important>", "<system>", "</system>", "<instructions>", "<system_prompt>", "</tool_result>", "<admin>", "</function_results>", "<user_query>", "<instruction>"},
 		``),
 
@@ -105,11 +122,11 @@ var patterns = []*pattern{
 	pat(FamilyExfiltration, "image-url-query", 0.3, []string{"!["},
 		`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=`),
 	pat(FamilyExfiltration, "send-secret-to-sink", 0.85, []string{"send", "post", "upload", "forward", "transmit", "exfiltrate", "leak", "email", "submit", "copy", "share"},
-		`[a-z]{0,3}\s+(?:\w+\s+){0,4}?`+secretObj+`\s+(?:\S+\s+){0,4}?(?:to|at|into|via)\s+`+sinkObj),
+		`[a-z]{0,3}\s+(?:\w+\s+){0,4}?`+secretObj+`\s+(?:\S+\s+){0,4}?(?:to|at|into|via)\s+`+sinkObj).needing(needSink...),
 	pat(FamilyExfiltration, "reveal-system-prompt", 0.8, []string{"reveal", "print", "output", "repeat", "display", "show", "dump", "leak", "disclose", "tell me", "write out", "recite"},
-		`\s+(?:me\s+)?(?:your|the)\s+(?:entire\s+|full\s+|complete\s+|original\s+|hidden\s+|initial\s+|exact\s+|secret\s+)*(?:system\s+prompt|system\s+message|initial\s+instructions|hidden\s+instructions|instructions\s+above|prompt\s+above|text\s+above|api\s+keys?|secret\s+keys?|credentials|developer\s+message)`),
+		`\s+(?:me\s+)?(?:your|the)\s+(?:entire\s+|full\s+|complete\s+|original\s+|hidden\s+|initial\s+|exact\s+|secret\s+)*(?:system\s+prompt|system\s+message|initial\s+instructions|hidden\s+instructions|instructions\s+above|prompt\s+above|text\s+above|api\s+keys?|secret\s+keys?|credentials|developer\s+message)`).needing("prompt", "instruction", "system", "key", "credential", "message", "above"),
 	pat(FamilyExfiltration, "embed-data-in-url", 0.8, []string{"append", "include", "embed", "encode", "insert", "put", "add"},
-		`\s+(?:\w+\s+){0,4}?(?:conversation|history|password|secret|token|key|credentials|data|messages|contents?|summary|answer|response)\s+(?:\w+\s+){0,3}?(?:to|in|into|as)\s+(?:the\s+|this\s+|a\s+)?(?:url|link|image\s+url|query\s+(?:string|parameter)|image\s+(?:link|source)|request\s+parameter)`),
+		`\s+(?:\w+\s+){0,4}?(?:conversation|history|password|secret|token|key|credentials|data|messages|contents?|summary|answer|response)\s+(?:\w+\s+){0,3}?(?:to|in|into|as)\s+(?:the\s+|this\s+|a\s+)?(?:url|link|image\s+url|query\s+(?:string|parameter)|image\s+(?:link|source)|request\s+parameter)`).needing("url", "link", "query", "image", "parameter"),
 
 	// tool-misuse commands
 	pat(FamilyToolMisuse, "pipe-to-shell", 0.9, []string{"curl", "wget"},
@@ -117,31 +134,31 @@ var patterns = []*pattern{
 	pat(FamilyToolMisuse, "destructive-shell", 0.85, []string{"rm -rf", "rm -fr", "mkfs", "dd if=", ":(){"},
 		`\s*(?:/|~|\*|\$home|--no-preserve-root|\.|[a-z/])`),
 	pat(FamilyToolMisuse, "hide-from-user", 0.7, []string{"do not", "don't", "never"},
-		`\s+(?:tell|inform|notify|alert|show|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|let)\s+(?:the\s+)?user\b`),
+		`\s+(?:tell|inform|notify|alert|show|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|let)\s+(?:the\s+)?user\b`).needing("user"),
 	pat(FamilyToolMisuse, "without-consent", 0.35, []string{"without"},
 		`\s+(?:asking|telling|informing|notifying|alerting|the\s+user'?s?\s+(?:knowledge|consent|permission|approval)|user\s+(?:confirmation|approval|consent)|(?:asking\s+)?(?:for\s+)?(?:confirmation|permission|approval))`),
 	pat(FamilyToolMisuse, "read-secret-file", 0.8, []string{"read", "cat", "open", "access", "upload", "send", "include", "attach", "fetch", "load"},
-		`\s+(?:the\s+)?(?:contents?\s+of\s+)?(?:the\s+)?(?:file\s+)?(?:~/\.ssh|~/\.aws|/etc/passwd|/etc/shadow|\S*id_rsa|\S*\.env\b|\S*credentials\.json|~/\.npmrc|~/\.netrc|\S*mcp\.json|\S*\.pem\b)`),
+		`\s+(?:the\s+)?(?:contents?\s+of\s+)?(?:the\s+)?(?:file\s+)?(?:~/\.ssh|~/\.aws|/etc/passwd|/etc/shadow|\S*id_rsa|\S*\.env\b|\S*credentials\.json|~/\.npmrc|~/\.netrc|\S*mcp\.json|\S*\.pem\b)`).needing(".ssh", ".aws", "passwd", "shadow", "id_rsa", ".env", "credentials", "npmrc", "netrc", "mcp.json", ".pem"),
 	pat(FamilyToolMisuse, "transfer-all-funds", 0.75, []string{"transfer", "wire", "send"},
-		`\s+all\s+(?:the\s+|your\s+|of\s+the\s+|of\s+your\s+)?(?:funds|money|balance|crypto|bitcoin|tokens|assets)`),
+		`\s+all\s+(?:the\s+|your\s+|of\s+the\s+|of\s+your\s+)?(?:funds|money|balance|crypto|bitcoin|tokens|assets)`).needing("all"),
 	pat(FamilyToolMisuse, "delete-everything", 0.5, []string{"delete", "erase", "wipe", "destroy", "drop", "purge"},
-		`\s+(?:all|every|the\s+entire|everything)\s+(?:\w+\s+){0,2}?(?:files|emails|messages|data|records|repositories|repos|database|tables|backups|users|in)`),
+		`\s+(?:all|every|the\s+entire|everything)\s+(?:\w+\s+){0,2}?(?:files|emails|messages|data|records|repositories|repos|database|tables|backups|users|in)`).needing("all", "every", "entire"),
 	pat(FamilyToolMisuse, "covert", 0.35, []string{"silently", "secretly", "covertly", "quietly", "without the user noticing", "without the user knowing"},
 		`\b`),
 	pat(FamilyToolMisuse, "call-tool-instead", 0.3, []string{"call", "invoke", "use", "run", "execute", "trigger"},
-		`\s+(?:the\s+)?[\w.-]+\s+tool\s+(?:\w+\s+){0,3}?(?:instead|first|before|with\s+the\s+(?:contents?|password|token|key))`),
+		`\s+(?:the\s+)?[\w.-]+\s+tool\s+(?:\w+\s+){0,3}?(?:instead|first|before|with\s+the\s+(?:contents?|password|token|key))`).needing("tool"),
 
 	// multilingual variants of instruction override
 	pat(FamilyMultilingual, "fr", 0.85, []string{"ignore", "ignorez", "ignorer", "oublie", "oubliez"},
-		`\s+(?:toutes?\s+)?(?:les\s+|vos\s+|tes\s+)?(?:instructions|consignes|directives|règles)\s+(?:précédentes|antérieures|ci-dessus|données)|\s+tout\s+ce\s+qui\s+précède`),
+		`\s+(?:toutes?\s+)?(?:les\s+|vos\s+|tes\s+)?(?:instructions|consignes|directives|règles)\s+(?:précédentes|antérieures|ci-dessus|données)|\s+tout\s+ce\s+qui\s+précède`).needing("instru", "consignes", "directives", "règles", "reglas", "regras", "indicaciones", "órdenes", "tout ce", "todo lo"),
 	pat(FamilyMultilingual, "es", 0.85, []string{"ignora", "ignore", "ignorar", "olvida", "olvide"},
-		`\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones|indicaciones|reglas|órdenes)\s+(?:anteriores|previas)|\s+todo\s+lo\s+anterior`),
+		`\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones|indicaciones|reglas|órdenes)\s+(?:anteriores|previas)|\s+todo\s+lo\s+anterior`).needing("instru", "consignes", "directives", "règles", "reglas", "regras", "indicaciones", "órdenes", "tout ce", "todo lo"),
 	pat(FamilyMultilingual, "de", 0.85, []string{"ignoriere", "ignorieren sie", "ignoriert", "vergiss", "vergessen sie"},
 		`\s+(?:alle\s+)?(?:vorherigen|bisherigen|obigen|vorigen|vorangegangenen)?\s*(?:anweisungen|instruktionen|regeln|befehle|vorgaben)`),
 	pat(FamilyMultilingual, "it", 0.85, []string{"ignora", "dimentica"},
 		`\s+(?:tutte\s+)?(?:le\s+)?(?:istruzioni|regole)\s+(?:precedenti)`),
 	pat(FamilyMultilingual, "pt", 0.85, []string{"ignore", "ignora", "esqueça", "esqueca"},
-		`\s+(?:todas\s+)?(?:as\s+)?(?:instruções|instrucoes|regras)\s+(?:anteriores|prévias|previas)`),
+		`\s+(?:todas\s+)?(?:as\s+)?(?:instruções|instrucoes|regras)\s+(?:anteriores|prévias|previas)`).needing("instru", "consignes", "directives", "règles", "reglas", "regras", "indicaciones", "órdenes", "tout ce", "todo lo"),
 	pat(FamilyMultilingual, "zh", 0.85, []string{"忽略", "无视", "忽视", "忘记", "忘掉", "無視"},
 		`(?:掉)?(?:之前|以上|上面|先前|前面|所有|以前)(?:的)?(?:所有)?(?:的)?(?:指令|指示|说明|規則|规则|提示|命令)`),
 	pat(FamilyMultilingual, "ja", 0.85, []string{"以前の", "前の", "上記の", "これまでの", "すべての"},

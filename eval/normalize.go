@@ -208,6 +208,10 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 		j := i
 		latin, conf, other := 0, 0, 0
 		for ; j < len(runes) && isWordRune(runes[j].r); j++ {
+			if runes[j].r < utf8.RuneSelf {
+				latin++
+				continue
+			}
 			r := unicode.ToLower(runes[j].r)
 			_, isConf := confusables[r]
 			switch {
@@ -232,6 +236,9 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 }
 
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
 	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)
 }
 
