@@ -27,6 +27,13 @@ type env struct {
 	Recorder *tools.MemoryRecorder
 	Server   *httptest.Server
 	cfg      *config.Config
+	v        *auth.Verifier
+}
+
+// verifier returns the verifier the running handler uses.
+func (e *env) verifier(t testing.TB) *auth.Verifier {
+	t.Helper()
+	return e.v
 }
 
 // testPolicies are the tenants tests use: acme has both metrics, noinj only groundedness.
@@ -72,6 +79,7 @@ func startHTTPWith(t testing.TB, cfg *config.Config, scorer tools.Scorer) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.v = v
 	h, err := NewHTTPHandler(HTTPOptions{
 		Server:               NewServer(&tools.Core{Scorer: scorer, Policies: cfg, Recorder: e.Recorder}, &ServerOptions{Version: "test"}),
 		CanonicalURI:         e.URL,

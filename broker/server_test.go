@@ -2,11 +2,14 @@ package broker
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 )
@@ -160,9 +163,20 @@ func TestTenantWithoutPolicyGetsAToolError(t *testing.T) {
 			t.Errorf("error %s does not mention %s", b, want)
 		}
 	}
-	res, _ = callTool(t, cs, "flag_injection", map[string]any{"response": "hello", "tenant": "acme"})
+}
+
+func TestTenantComesOnlyFromTheToken(t *testing.T) {
+	e := startHTTP(t, testPolicies())
+	cs := e.connect(t, e.token(t, nil)) // tenant acme, which has a policy
+	if res, _ := callTool(t, cs, "flag_injection", map[string]any{"response": "hello"}); res.IsError {
+		t.Fatalf("the baseline call failed: %v", res.Content)
+	}
+	res, _ := callTool(t, cs, "flag_injection", map[string]any{"response": "hello", "tenant": "noinj"})
 	if !res.IsError {
 		t.Error("a tenant argument was accepted; tenant must come only from the token")
+	}
+	if got := e.Recorder.Records(); len(got) != 1 || got[0].Tenant != "acme" || got[0].Subject != "alice" {
+		t.Errorf("records = %+v, want one evaluation for acme/alice", got)
 	}
 }
 
@@ -214,5 +228,36 @@ func TestUnadvertisedFeaturesAreMethodNotFound(t *testing.T) {
 				t.Errorf("%s = %d %s, want 404 with -32601", tt.method, resp.StatusCode, got)
 			}
 		})
+	}
+}
+
+func TestTheTokenNeverReachesAHandler(t *testing.T) {
+	e := startHTTP(t, testPolicies())
+	// Swap in a server whose only tool reports what a handler could see of the credential.
+	spy := mcp.NewServer(&mcp.Implementation{Name: "spy", Version: "1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	var seen []string
+	mcp.AddTool(spy, &mcp.Tool{Name: "spy", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+		if req.Extra != nil && req.Extra.Header != nil {
+			seen = append(seen, req.Extra.Header.Values("Authorization")...)
+		}
+		if req.Extra != nil && req.Extra.TokenInfo != nil {
+			seen = append(seen, "tokeninfo")
+		}
+		p, _ := auth.PrincipalFrom(ctx)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: p.Tenant}}}, nil, nil
+	})
+	v := e.verifier(t)
+	h, err := NewHTTPHandler(HTTPOptions{Server: spy, CanonicalURI: e.URL, Verifier: v, AuthorizationServers: []string{testIssuer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Server.Config.Handler = h
+	cs := e.connect(t, e.token(t, nil))
+	res, _ := callTool(t, cs, "spy", map[string]any{})
+	if len(seen) != 0 {
+		t.Errorf("a handler saw the credential: %q", seen)
+	}
+	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "acme") {
+		t.Errorf("the handler did not get the principal: %s", b)
 	}
 }
