@@ -22,6 +22,15 @@
 // ReadyTimeout, and is stopped by PID (SIGTERM, then SIGKILL) in t.Cleanup. Its stderr is kept
 // in srv.Stderr and logged when the test fails.
 //
+// # A scripted 2025-11-25 client
+//
+//	s := DriveLegacySession(t, url)     // initialize, every tool/resource/prompt, GET stream, DELETE
+//	s.Step("tools/list").Body           // the transcript, step by step
+//
+// DriveLegacySession is the old client the passive proxy grades: point it at a proxy in front of
+// the unmigrated fixture and every seeded violation crosses the proxy at least once. It answers
+// the server's roots/list and sampling/createMessage requests as a 2025 client did.
+//
 // # External tools
 //
 //	node := RequireTool(t, EnvNodeBin)  // SENTINEL_NODE_BIN, SENTINEL_CONFORMANCE,
