@@ -114,3 +114,29 @@ func FuzzParseJWKS(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParsePEMKeys asserts that every key accepted from PEM has a verification algorithm, and
+// that a failure returns no keys.
+func FuzzParsePEMKeys(f *testing.F) {
+	f.Add([]byte("-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n"))
+	f.Add([]byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"))
+	f.Add([]byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ks, err := ParsePEMKeys(data)
+		if err != nil {
+			if ks != nil {
+				t.Fatal("keys returned with an error")
+			}
+			return
+		}
+		if len(ks) == 0 {
+			t.Fatal("success with no keys")
+		}
+		for _, k := range ks {
+			if k.Algorithms() == nil {
+				t.Fatalf("accepted a key with no algorithm: %T", k.Public)
+			}
+		}
+	})
+}

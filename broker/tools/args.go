@@ -61,6 +61,7 @@ type InvalidArgumentError struct {
 	Problem  string
 }
 
+// Error names the argument and the problem, for the model to correct its call.
 func (e *InvalidArgumentError) Error() string {
 	return fmt.Sprintf("invalid argument %q: %s", e.Argument, e.Problem)
 }

@@ -29,6 +29,7 @@ type PolicyError struct {
 	Missing bool
 }
 
+// Error says what to add to the config file.
 func (e *PolicyError) Error() string {
 	if e.Missing {
 		return fmt.Sprintf("tenant %q has no evaluation policy: add an entry with \"tenantId\": %q to \"tenants\" in the broker config file (--config), listing the metrics it may use", e.Tenant, e.Tenant)
@@ -40,10 +41,12 @@ func (e *PolicyError) Error() string {
 // metric policy); like PolicyError it is reported as a tool error that says what to change.
 type ConfigError struct{ Err error }
 
+// Error wraps the scorer's reason with where to fix it.
 func (e *ConfigError) Error() string {
 	return "the tenant's evaluation policy cannot be used: " + e.Err.Error() + " (fix it in the broker config file)"
 }
 
+// Unwrap exposes the scorer's error (eval.ErrInvalidPolicy, ...) to errors.Is.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // Core holds the dependencies of the tool handlers. All fields but Logger and Now are required.
