@@ -99,7 +99,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 			stripCredentials(sdk).ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 		})
 	} else {
-		guard := &auth.Guard{Verifier: o.Verifier, ResourceMetadataURL: metaURL, Logger: log}
+		guard := &auth.Guard{Verifier: o.Verifier, ResourceMetadataURL: metaURL, Scopes: o.Scopes, Logger: log}
 		authed = guard.Wrap(stripCredentials(sdk))
 		mux.Handle(metaPath, meta)
 		if metaPath != auth.WellKnownPrefix {

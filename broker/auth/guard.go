@@ -16,6 +16,9 @@ type Guard struct {
 	// ResourceMetadataURL is the absolute URL of the protected-resource metadata document, put in
 	// every challenge so a client can discover the authorization server.
 	ResourceMetadataURL string
+	// Scopes, if any, are named in every challenge's scope parameter (the spec's SHOULD: the
+	// scopes a request needs). The broker's tools need no particular scope, so this is usually empty.
+	Scopes []string
 	// Logger receives one line per rejected request (never the token); nil discards.
 	Logger *slog.Logger
 }
@@ -54,6 +57,9 @@ func (g *Guard) Wrap(next http.Handler) http.Handler {
 // with a presented token in detail, which would help an attacker tune forgeries.
 func (g *Guard) challenge(w http.ResponseWriter, code, description string) {
 	params := []string{fmt.Sprintf("resource_metadata=%q", g.ResourceMetadataURL)}
+	if len(g.Scopes) > 0 {
+		params = append(params, fmt.Sprintf("scope=%q", strings.Join(g.Scopes, " ")))
+	}
 	if code != "" {
 		params = append(params, fmt.Sprintf("error=%q", code), fmt.Sprintf("error_description=%q", description))
 	}
