@@ -1,0 +1,76 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Dialect names.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// IsPostgres reports whether dsn names a PostgreSQL database: a postgres:// or postgresql:// URL,
+// or a libpq key=value string (it contains "host=" or "dbname="). Everything else is a SQLite
+// file path, optionally written sqlite://PATH.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") ||
+		strings.Contains(dsn, "host=") || strings.Contains(dsn, "dbname=")
+}
+
+// Open connects to the database dsn names (see IsPostgres) without migrating it; call Migrate.
+// A SQLite file and its folder are created when missing.
+func Open(ctx context.Context, dsn string) (Store, error) {
+	if dsn == "" {
+		return nil, fmt.Errorf("opening the broker store: empty --db (give a file path, sqlite://PATH or postgres://...)")
+	}
+	if IsPostgres(dsn) {
+		return openPostgres(ctx, dsn)
+	}
+	return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite://"))
+}
+
+func openPostgres(ctx context.Context, dsn string) (Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening the broker store: parsing the PostgreSQL DSN: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the broker store: connecting to PostgreSQL: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	return &sqlStore{db: db, dialect: DialectPostgres, closeFn: pool.Close}, nil
+}
+
+func openSQLite(ctx context.Context, path string) (Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("opening the broker store: creating %s: %w", dir, err)
+		}
+	}
+	// immediate transactions take the write lock at BEGIN, so two processes sharing the file
+	// serialise instead of failing at commit; busy_timeout makes the loser wait, not error.
+	src := "file:" + path + "?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
+	db, err := sql.Open("sqlite", src)
+	if err != nil {
+		return nil, fmt.Errorf("opening the broker store %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer anyway, and this makes every transaction in the
+	// process strictly serial (the audit chain's append order among them).
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("opening the broker store %s: %w", path, err)
+	}
+	return &sqlStore{db: db, dialect: DialectSQLite}, nil
+}

@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/eval"
+)
+
+func (s *sqlStore) PutEvaluation(ctx context.Context, e Evaluation) error {
+	var input any
+	if e.Input != nil {
+		input = string(e.Input)
+	}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO evaluations
+		(id, tenant, subject, tool, created_at, metric_version, judge_model, input_digest, input, policy, result)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		e.ID, e.Tenant, e.Subject, e.Tool, micros(e.CreatedAt), e.MetricVersion, e.JudgeModel,
+		e.InputDigest, input, string(e.Policy), string(e.Result))
+	if err != nil {
+		return fmt.Errorf("storing evaluation %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+func (s *sqlStore) GetEvaluation(ctx context.Context, id string) (Evaluation, error) {
+	var (
+		e              Evaluation
+		at             int64
+		input          sql.NullString
+		policy, result string
+	)
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, tenant, subject, tool, created_at, metric_version,
+		judge_model, input_digest, input, policy, result FROM evaluations WHERE id = ?`), id).
+		Scan(&e.ID, &e.Tenant, &e.Subject, &e.Tool, &at, &e.MetricVersion, &e.JudgeModel, &e.InputDigest, &input, &policy, &result)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Evaluation{}, ErrNotFound
+	}
+	if err != nil {
+		return Evaluation{}, fmt.Errorf("reading evaluation %s: %w", id, err)
+	}
+	e.CreatedAt = fromMicros(at)
+	if input.Valid {
+		e.Input = []byte(input.String)
+	}
+	e.Policy, e.Result = []byte(policy), []byte(result)
+	return e, nil
+}
+
+func (s *sqlStore) PutHandle(ctx context.Context, h Handle) error {
+	var revoked any
+	if !h.RevokedAt.IsZero() {
+		revoked = micros(h.RevokedAt)
+	}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO handles
+		(digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+		h.Digest, h.EvaluationID, h.Tenant, h.Subject, micros(h.CreatedAt), micros(h.ExpiresAt), revoked)
+	if err != nil {
+		return fmt.Errorf("storing a handle: %w", err)
+	}
+	return nil
+}
+
+func (s *sqlStore) GetHandle(ctx context.Context, digest string) (Handle, error) {
+	var (
+		h               Handle
+		created, expire int64
+		revoked         sql.NullInt64
+	)
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at
+		FROM handles WHERE digest = ?`), digest).
+		Scan(&h.Digest, &h.EvaluationID, &h.Tenant, &h.Subject, &created, &expire, &revoked)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Handle{}, ErrNotFound
+	}
+	if err != nil {
+		return Handle{}, fmt.Errorf("reading a handle: %w", err)
+	}
+	h.CreatedAt, h.ExpiresAt = fromMicros(created), fromMicros(expire)
+	if revoked.Valid {
+		h.RevokedAt = fromMicros(revoked.Int64)
+	}
+	return h, nil
+}
+
+func (s *sqlStore) RevokeHandle(ctx context.Context, digest string, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE handles SET revoked_at = COALESCE(revoked_at, ?) WHERE digest = ?`), micros(at), digest)
+	if err != nil {
+		return fmt.Errorf("revoking a handle: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+func (s *sqlStore) Policies(ctx context.Context, tenant string) ([]PolicyRow, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT body, revision, updated_at FROM policies WHERE tenant = ? ORDER BY metric`), tenant)
+	if err != nil {
+		return nil, fmt.Errorf("reading the policies of tenant %q: %w", tenant, err)
+	}
+	defer rows.Close()
+	var out []PolicyRow
+	for rows.Next() {
+		var (
+			body string
+			r    PolicyRow
+			at   int64
+		)
+		if err := rows.Scan(&body, &r.Revision, &at); err != nil {
+			return nil, fmt.Errorf("reading the policies of tenant %q: %w", tenant, err)
+		}
+		if err := json.Unmarshal([]byte(body), &r.Policy); err != nil {
+			return nil, fmt.Errorf("decoding a stored policy of tenant %q: %w", tenant, err)
+		}
+		r.Tenant, r.At = tenant, fromMicros(at)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the policies of tenant %q: %w", tenant, err)
+	}
+	return out, nil
+}
+
+// sqlTx is the Tx an effect writes through.
+type sqlTx struct {
+	s  *sqlStore
+	tx *sql.Tx
+}
+
+func (t *sqlTx) PutPolicy(ctx context.Context, tenant string, p eval.MetricPolicy) (int64, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return 0, fmt.Errorf("encoding the policy: %w", err)
+	}
+	var rev int64
+	err = t.tx.QueryRowContext(ctx, t.s.q(`INSERT INTO policies (tenant, metric, body, revision, updated_at)
+		VALUES (?, ?, ?, 1, ?)
+		ON CONFLICT (tenant, metric) DO UPDATE SET body = excluded.body, revision = policies.revision + 1,
+			updated_at = excluded.updated_at
+		RETURNING revision`), tenant, p.Metric, string(body), micros(time.Now())).Scan(&rev)
+	if err != nil {
+		return 0, fmt.Errorf("writing the %s policy of tenant %q: %w", p.Metric, tenant, err)
+	}
+	return rev, nil
+}
