@@ -1,0 +1,132 @@
+package active
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// transportProbes cover the Streamable HTTP basics: the POST endpoint, GET/DELETE, notification
+// POSTs, and independent concurrent requests on fresh connections.
+func transportProbes() []Probe {
+	return []Probe{
+		{Name: "post-endpoint", RuleIDs: ids("single-post-endpoint"), Run: probePostEndpoint},
+		{Name: "get-delete-405", RuleIDs: ids("get-delete-405"), Run: probeGetDelete},
+		{Name: "notification-post", RuleIDs: ids("notification-202", "notification-reject-status", "no-response-to-notification"), Run: probeNotification},
+		{Name: "concurrent-requests", RuleIDs: ids("concurrent-streams", "multi-conversation-ready", "no-connection-affinity"), Run: probeConcurrent},
+	}
+}
+
+// probePostEndpoint: "The server MUST provide a single HTTP endpoint ... that supports POST".
+func probePostEndpoint(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	label := "POST tools/list (or server/discover) to the endpoint"
+	method := "server/discover"
+	if t.HasCapability("tools") {
+		method = "tools/list"
+	}
+	ex := t.Call(ctx, method, nil, wire.WithLabel(label))
+	return []rules.Outcome{served(rules.IDOf("single-post-endpoint"), "POST "+method, ex)}, nil
+}
+
+// probeGetDelete: a server that speaks only this revision SHOULD answer GET and DELETE with 405.
+func probeGetDelete(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	id := rules.IDOf("get-delete-405")
+	var out []rules.Outcome
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		spec := wire.RequestSpec{Method: m, Header: http.Header{wire.HeaderAccept: {wire.ContentTypeSSE}, wire.HeaderProtocolVersion: {wire.ProtocolVersion}}, Label: m}
+		ex := t.Send(ctx, spec)
+		out = append(out, reject(id, m+" on the endpoint", ex, http.StatusMethodNotAllowed, 0))
+	}
+	return out, nil
+}
+
+// probeNotification: "If the input is a JSON-RPC notification: if the server accepts it, it MUST
+// return 202 Accepted with no body; if it cannot accept it, it MUST return an HTTP error status".
+// The notification is a cancellation of a request that never existed, which a server ignores.
+func probeNotification(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	label := "notifications/cancelled for an unknown request, as a notification POST"
+	ex := t.Send(ctx, wire.NewNotification("notifications/cancelled", map[string]any{"requestId": "sentinel-never-sent", "reason": "probe"}, wire.WithLabel(label)))
+	acc, rej, noResp := rules.IDOf("notification-202"), rules.IDOf("notification-reject-status"), rules.IDOf("no-response-to-notification")
+	if cut(ex) || ex.Response == nil {
+		return []rules.Outcome{undecidedCut(acc, label, ex), undecidedCut(rej, label, ex), undecidedCut(noResp, label, ex)}, nil
+	}
+	obs := observed(label, ex)
+	var out []rules.Outcome
+	hasResponse := false
+	for _, m := range ex.Response.Messages {
+		if m.IsResponse() && m.ID != nil && string(m.ID) != "null" {
+			hasResponse = true
+		}
+	}
+	if hasResponse {
+		out = append(out, stamp(rules.Failed(noResp, obs+"; a notification was answered with a JSON-RPC response carrying an id"), ex))
+	} else {
+		out = append(out, stamp(rules.Passed(noResp, obs), ex))
+	}
+	st := ex.Status()
+	switch {
+	case st == http.StatusAccepted && len(strings.TrimSpace(string(ex.Response.Body))) == 0:
+		out = append(out, stamp(rules.Passed(acc, obs), ex))
+	case st >= 200 && st < 300:
+		if reply := ex.Reply(); reply != nil && reply.Error != nil {
+			out = append(out, stamp(rules.Failed(rej, obs+"; the notification was refused with a JSON-RPC error but a success status"), ex))
+		} else {
+			out = append(out, stamp(rules.Failed(acc, obs+"; an accepted notification must get 202 with an empty body"), ex))
+		}
+	case st >= 400:
+		out = append(out, stamp(rules.Passed(rej, obs), ex))
+	default:
+		out = append(out, stamp(rules.Failed(acc, obs+"; expected 202 (accepted) or an HTTP error status (refused)"), ex))
+	}
+	return out, nil
+}
+
+// concurrentRequests is how many requests probeConcurrent sends at once.
+const concurrentRequests = 4
+
+// probeConcurrent sends several requests at once, each on its own connection and each as a
+// different client, and requires every one to be answered with its own id. Stateless servers
+// must not need a connection to be reused or a conversation to be serialised.
+func probeConcurrent(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	const method = "server/discover" // the era gate showed it works when sent alone
+	exs := make([]*wire.Exchange, concurrentRequests)
+	var wg sync.WaitGroup
+	for i := range exs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			spec := wire.NewCall(method, nil, wire.WithID(fmt.Sprintf("sentinel-concurrent-%d", i)),
+				wire.WithMeta(wire.MetaClientInfo, map[string]any{"name": fmt.Sprintf("sentinel-conversation-%d", i), "version": wire.ClientVersion}))
+			exs[i] = t.SendFresh(ctx, spec)
+		}()
+	}
+	wg.Wait()
+	label := fmt.Sprintf("%d concurrent %s requests, each on a fresh connection", concurrentRequests, method)
+	var bad []string
+	for i, ex := range exs {
+		if cut(ex) {
+			return each(ids("concurrent-streams", "multi-conversation-ready", "no-connection-affinity"), func(id string) rules.Outcome {
+				return undecidedCut(id, label, ex)
+			}), nil
+		}
+		want := fmt.Sprintf("%q", fmt.Sprintf("sentinel-concurrent-%d", i))
+		reply := ex.Reply()
+		if ex.Status() != http.StatusOK || reply == nil || reply.Error != nil || reply.IDString() != want {
+			bad = append(bad, fmt.Sprintf("request %d: %s", i, ex.Summary()))
+		}
+	}
+	var out []rules.Outcome
+	for _, id := range ids("concurrent-streams", "multi-conversation-ready", "no-connection-affinity") {
+		if len(bad) > 0 {
+			out = append(out, stamp(rules.Failed(id, fmt.Sprintf("sent %s; %s", label, strings.Join(bad, "; "))), exs[0]))
+		} else {
+			out = append(out, stamp(rules.Passed(id, fmt.Sprintf("sent %s; each got 200 with its own id", label)), exs[0]))
+		}
+	}
+	return out, nil
+}

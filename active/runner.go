@@ -1,0 +1,365 @@
+package active
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/passive"
+	"github.com/mcp-sentinel/sentinel/report"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// Defaults for Options.
+const (
+	// DefaultTimeout bounds a whole scan.
+	DefaultTimeout = 60 * time.Second
+	// DefaultConcurrency is how many probes run at once.
+	DefaultConcurrency = 4
+	// MaxProbeTimeout caps one probe, so a slow probe cannot starve the others of the scan's time.
+	MaxProbeTimeout = 20 * time.Second
+)
+
+// Options configure one scan. Zero values take the defaults noted on each field.
+type Options struct {
+	// Endpoint is the MCP endpoint URL (required; http or https).
+	Endpoint string
+	// Client is the shared HTTP client; nil builds one that ignores HTTP_PROXY for loopback and
+	// follows no redirects (a redirect is something to grade, not to follow).
+	Client *http.Client
+	// Header is added to every request that does not set the header itself (--header, and the
+	// Authorization built from --token).
+	Header http.Header
+	// Secrets are values redacted from every exchange, outcome and note (the token).
+	Secrets []string
+	// AllowCall names tools the scan may call besides those with readOnlyHint: true.
+	AllowCall []string
+	// Origin is an Origin the server allows (--origin); empty means none is known.
+	Origin string
+	// Timeout bounds the whole scan (0 → DefaultTimeout).
+	Timeout time.Duration
+	// Rules restricts the scan to these rule IDs or names (empty: all rules).
+	Rules []string
+	// Areas restricts the scan to rules in these areas (empty: all areas).
+	Areas []rules.Area
+	// Concurrency bounds how many probes run at once (0 → DefaultConcurrency).
+	Concurrency int
+	// Limits bound every read (zero fields → wire defaults).
+	Limits wire.Limits
+	// Tool names the producer in the result, e.g. "sentinel 0.1.0" (empty: "sentinel").
+	Tool string
+	// Passive runs on every exchange (nil → passive.Run). Tests substitute it.
+	Passive func(ex *wire.Exchange, h *passive.History) []rules.Outcome
+	// Probes overrides the registry (nil → Probes()). Tests use it for hostile probes.
+	Probes []Probe
+	// Logger receives progress at debug level (nil → discard).
+	Logger *slog.Logger
+	// Progress, when set, is called after each probe with how many have finished.
+	Progress func(done, total int, probe string)
+}
+
+// Output is what a scan produced: the result and every exchange behind it (for `sentinel
+// deprecations`, debugging and saved evidence).
+type Output struct {
+	Result    *report.Result
+	Exchanges []*wire.Exchange
+	// Target is the target as discovery established it.
+	Target *Target
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Tool == "" {
+		o.Tool = "sentinel"
+	}
+	if o.Passive == nil {
+		o.Passive = passive.Run
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{
+			Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 8, TLSHandshakeTimeout: 10 * time.Second},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	return o
+}
+
+// ValidateEndpoint checks that raw is an absolute http(s) URL with a host.
+func ValidateEndpoint(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("parsing endpoint %q: %w", wire.RedactString(raw), err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("endpoint %q must be an absolute http:// or https:// URL", u.Redacted())
+	}
+	return u, nil
+}
+
+// Scan probes one endpoint and returns the merged result. The returned error means the scanner
+// could not run (bad options, the endpoint unreachable, nothing answering at all) — exit 2 — and
+// is distinct from a target that fails its rules, which is a result with failures.
+func Scan(ctx context.Context, opts Options) (*Output, error) {
+	opts = opts.withDefaults()
+	u, err := ValidateEndpoint(opts.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	selected, err := SelectRules(opts.Rules, opts.Areas)
+	if err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+
+	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory()}
+	if err := t.discover(ctx); err != nil {
+		return nil, err
+	}
+	opts.Logger.Debug("era gate", "era", t.Era, "modern", t.Modern)
+	if !t.Modern {
+		t.Note("Era gate: this server does not speak %s (%s). Rules of the new era that it cannot meet fail; negative checks are indeterminate, because a rejection from a server that rejects everything proves nothing.", wire.ProtocolVersion, t.EraWhy)
+	}
+
+	want := map[string]bool{}
+	for _, r := range selected {
+		want[r.ID] = true
+	}
+	probes := opts.Probes
+	if probes == nil {
+		probes = Probes()
+	}
+	var outcomes []rules.Outcome
+	var run []Probe
+	for _, p := range probes {
+		if !touches(p, want) {
+			continue
+		}
+		if gated := t.gate(p); gated != nil {
+			outcomes = append(outcomes, gated...)
+			continue
+		}
+		run = append(run, p)
+	}
+	outcomes = append(outcomes, t.runAll(ctx, run)...)
+
+	t.mu.Lock()
+	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
+	t.mu.Unlock()
+	if !t.Modern {
+		passiveOuts = eraDowngrade(passiveOuts, t.Era)
+	}
+	outcomes = append(outcomes, passiveOuts...)
+
+	var kept []rules.Outcome
+	for _, o := range outcomes {
+		if want[o.RuleID] {
+			o.Observed = wire.RedactString(o.Observed, opts.Secrets...)
+			o.Why = wire.RedactString(o.Why, opts.Secrets...)
+			kept = append(kept, o)
+		}
+	}
+	u.User = nil
+	res := &report.Result{
+		Schema:   report.SchemaVersion,
+		Tool:     opts.Tool,
+		Target:   wire.RedactString(u.String(), opts.Secrets...),
+		Started:  started.UTC(),
+		Duration: time.Since(started),
+		Era:      t.Era,
+		Notes:    t.notesCopy(),
+		Rules:    report.Merge(selected, kept),
+	}
+	return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
+}
+
+func (t *Target) notesCopy() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.notes...)
+}
+
+func touches(p Probe, want map[string]bool) bool {
+	for _, id := range p.RuleIDs {
+		if want[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// gate returns the outcomes of a probe that must not run (era gate, absent or unusable feature),
+// or nil when it may run.
+func (t *Target) gate(p Probe) []rules.Outcome {
+	if !t.Modern && !p.AnyEra {
+		why := fmt.Sprintf("not probed: the server does not speak %s (era: %s), so its answer to this probe would prove nothing", wire.ProtocolVersion, t.Era)
+		return each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
+	}
+	present, usable, why := t.Feature(p.Requires)
+	switch {
+	case !present:
+		return each(p.RuleIDs, func(id string) rules.Outcome { return rules.Absent(id, why) })
+	case !usable:
+		return each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
+	}
+	return nil
+}
+
+func each(ids []string, f func(string) rules.Outcome) []rules.Outcome {
+	out := make([]rules.Outcome, len(ids))
+	for i, id := range ids {
+		out[i] = f(id)
+	}
+	return out
+}
+
+// runAll runs the probes with bounded concurrency, each under its own deadline.
+func (t *Target) runAll(ctx context.Context, probes []Probe) []rules.Outcome {
+	var (
+		mu   sync.Mutex
+		out  []rules.Outcome
+		done int
+		wg   sync.WaitGroup
+	)
+	sem := make(chan struct{}, t.Options.Concurrency)
+	for _, p := range probes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+			}
+			var res []rules.Outcome
+			if ctx.Err() != nil {
+				res = each(p.RuleIDs, func(id string) rules.Outcome {
+					return rules.Undecided(id, "not probed: the scan's --timeout ran out first")
+				})
+			} else {
+				res = t.runOne(ctx, p)
+				<-sem
+			}
+			mu.Lock()
+			out = append(out, res...)
+			done++
+			n := done
+			mu.Unlock()
+			if t.Options.Progress != nil {
+				t.Options.Progress(n, len(probes), p.Name)
+			}
+		}()
+	}
+	wg.Wait()
+	sort.SliceStable(out, func(i, j int) bool { return out[i].RuleID < out[j].RuleID })
+	return out
+}
+
+// runOne runs one probe with a deadline and panic recovery, keeping only outcomes for its rules.
+func (t *Target) runOne(ctx context.Context, p Probe) (out []rules.Outcome) {
+	timeout := MaxProbeTimeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = time.Until(dl)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Options.Logger.Error("probe panicked", "probe", p.Name, "panic", r, "stack", string(debug.Stack()))
+			t.Note("probe %q panicked (%v); its rules are indeterminate", p.Name, r)
+			out = each(p.RuleIDs, func(id string) rules.Outcome {
+				return rules.Undecided(id, fmt.Sprintf("probe %q crashed: %v", p.Name, r))
+			})
+		}
+	}()
+	res, err := p.Run(ctx, t)
+	if err != nil {
+		why := fmt.Sprintf("probe %q could not run: %v", p.Name, err)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			why = fmt.Sprintf("probe %q ran out of time: %v", p.Name, err)
+		}
+		t.Note("%s", why)
+		return append(res, each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })...)
+	}
+	allowed := map[string]bool{}
+	for _, id := range p.RuleIDs {
+		allowed[id] = true
+	}
+	for _, o := range res {
+		if allowed[o.RuleID] {
+			out = append(out, o)
+		} else {
+			t.Options.Logger.Warn("probe returned an outcome for a rule it does not declare", "probe", p.Name, "rule", o.RuleID)
+		}
+	}
+	return out
+}
+
+// eraDowngrade turns passive passes into indeterminate outcomes on a server outside the era:
+// a 2025 server's answers say nothing about 2026-07-28 rules. Failures stand.
+func eraDowngrade(outs []rules.Outcome, era string) []rules.Outcome {
+	for i, o := range outs {
+		if o.Status == rules.Pass {
+			outs[i] = rules.Undecided(o.RuleID, fmt.Sprintf("observed %q, but the server does not speak %s (era: %s), so this is not a pass", o.Observed, wire.ProtocolVersion, era))
+			outs[i].Exchange = o.Exchange
+		}
+	}
+	return outs
+}
+
+// SelectRules returns the rules a scan covers: those named (by ID or name) in only, in the
+// areas given, or all rules. An unknown name or area is an error naming it.
+func SelectRules(only []string, areas []rules.Area) ([]rules.Rule, error) {
+	for _, a := range areas {
+		if !a.Valid() {
+			return nil, fmt.Errorf("unknown area %q: see `sentinel rules list` for the areas", a)
+		}
+	}
+	names := map[string]bool{}
+	for _, n := range only {
+		r, ok := rules.ByID(n)
+		if !ok {
+			r, ok = rules.ByName(n)
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown rule %q: give a rule ID or its kebab-case name (see `sentinel rules list`)", n)
+		}
+		names[r.ID] = true
+	}
+	var out []rules.Rule
+	for _, r := range rules.All() {
+		if len(names) > 0 && !names[r.ID] {
+			continue
+		}
+		if len(areas) > 0 && !anyArea(r, areas) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func anyArea(r rules.Rule, areas []rules.Area) bool {
+	for _, a := range areas {
+		if r.HasArea(a) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,233 @@
+package active
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/passive"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// EraModern is the era string of a server that lists 2026-07-28 in a well-formed server/discover.
+const EraModern = wire.ProtocolVersion
+
+// Tool is one tools/list entry as discovery saw it.
+type Tool struct {
+	Name string
+	// ReadOnly is annotations.readOnlyHint == true.
+	ReadOnly bool
+	// HeaderParams are the x-mcp-header names the input schema declares at the root.
+	HeaderParams map[string]string // header name -> argument name
+	// Raw is the tool definition verbatim.
+	Raw json.RawMessage
+}
+
+// Target is one endpoint under test and what discovery established about it. Probes read it and
+// send through it; Send records every exchange and runs the passive checks on it. A Target is
+// safe for concurrent use by probes.
+type Target struct {
+	// Endpoint is the MCP endpoint URL.
+	Endpoint string
+	// Options are the scan's options (with defaults applied).
+	Options Options
+	// Client is the shared HTTP client; FreshClient gives one that never reuses connections.
+	Client *http.Client
+
+	// Era is "2026-07-28" when the era gate passed, otherwise a plain description such as
+	// "legacy (2025-11-25)" or "unknown".
+	Era string
+	// Modern reports whether the era gate passed.
+	Modern bool
+	// EraWhy explains a failed era gate in one sentence (empty when Modern).
+	EraWhy string
+	// Discover is the exchange of the well-formed server/discover (nil if none was sent).
+	Discover *wire.Exchange
+	// SupportedVersions and Capabilities come from the DiscoverResult.
+	SupportedVersions []string
+	Capabilities      map[string]json.RawMessage
+	// Tools, Prompts and Resources are the first pages of the lists whose capability is declared
+	// (names for prompts, URIs for resources).
+	Tools     []Tool
+	Prompts   []string
+	Resources []string
+	// Callable are the tools the scan may call: readOnlyHint true, or named by --allow-call.
+	Callable []string
+	// MRTRTool is an allowed tool known to answer input_required; empty when none is known.
+	MRTRTool string
+
+	mu        sync.Mutex
+	seq       int
+	exchanges []*wire.Exchange
+	outcomes  []rules.Outcome
+	history   *passive.History
+	notes     []string
+	fresh     *http.Client
+}
+
+// Send sends spec to the endpoint (spec.URL empty means Endpoint), adding the operator's headers
+// (--header, the token) unless the spec sets them, records the exchange and runs the passive
+// checks on it. It always returns an exchange; a transport failure is in Err.
+func (t *Target) Send(ctx context.Context, spec wire.RequestSpec) *wire.Exchange {
+	return t.send(ctx, t.Client, spec, true)
+}
+
+// SendBare is Send without the operator's headers (an auth probe sending no token).
+func (t *Target) SendBare(ctx context.Context, spec wire.RequestSpec) *wire.Exchange {
+	return t.send(ctx, t.Client, spec, false)
+}
+
+// SendFresh is Send on a connection opened for this request only, for rules about statelessness
+// across connections.
+func (t *Target) SendFresh(ctx context.Context, spec wire.RequestSpec) *wire.Exchange {
+	return t.send(ctx, t.FreshClient(), spec, true)
+}
+
+// Call builds a well-formed request with wire.NewCall and sends it.
+func (t *Target) Call(ctx context.Context, method string, params map[string]any, opts ...wire.CallOption) *wire.Exchange {
+	return t.Send(ctx, wire.NewCall(method, params, opts...))
+}
+
+// FreshClient returns a client that opens a new connection for every request, sharing the
+// shared client's timeout and TLS settings.
+func (t *Target) FreshClient() *http.Client {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.fresh == nil {
+		tr := &http.Transport{DisableKeepAlives: true, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second}
+		if base, ok := t.Client.Transport.(*http.Transport); ok && base != nil {
+			tr = base.Clone()
+			tr.DisableKeepAlives = true
+		}
+		t.fresh = &http.Client{Transport: tr, Timeout: t.Client.Timeout, CheckRedirect: t.Client.CheckRedirect}
+	}
+	return t.fresh
+}
+
+func (t *Target) send(ctx context.Context, c *http.Client, spec wire.RequestSpec, operator bool) *wire.Exchange {
+	if spec.URL == "" {
+		spec.URL = t.Endpoint
+	}
+	if operator && len(t.Options.Header) > 0 {
+		spec = spec.Clone()
+		if spec.Header == nil {
+			spec.Header = http.Header{}
+		}
+		for k, vs := range t.Options.Header {
+			if len(wire.HeaderValues(spec.Header, k)) == 0 {
+				spec.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+			}
+		}
+	}
+	ex := wire.Do(ctx, c, spec, t.Options.Limits, t.Options.Secrets...)
+	t.mu.Lock()
+	t.seq++
+	ex.ID = fmt.Sprintf("ex-%04d", t.seq)
+	t.exchanges = append(t.exchanges, ex)
+	t.mu.Unlock()
+	if ex.Err != "" && ex.Response == nil {
+		return ex
+	}
+	var outs []rules.Outcome
+	if t.Options.Passive != nil {
+		t.mu.Lock() // History is not safe for concurrent use
+		outs = t.Options.Passive(ex, t.history)
+		t.mu.Unlock()
+	}
+	for i := range outs {
+		outs[i].Observed = wire.RedactString(outs[i].Observed, t.Options.Secrets...)
+	}
+	t.mu.Lock()
+	t.outcomes = append(t.outcomes, outs...)
+	t.mu.Unlock()
+	return ex
+}
+
+// Note adds a scan-level remark to the result (a skipped check, a surprising answer).
+func (t *Target) Note(format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, wire.RedactString(fmt.Sprintf(format, args...), t.Options.Secrets...))
+}
+
+// Exchanges returns every exchange sent so far, in order.
+func (t *Target) Exchanges() []*wire.Exchange {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.exchanges)
+}
+
+// HasCapability reports whether the DiscoverResult declares capability name (e.g. "tools"), or
+// a dotted member such as "resources.subscribe" set to true.
+func (t *Target) HasCapability(name string) bool {
+	top, sub, dotted := strings.Cut(name, ".")
+	raw, ok := t.Capabilities[top]
+	if !ok || string(raw) == "null" {
+		return false
+	}
+	if !dotted {
+		return true
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	return string(m[sub]) == "true"
+}
+
+// Feature reports whether the target offers f and the scan may use it. present=false means n/a;
+// present=true with usable=false means indeterminate; why says which, for the outcome.
+func (t *Target) Feature(f rules.Feature) (present, usable bool, why string) {
+	switch f {
+	case rules.FeatureNone:
+		return true, true, ""
+	case rules.FeatureTools, rules.FeatureResources, rules.FeaturePrompts, rules.FeatureCompletions,
+		rules.FeatureLogging, rules.FeatureExtensions:
+		if t.HasCapability(string(f)) {
+			return true, true, ""
+		}
+		return false, false, fmt.Sprintf("the server does not declare the %s capability in server/discover", f)
+	case rules.FeatureSubscribe:
+		if t.HasCapability("resources.subscribe") {
+			return true, true, ""
+		}
+		return false, false, "the server does not declare resources.subscribe"
+	case rules.FeatureListChanged, rules.FeatureListen:
+		for _, c := range []string{"tools.listChanged", "prompts.listChanged", "resources.listChanged", "resources.subscribe"} {
+			if t.HasCapability(c) {
+				return true, true, ""
+			}
+		}
+		return false, false, "the server declares no listChanged or subscribe capability, so it offers no subscriptions"
+	case rules.FeatureCallableTool, rules.FeatureProgress:
+		if !t.HasCapability("tools") {
+			return false, false, "the server does not declare the tools capability"
+		}
+		if len(t.Callable) == 0 {
+			return true, false, "no tool the scan may call: name one with --allow-call (tools with readOnlyHint: true are called automatically)"
+		}
+		return true, true, ""
+	case rules.FeatureMRTRTool:
+		if !t.HasCapability("tools") {
+			return false, false, "the server does not declare the tools capability"
+		}
+		if t.MRTRTool == "" {
+			return true, false, "no callable tool is known to answer input_required: name one with --allow-call"
+		}
+		return true, true, ""
+	case rules.FeatureHeaderParams:
+		for _, tl := range t.Tools {
+			if len(tl.HeaderParams) > 0 {
+				return true, true, ""
+			}
+		}
+		return false, false, "no listed tool declares an x-mcp-header parameter"
+	}
+	return true, false, fmt.Sprintf("the scan cannot establish the %q feature from outside", f)
+}
