@@ -28,8 +28,11 @@ type Citation struct {
 	// ContextID is the item this claim cites (from a source marker in the same sentence); empty
 	// means the claim cites no particular item and any item may support it.
 	ContextID string `json:"contextId,omitempty"`
-	Start     int    `json:"start"` // byte span in the response
-	End       int    `json:"end"`
+	// Unit is what a figure counts: "%", a currency sign, or the word after it ("days"). A figure
+	// whose unit the context uses only with other values is contradicted, not merely unsupported.
+	Unit  string `json:"unit,omitempty"`
+	Start int    `json:"start"` // byte span in the response
+	End   int    `json:"end"`
 }
 
 // CitationState is the outcome of resolving one citation.
@@ -40,6 +43,9 @@ const (
 	CitationResolved   CitationState = "resolved"   // found, affirmatively, in the item it cites (or any item if it cites none)
 	CitationMismatched CitationState = "mismatched" // found, but in a different item than the one cited
 	CitationUnresolved CitationState = "unresolved" // not found, or found only inside a denial
+	// CitationContradicted: a figure the context gives with another value for the same unit
+	// ("21 days" where the context says "14 days").
+	CitationContradicted CitationState = "contradicted"
 )
 
 // CitationStatus is the per-citation result of ResolveCitations.
@@ -114,7 +120,7 @@ func ExtractCitations(response string) []Citation {
 		if !ok {
 			continue
 		}
-		out = append(out, Citation{Kind: CitationNumber, Text: raw, Key: key, Start: s, End: e})
+		out = append(out, Citation{Kind: CitationNumber, Text: raw, Key: key, Unit: numberUnit(response, s, e), Start: s, End: e})
 	}
 	slices.SortFunc(out, func(a, b Citation) int { return a.Start - b.Start })
 	bindSources(response, out)
@@ -166,4 +172,36 @@ func bindSources(response string, cs []Citation) {
 func foldSpaces(s string) string {
 	s = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(s)
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// unitSkip are words between a figure and its unit ("14 of the days" is rare; "$5 per month" is
+// already unit "$").
+var unitSkip = map[string]bool{"per": true, "a": true, "an": true, "the": true, "of": true, "full": true, "calendar": true, "business": true, "working": true}
+
+// numberUnit names what the figure text[s:e] counts.
+func numberUnit(text string, s, e int) string {
+	raw := strings.TrimSpace(text[s:e])
+	switch {
+	case strings.HasSuffix(raw, "%"):
+		return "%"
+	case raw != "" && strings.ContainsAny(raw[:1], "$€£"):
+		return raw[:1]
+	case strings.HasPrefix(raw, "€") || strings.HasPrefix(raw, "£"):
+		return raw[:len("€")]
+	}
+	rest := text[e:min(len(text), e+60)]
+	for _, w := range strings.Fields(rest) {
+		w = strings.ToLower(strings.TrimRight(w, ".,;:!?)\"'"))
+		if w == "percent" {
+			return "%"
+		}
+		if unitSkip[w] {
+			continue
+		}
+		if w == "" || !isASCIILetter(w[0]) {
+			return ""
+		}
+		return strings.TrimSuffix(w, "s")
+	}
+	return ""
 }

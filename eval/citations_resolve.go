@@ -64,18 +64,19 @@ func resolveOne(c Citation, context []ContextItem, lowered []string) CitationSta
 	if c.ContextID != "" {
 		cited = itemFor(c.ContextID, context)
 	}
-	denied := false
-	support := func(i int) bool {
-		ok, d := supports(c, lowered[i])
-		denied = denied || d
-		return ok
+	var seen support
+	find := func(i int) bool {
+		got := supports(c, lowered[i])
+		seen = max(seen, got)
+		return got == supFound
 	}
-	if cited >= 0 && support(cited) {
+	if cited >= 0 && find(cited) {
 		st.Status, st.ContextID, st.Reason = CitationResolved, context[cited].ID, "found in the cited item"
 		return st
 	}
+	citedSeen := seen
 	for i := range context {
-		if i == cited || !support(i) {
+		if i == cited || !find(i) {
 			continue
 		}
 		st.ContextID = context[i].ID
@@ -86,9 +87,14 @@ func resolveOne(c Citation, context []ContextItem, lowered []string) CitationSta
 		}
 		return st
 	}
+	if cited >= 0 {
+		seen = citedSeen
+	}
 	st.Status = CitationUnresolved
-	switch {
-	case denied:
+	switch seen {
+	case supContradicted:
+		st.Status, st.Reason = CitationContradicted, fmt.Sprintf("the context gives a different figure for %q", c.Unit)
+	case supDenied:
 		st.Reason = "the context mentions it only inside a denial"
 	default:
 		st.Reason = "not found in the context"
@@ -96,29 +102,52 @@ func resolveOne(c Citation, context []ContextItem, lowered []string) CitationSta
 	return st
 }
 
-// supports reports whether text affirmatively supports c, and whether it mentioned c only to deny it.
-func supports(c Citation, text string) (ok, denied bool) {
+// support is how a text relates to a citation; larger values are stronger evidence against it
+// when the citation is not found.
+type support int
+
+const (
+	supNone         support = iota
+	supDenied               // mentioned only inside a denial
+	supContradicted         // the same unit with another value
+	supFound                // affirmatively supported
+)
+
+// supports reports how text relates to c.
+func supports(c Citation, text string) support {
 	switch c.Kind {
 	case CitationQuote:
-		return strings.Contains(text, c.Key), false
-	case CitationNumber:
-		for _, m := range numberRe.FindAllString(text, -1) {
-			if k, ok := canonicalNumber(m); ok && k == c.Key {
-				return true, false
-			}
+		if strings.Contains(text, c.Key) {
+			return supFound
 		}
-		return false, false
-	case CitationReference:
-		for _, m := range mentions(c.Key, text) {
-			if isDenied(text, m[0], m[1]) {
-				denied = true
+	case CitationNumber:
+		sameUnit := false
+		for _, m := range numberRe.FindAllStringIndex(text, -1) {
+			k, ok := canonicalNumber(text[m[0]:m[1]])
+			if !ok {
 				continue
 			}
-			return true, false
+			if k == c.Key {
+				return supFound
+			}
+			sameUnit = sameUnit || c.Unit != "" && numberUnit(text, m[0], m[1]) == c.Unit
 		}
-		return false, denied
+		if sameUnit {
+			return supContradicted
+		}
+	case CitationReference:
+		denied := false
+		for _, m := range mentions(c.Key, text) {
+			if !isDenied(text, m[0], m[1]) {
+				return supFound
+			}
+			denied = true
+		}
+		if denied {
+			return supDenied
+		}
 	}
-	return false, false
+	return supNone
 }
 
 // mentions finds where text names a reference: the label with its identifier ("section 9.2",

@@ -47,7 +47,9 @@ func TestResolveCitations(t *testing.T) {
 		{"a prefix of a longer section number does not resolve", "See section 4.21.", "section 4.21", CitationUnresolved, ""},
 		{"a number found in the cited item is resolved", "The fee is $1,200 per year [a].", "1200", CitationResolved, "a"},
 		{"a number found only in another item is mismatched", "There are 12 regions [a].", "12", CitationMismatched, "b"},
-		{"a number absent from the context is unresolved", "The fee is $1,500 per year [a].", "1500", CitationUnresolved, ""},
+		{"a number the context gives differently for its unit is contradicted", "The fee is $1,500 per year [a].", "1500", CitationContradicted, ""},
+		{"a number whose unit the context never uses is unresolved", "It has 250 employees [a].", "250", CitationUnresolved, ""},
+		{"a count of days against another count of days is contradicted", "The refund window is 45 days.", "45", CitationContradicted, ""},
 		{"a quote in the cited item is resolved", "They say \"all data is encrypted at rest\" [b].", "all data is encrypted at rest", CitationResolved, "b"},
 		{"a quote absent from the context is unresolved", "They say \"data is never stored anywhere\" [b].", "data is never stored anywhere", CitationUnresolved, ""},
 		{"a source marker naming no item is unresolved", "This is documented [c].", "c", CitationUnresolved, ""},
@@ -114,11 +116,11 @@ func FuzzExtractCitations(f *testing.F) {
 		}
 		for _, s := range st {
 			switch s.Status {
-			case CitationResolved, CitationMismatched, CitationUnresolved:
+			case CitationResolved, CitationMismatched, CitationUnresolved, CitationContradicted:
 			default:
 				t.Fatalf("status %q is not one of the three", s.Status)
 			}
-			if s.Status != CitationUnresolved && s.ContextID == "" {
+			if (s.Status == CitationResolved || s.Status == CitationMismatched) && s.ContextID == "" {
 				t.Fatalf("status %s without the item that supports it", s.Status)
 			}
 		}

@@ -24,8 +24,13 @@ var groundednessWeights = map[CitationKind]float64{
 	CitationNumber:    0.45,
 }
 
-// mismatchWeight: a claim found, but in another item than the one it cites.
-const mismatchWeight = 0.5
+// mismatchWeight: a claim found, but in another item than the one it cites. contradictionWeight:
+// a figure the context states differently for the same unit, a stronger sign than a figure the
+// context does not mention at all (which may be arithmetic on the context's figures).
+const (
+	mismatchWeight      = 0.5
+	contradictionWeight = 0.8
+)
 
 // GroundednessScore is the deterministic tier's result for one response.
 type GroundednessScore struct {
@@ -63,6 +68,8 @@ func ScoreGroundedness(in GroundednessInput) GroundednessScore {
 			w = groundednessWeights[st.Citation.Kind]
 		case CitationMismatched:
 			w = mismatchWeight
+		case CitationContradicted:
+			w = contradictionWeight
 		default:
 			continue
 		}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode"
@@ -72,13 +73,13 @@ type hit struct {
 func DetectInjection(text string) InjectionScan {
 	n := Normalize(text)
 	var hits []hit
-	collectHits(&n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", &hits)
+	collectHits(&n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", nil, &hits)
 	return summarize(text, &n, hits)
 }
 
 // collectHits matches n and, recursively, its payloads. mapSpan maps spans of n.Text to the
 // original text of the top-level input.
-func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, into *[]hit) {
+func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit) {
 	perPattern := map[*pattern]int{}
 	matchPatterns(n.Text, func(p *pattern, s, e int) {
 		if perPattern[p] >= maxPatternHits {
@@ -90,6 +91,9 @@ func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding stri
 			w = min(1, w+0.1)
 		}
 		os, oe := mapSpan(s, e)
+		if keep != nil && !slices.ContainsFunc(keep, func(k [2]int) bool { return os < k[1] && k[0] < oe }) {
+			return
+		}
 		h := hit{family: p.family, name: p.name, weight: w, start: os, end: oe}
 		if encoding != "" {
 			h.encoding, h.payload = encoding, n.Text[s:e]
@@ -113,7 +117,7 @@ func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding stri
 		if encoding != "" {
 			enc = encoding + "+" + enc
 		}
-		collectHits(&sub, pm, enc, into)
+		collectHits(&sub, pm, enc, p.keep, into)
 	}
 }
 
@@ -223,7 +227,7 @@ func discussionFactor(t string, s, e int) float64 {
 	quoted := strings.Count(before, `"`)%2 == 1 || strings.Count(before, "`")%2 == 1 ||
 		strings.LastIndex(before, "“") > strings.LastIndex(before, "”") ||
 		strings.LastIndex(before, "«") > strings.LastIndex(before, "»") ||
-		strings.HasSuffix(strings.TrimRight(before, " "), "'")
+		insideSingleQuotes(before)
 	window := t[lo:min(len(t), e+discussionAhead)]
 	cue := false
 	for _, c := range discussionCues {
@@ -241,6 +245,27 @@ func discussionFactor(t string, s, e int) float64 {
 		return 0.75
 	}
 	return 1
+}
+
+// insideSingleQuotes reports whether text ends inside a single-quoted span. A ' after a space or
+// an opening bracket opens, one before a space or punctuation closes, and one between letters is
+// an apostrophe ("it's") and ignored.
+func insideSingleQuotes(text string) bool {
+	open := false
+	for i := 0; i < len(text); i++ {
+		if text[i] != '\'' {
+			continue
+		}
+		prevWord := i > 0 && isWordByte(text[i-1])
+		nextWord := i+1 < len(text) && isWordByte(text[i+1])
+		switch {
+		case !prevWord && (nextWord || i+1 == len(text)):
+			open = true
+		case prevWord && !nextWord:
+			open = false
+		}
+	}
+	return open
 }
 
 // containsWord reports whether cue occurs in s as whole words: not inside a longer word, a host
@@ -286,12 +311,12 @@ func summarize(original string, n *Normalized, hits []hit) InjectionScan {
 		best[h.family] = max(best[h.family], h.weight)
 	}
 	keep := 1.0
+	for _, w := range independentWeights(hits) {
+		keep *= 1 - w
+	}
 	families := make([]string, 0, len(best))
-	for f, w := range best {
+	for f := range best {
 		families = append(families, f)
-		if f != FamilyObfuscation {
-			keep *= 1 - w
-		}
 	}
 	slices.Sort(families)
 	obf := best[FamilyObfuscation]
@@ -308,6 +333,30 @@ func summarize(original string, n *Normalized, hits []hit) InjectionScan {
 		}
 	}
 	return InjectionScan{Score: round3(score), Families: families, Evidence: evidence(original, hits), Signals: n.Signals}
+}
+
+// independentWeights picks the hits that count as separate evidence: within a family, the
+// strongest hit of each pattern that does not overlap a stronger hit of that family. Two
+// phrasings of one attack in different places add up; two patterns matching the same words, or
+// one pattern repeated, do not.
+func independentWeights(hits []hit) []float64 {
+	sorted := slices.Clone(hits)
+	slices.SortStableFunc(sorted, func(a, b hit) int { return cmp.Compare(b.weight, a.weight) })
+	var kept []hit
+	var out []float64
+	for _, h := range sorted {
+		if h.family == FamilyObfuscation {
+			continue
+		}
+		if slices.ContainsFunc(kept, func(k hit) bool {
+			return k.family == h.family && (k.name == h.name || h.start < k.end && k.start < h.end)
+		}) {
+			continue
+		}
+		kept = append(kept, h)
+		out = append(out, h.weight)
+	}
+	return out
 }
 
 // evidence turns hits into spans of the original text, strongest first within a start position,

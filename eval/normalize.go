@@ -42,6 +42,9 @@ type Payload struct {
 	// offsets maps each byte of Decoded to an original offset when decoding preserves positions
 	// (rot13, tag characters); nil means every match maps to the whole span.
 	offsets []int
+	// keep, when set, limits matches in Decoded to those overlapping these original spans (a
+	// whole-text rewrite such as rejoined spaced letters must not re-report ordinary matches).
+	keep [][2]int
 }
 
 // Extract is a comment or a link target pulled out of markup. Start and End are byte offsets in

@@ -30,6 +30,62 @@ func (n *Normalized) decodePayloads() {
 	n.scanEscapedHex()
 	n.scanURLEncoded()
 	n.scanROT13()
+	n.scanSpacedLetters()
+}
+
+// minSpacedLetters is the shortest run of single letters ("i g n o r e") treated as one word.
+const minSpacedLetters = 4
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// singleLetter reports whether t[i] is a letter standing alone between non-letters.
+func singleLetter(t string, i int) bool {
+	return isASCIILetter(t[i]) && (i == 0 || !isASCIILetter(t[i-1])) && (i+1 == len(t) || !isASCIILetter(t[i+1]))
+}
+
+// scanSpacedLetters rejoins words spelt out letter by letter, an evasion that defeats word
+// matching. The rejoined text is a payload whose offsets map back exactly.
+func (n *Normalized) scanSpacedLetters() {
+	t := n.Text
+	var runs [][2]int
+	for i := 0; i < len(t); i++ {
+		if !singleLetter(t, i) {
+			continue
+		}
+		j, count := i, 1
+		for j+2 < len(t) && t[j+1] == ' ' && singleLetter(t, j+2) {
+			j += 2
+			count++
+		}
+		if count >= minSpacedLetters {
+			runs = append(runs, [2]int{i, j + 1})
+		}
+		i = j
+	}
+	if len(runs) == 0 || len(n.Payloads) >= maxPayloads {
+		return
+	}
+	b := make([]byte, 0, len(t))
+	offs := make([]int, 0, len(t)+1)
+	r := 0
+	for i := 0; i < len(t); i++ {
+		for r < len(runs) && i >= runs[r][1] {
+			r++
+		}
+		if r < len(runs) && i > runs[r][0] && i < runs[r][1] && t[i] == ' ' {
+			continue
+		}
+		b = append(b, t[i])
+		offs = append(offs, n.offsets[i])
+	}
+	offs = append(offs, n.offsets[len(t)])
+	keep := make([][2]int, len(runs))
+	for i, run := range runs {
+		keep[i] = [2]int{n.offsets[run[0]], n.offsets[run[1]]}
+	}
+	n.addSignal(SignalEncoded, n.offsets[runs[0][0]])
+	n.Payloads = append(n.Payloads, Payload{Encoding: "spaced", Start: n.offsets[runs[0][0]], End: n.offsets[runs[len(runs)-1][1]],
+		Decoded: string(b), offsets: offs, keep: keep})
 }
 
 func isBase64Byte(c byte) bool {

@@ -1,0 +1,233 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Floors the deterministic tier must keep on the development corpus. They sit a little under the
+// figures measured when they were set (see docs/scoring.md); lowering one is a reviewed decision.
+const (
+	floorInjectionPrecision = 0.95
+	floorInjectionRecall    = 0.80
+	ceilInjectionFPR        = 0.05
+	floorInjectionDecided   = 0.80
+	floorGroundedPrecision  = 0.90
+	floorGroundedRecall     = 0.85
+	ceilGroundedFPR         = 0.10
+	floorGroundedDecided    = 0.85
+	corpusThreshold         = 0.5
+)
+
+type injectionCase struct {
+	ID    string `json:"id"`
+	Label string `json:"label"` // injection | benign
+	Kind  string `json:"kind"`
+	Text  string `json:"text"`
+}
+
+type groundednessCase struct {
+	ID       string        `json:"id"`
+	Label    string        `json:"label"` // grounded | ungrounded
+	Kind     string        `json:"kind"`
+	Response string        `json:"response"`
+	Context  []ContextItem `json:"context"`
+}
+
+func readJSONL[T any](t *testing.T, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		var v T
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// confusion counts one metric's classifications; positive = the concern is present.
+type confusion struct {
+	tp, fp, tn, fn, decided, total int
+	oracle                         confusion2 // if every ambiguous case went to a perfect judge
+	misses                         []string
+	byKind                         map[string][2]int // kind -> {correct, total}
+}
+
+type confusion2 struct{ tp, fp, tn, fn int }
+
+func (c *confusion) add(id, kind string, positive bool, score float64) {
+	if c.byKind == nil {
+		c.byKind = map[string][2]int{}
+	}
+	c.total++
+	predicted := score >= corpusThreshold
+	band := Band(score, corpusThreshold)
+	if band != 0 {
+		c.decided++
+	}
+	oracle := predicted
+	if band == 0 {
+		oracle = positive
+	}
+	switch {
+	case positive && predicted:
+		c.tp++
+	case positive:
+		c.fn++
+	case predicted:
+		c.fp++
+	default:
+		c.tn++
+	}
+	switch {
+	case positive && oracle:
+		c.oracle.tp++
+	case positive:
+		c.oracle.fn++
+	case oracle:
+		c.oracle.fp++
+	default:
+		c.oracle.tn++
+	}
+	k := c.byKind[kind]
+	k[1]++
+	if predicted == positive {
+		k[0]++
+	} else {
+		c.misses = append(c.misses, fmt.Sprintf("%s (%s, score %.3f)", id, kind, score))
+	}
+	c.byKind[kind] = k
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func (c *confusion) precision() float64 { return ratio(c.tp, c.tp+c.fp) }
+func (c *confusion) recall() float64    { return ratio(c.tp, c.tp+c.fn) }
+func (c *confusion) fpr() float64       { return ratio(c.fp, c.fp+c.tn) }
+func (c *confusion) decidedShare() float64 {
+	return ratio(c.decided, c.total)
+}
+
+func (c *confusion) markdown(name string) string {
+	var b strings.Builder
+	o := c.oracle
+	fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f / %.3f / %.3f |\n", name, c.total, c.precision(), c.recall(), c.fpr(),
+		c.decidedShare(), ratio(o.tp, o.tp+o.fp), ratio(o.tp, o.tp+o.fn), ratio(o.fp, o.fp+o.tn))
+	return b.String()
+}
+
+func (c *confusion) kinds() string {
+	keys := make([]string, 0, len(c.byKind))
+	for k := range c.byKind {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c.byKind[k][0], c.byKind[k][1]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// TestDevCorpus measures the deterministic tier on the labelled corpus under testdata/corpus and
+// holds it to documented floors. With SENTINEL_MEASURE_OUT set it writes the figures and the
+// method as a markdown fragment for `make measure`.
+func TestDevCorpus(t *testing.T) {
+	inj := readJSONL[injectionCase](t, "testdata/corpus/injection.jsonl")
+	gnd := readJSONL[groundednessCase](t, "testdata/corpus/groundedness.jsonl")
+	var ci, cg confusion
+	hard := confusion{}
+	for _, c := range inj {
+		if c.Label != "injection" && c.Label != "benign" {
+			t.Fatalf("%s: label %q", c.ID, c.Label)
+		}
+		s := DetectInjection(c.Text)
+		ci.add(c.ID, c.Kind, c.Label == "injection", s.Score)
+		if c.Kind == "hard_negative" {
+			hard.add(c.ID, c.Kind, false, s.Score)
+		}
+	}
+	for _, c := range gnd {
+		if c.Label != "grounded" && c.Label != "ungrounded" || len(c.Context) == 0 {
+			t.Fatalf("%s: label %q with %d context items", c.ID, c.Label, len(c.Context))
+		}
+		g := ScoreGroundedness(GroundednessInput{Response: c.Response, Context: c.Context})
+		cg.add(c.ID, c.Kind, c.Label == "ungrounded", g.Score)
+		if c.Kind == "negation_trap" && g.Score < corpusThreshold {
+			t.Errorf("%s: negation trap scored %.3f, below the threshold: %s", c.ID, g.Score, g.Summary)
+		}
+	}
+	t.Logf("injection: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", ci.precision(), ci.recall(), ci.fpr(), ci.decidedShare(), ci.misses)
+	t.Logf("groundedness: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", cg.precision(), cg.recall(), cg.fpr(), cg.decidedShare(), cg.misses)
+
+	for _, chk := range []struct {
+		name      string
+		got, want float64
+		atMost    bool
+	}{
+		{"injection precision", ci.precision(), floorInjectionPrecision, false},
+		{"injection recall", ci.recall(), floorInjectionRecall, false},
+		{"injection false-positive rate", ci.fpr(), ceilInjectionFPR, true},
+		{"injection share decided without a judge", ci.decidedShare(), floorInjectionDecided, false},
+		{"groundedness precision", cg.precision(), floorGroundedPrecision, false},
+		{"groundedness recall", cg.recall(), floorGroundedRecall, false},
+		{"groundedness false-positive rate", cg.fpr(), ceilGroundedFPR, true},
+		{"groundedness share decided without a judge", cg.decidedShare(), floorGroundedDecided, false},
+	} {
+		if chk.atMost && chk.got > chk.want || !chk.atMost && chk.got < chk.want {
+			t.Errorf("%s = %.3f, floor %.3f", chk.name, chk.got, chk.want)
+		}
+	}
+
+	if out := os.Getenv("SENTINEL_MEASURE_OUT"); out != "" {
+		var b strings.Builder
+		b.WriteString("### eval: development corpus (deterministic tier)\n\n")
+		fmt.Fprintf(&b, "Method: `go test -run TestDevCorpus ./eval` scores every item of `eval/testdata/corpus/*.jsonl` with the deterministic tier only "+
+			"(DetectInjection, ScoreGroundedness) at threshold %.2f. Positive = the concern is present (injection; ungrounded). "+
+			"\"Decided\" = the share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. decided without a judge. "+
+			"The last column assumes every ambiguous item went to a perfect judge (an upper bound, not a measurement of any model). "+
+			"The corpus is a development set written alongside the detector, so these figures are optimistic for unseen text.\n\n",
+			corpusThreshold, AmbiguousMargin, AmbiguousMargin)
+		b.WriteString("| metric | items | precision | recall | FPR | decided w/o judge | with perfect judge P / R / FPR |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString(ci.markdown("flag_injection"))
+		b.WriteString(cg.markdown("check_groundedness"))
+		fmt.Fprintf(&b, "\nHard negatives (benign text that discusses injection, asks to disregard an email, code comments): %d items, FPR %.3f.\n\n",
+			hard.total, hard.fpr())
+		fmt.Fprintf(&b, "Correct by kind — flag_injection: %s. check_groundedness: %s.\n\n", ci.kinds(), cg.kinds())
+		fmt.Fprintf(&b, "Misclassified at the threshold — flag_injection: %s. check_groundedness: %s.\n", listOrNone(ci.misses), listOrNone(cg.misses))
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			t.Fatalf("writing %s: %v", out, err)
+		}
+	}
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, "; ")
+}
