@@ -14,6 +14,7 @@
 //
 //	srv := StartFixture(t, "conformant") // fixture serve conformant --listen 127.0.0.1:0
 //	srv.URL                              // http://127.0.0.1:PORT/mcp, read from its stdout
+//	names := FixtureSeeded(t)            // the unmigrated fixture's seeded rule names
 //	srv := StartServer(t, bin, args...)  // any binary that prints "listening on URL"
 //	srv := StartEverythingServer(t)      // the Go SDK's everything-server, mounted at "/"
 //	ctx := WithDeadline(t, 10*time.Second) // a context for talking to a server directly
