@@ -1,0 +1,317 @@
+package active
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/report"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+func statusOf(t *testing.T, res *report.Result, name string) rules.Status {
+	t.Helper()
+	id := rules.IDOf(name)
+	for _, rr := range res.Rules {
+		if rr.Rule.ID == id {
+			return rr.Status
+		}
+	}
+	t.Fatalf("rule %s not in the result", name)
+	return ""
+}
+
+func scan(t *testing.T, url string, opts Options) *Output {
+	t.Helper()
+	opts.Endpoint = url
+	if opts.Timeout == 0 {
+		opts.Timeout = 20 * time.Second
+	}
+	out, err := Scan(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	return out
+}
+
+func TestScanPassesAConformantServerOnEveryCoreRule(t *testing.T) {
+	srv := (&fakeServer{}).start(t)
+	out := scan(t, srv.URL, Options{Origin: "http://allowed.example"})
+	if out.Result.Era != EraModern {
+		t.Fatalf("era %q, notes %v", out.Result.Era, out.Result.Notes)
+	}
+	for _, name := range []string{
+		"discover-implemented", "single-post-endpoint", "get-delete-405", "notification-202", "no-response-to-notification",
+		"concurrent-streams", "pv-header-required", "pv-header-body-match", "mcp-method-required", "mcp-method-match",
+		"header-names-case-insensitive", "mcp-name-required", "mcp-name-match", "mcp-name-base64-decoded",
+		"header-malformed-reject", "meta-required-reject", "meta-required-http-400", "client-info-optional",
+		"unsupported-version-error", "unsupported-version-http-400", "discover-versions-consistent",
+		"removed-methods-absent", "unknown-method-404", "error-id-echo", "origin-invalid-403", "origin-validated",
+		"declare-tools", "declare-prompts", "ignore-session-id", "ignore-last-event-id", "initialize-error-names-versions",
+		"ignore-invalid-cancel",
+	} {
+		if got := statusOf(t, out.Result, name); got != rules.Pass {
+			for _, rr := range out.Result.Rules {
+				if rr.Rule.Name == name {
+					t.Errorf("%s: %s %+v", name, got, rr.Evidence)
+				}
+			}
+		}
+	}
+	if len(out.Exchanges) < 20 {
+		t.Errorf("only %d exchanges recorded", len(out.Exchanges))
+	}
+}
+
+func TestScanCatchesEachSeededBug(t *testing.T) {
+	tests := []struct {
+		name string
+		srv  fakeServer
+		rule []string
+	}{
+		{"Mcp-Method not checked", fakeServer{skipMethodHeader: true}, []string{"mcp-method-required", "mcp-method-match"}},
+		{"Origin not checked", fakeServer{skipOrigin: true}, []string{"origin-invalid-403", "origin-validated"}},
+		{"Mcp-Name not decoded", fakeServer{noDecodeName: true}, []string{"mcp-name-base64-decoded"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := tc.srv.start(t)
+			out := scan(t, srv.URL, Options{Areas: []rules.Area{rules.AreaHeaders, rules.AreaSecurity}})
+			for _, name := range tc.rule {
+				if got := statusOf(t, out.Result, name); got != rules.Fail {
+					t.Errorf("%s = %s, want fail", name, got)
+				}
+			}
+		})
+	}
+}
+
+func TestScanOfAServerThatRejectsEverythingCollectsNoPasses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad request"}}`)
+	}))
+	defer srv.Close()
+	out := scan(t, srv.URL, Options{})
+	if out.Result.Era != "unknown" || len(out.Result.Notes) == 0 || !strings.Contains(out.Result.Notes[0], "Era gate") {
+		t.Errorf("era %q notes %v", out.Result.Era, out.Result.Notes)
+	}
+	if got := statusOf(t, out.Result, "discover-implemented"); got != rules.Fail {
+		t.Errorf("discover-implemented = %s, want fail", got)
+	}
+	for _, rr := range out.Result.Rules {
+		if rr.Status == rules.Pass {
+			t.Errorf("%s passed on a server that rejects everything: %+v", rr.Rule.Name, rr.Evidence)
+		}
+	}
+	if got := statusOf(t, out.Result, "mcp-method-required"); got != rules.Indeterminate {
+		t.Errorf("mcp-method-required = %s, want indeterminate", got)
+	}
+}
+
+func TestScanReportsALegacyServerPlainly(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(string(body), `"initialize"`) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"sentinel-init","result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`)
+			return
+		}
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}`)
+	}))
+	defer srv.Close()
+	out := scan(t, srv.URL, Options{})
+	if out.Result.Era != "legacy (2025-06-18)" {
+		t.Errorf("era %q", out.Result.Era)
+	}
+}
+
+func TestScanCouldNotRun(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	defer hang.Close()
+	reset := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.(*net.TCPConn).SetLinger(0)
+			conn.Close()
+		}
+	}))
+	defer reset.Close()
+	tests := []struct{ name, url string }{
+		{"connection refused", refused},
+		{"no answer at all", hang.URL},
+		{"connection reset", reset.URL},
+		{"not a URL", "ftp://x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Scan(context.Background(), Options{Endpoint: tc.url, Timeout: 5 * time.Second, Limits: wire.Limits{ReadTimeout: time.Second}})
+			if err == nil {
+				t.Fatal("want an error (the scanner could not run)")
+			}
+		})
+	}
+}
+
+func TestScanOfHostileServersEndsWithBoundedResults(t *testing.T) {
+	chunk := strings.Repeat("x", 64<<10)
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+	}{
+		{"endless SSE", func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			for i := 0; i < 100000 && r.Context().Err() == nil; i++ {
+				if _, err := io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"); err != nil {
+					return
+				}
+			}
+		}},
+		{"100 MB body", func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			for i := 0; i < 1600 && r.Context().Err() == nil; i++ {
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return
+				}
+			}
+		}},
+		{"invalid JSON", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":`)
+		}},
+		{"slow drip", func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			for stop := time.Now().Add(5 * time.Second); r.Context().Err() == nil && time.Now().Before(stop); {
+				io.WriteString(w, ": drip\n")
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.handler)
+			defer srv.Close()
+			out := scan(t, srv.URL, Options{Timeout: 10 * time.Second, Limits: wire.Limits{MaxBodyBytes: 1 << 20, MaxSSEEvents: 200, ReadTimeout: 500 * time.Millisecond}})
+			if out.Result.Era == EraModern {
+				t.Errorf("a hostile server passed the era gate")
+			}
+			for _, ex := range out.Exchanges {
+				if ex.Response != nil && len(ex.Response.Body) > 1<<20 {
+					t.Errorf("exchange %s kept %d bytes", ex.ID, len(ex.Response.Body))
+				}
+			}
+			for _, rr := range out.Result.Rules {
+				if rr.Status == rules.Pass {
+					t.Errorf("%s passed on a hostile server", rr.Rule.Name)
+				}
+			}
+		})
+	}
+}
+
+func TestRunnerGatesAndRecoversProbes(t *testing.T) {
+	srv := (&fakeServer{}).start(t)
+	panicky := Probe{Name: "panicky", RuleIDs: ids("concurrent-streams"), Run: func(context.Context, *Target) ([]rules.Outcome, error) {
+		panic("boom")
+	}}
+	needsResources := Probe{Name: "needs-resources", RuleIDs: ids("resources-list-current"), Requires: rules.FeatureResources,
+		Run: func(context.Context, *Target) ([]rules.Outcome, error) { return nil, errors.New("must not run") }}
+	needsMRTR := Probe{Name: "needs-mrtr", RuleIDs: ids("request-state-untrusted"), Requires: rules.FeatureMRTRTool,
+		Run: func(context.Context, *Target) ([]rules.Outcome, error) { return nil, errors.New("must not run") }}
+	failing := Probe{Name: "failing", RuleIDs: ids("multi-conversation-ready"), Run: func(context.Context, *Target) ([]rules.Outcome, error) {
+		return nil, errors.New("could not build the request")
+	}}
+	out := scan(t, srv.URL, Options{Probes: []Probe{panicky, needsResources, needsMRTR, failing}})
+	want := map[string]rules.Status{
+		"concurrent-streams":       rules.Indeterminate,
+		"resources-list-current":   rules.NotApplicable,
+		"request-state-untrusted":  rules.Indeterminate,
+		"multi-conversation-ready": rules.Indeterminate,
+	}
+	for name, st := range want {
+		if got := statusOf(t, out.Result, name); got != st {
+			t.Errorf("%s = %s, want %s", name, got, st)
+		}
+	}
+	if !strings.Contains(strings.Join(out.Result.Notes, "\n"), "panicked") {
+		t.Errorf("notes %v do not mention the panic", out.Result.Notes)
+	}
+}
+
+func TestScanRedactsTheTokenEverywhere(t *testing.T) {
+	srv := (&fakeServer{}).start(t)
+	const token = "tok-SECRET-42"
+	out := scan(t, srv.URL, Options{Header: http.Header{"Authorization": {"Bearer " + token}}, Secrets: []string{token}, Rules: []string{"mcp-method-required"}})
+	for _, ex := range out.Exchanges {
+		for _, vs := range ex.Request.Header {
+			for _, v := range vs {
+				if strings.Contains(v, token) {
+					t.Errorf("exchange %s records the token", ex.ID)
+				}
+			}
+		}
+	}
+	data, err := report.MarshalCanonical(out.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), token) {
+		t.Error("the result carries the token")
+	}
+}
+
+func TestSelectRulesRejectsUnknownNames(t *testing.T) {
+	if _, err := SelectRules([]string{"no-such-rule"}, nil); err == nil {
+		t.Error("unknown rule accepted")
+	}
+	if _, err := SelectRules(nil, []rules.Area{"nope"}); err == nil {
+		t.Error("unknown area accepted")
+	}
+	got, err := SelectRules([]string{"mcp-method-match"}, nil)
+	if err != nil || len(got) != 1 {
+		t.Errorf("got %d rules, %v", len(got), err)
+	}
+}
+
+func TestEveryProbeCitesKnownRules(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Probes() {
+		if seen[p.Name] {
+			t.Errorf("probe name %q twice", p.Name)
+		}
+		seen[p.Name] = true
+		for _, id := range p.RuleIDs {
+			if _, ok := rules.ByID(id); !ok {
+				t.Errorf("probe %s cites unknown rule %s", p.Name, id)
+			}
+		}
+	}
+}
