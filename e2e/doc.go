@@ -1,6 +1,8 @@
 // Package e2e holds Sentinel's end-to-end tests: real binaries, real servers on loopback, and
 // the official conformance suite. It has no non-test code; this file documents the helpers the
-// tests share (all in helpers_test.go, process_test.go and conformance_helpers_test.go).
+// tests share (helpers_test.go, process_test.go, conformance_helpers_test.go,
+// legacy_session_test.go and fixture_test.go). Other suites add their own e2e/<area>_test.go files
+// (for instance e2e/probe_*_test.go) and call these helpers.
 //
 // # Binaries
 //
@@ -14,10 +16,10 @@
 //
 //	srv := StartFixture(t, "conformant") // fixture serve conformant --listen 127.0.0.1:0
 //	srv.URL                              // http://127.0.0.1:PORT/mcp, read from its stdout
-//	names := FixtureSeeded(t)            // the unmigrated fixture's seeded rule names
 //	srv := StartServer(t, bin, args...)  // any binary that prints "listening on URL"
 //	srv := StartEverythingServer(t)      // the Go SDK's everything-server, mounted at "/"
-//	ctx := WithDeadline(t, 10*time.Second) // a context for talking to a server directly
+//	ctx := WithDeadline(t, 10*time.Second)
+//	names := FixtureSeeded(t)            // the unmigrated fixture's seeded rule names
 //
 // Every server binds 127.0.0.1 on a free port, must print its ready line within
 // ReadyTimeout, and is stopped by PID (SIGTERM, then SIGKILL) in t.Cleanup. Its stderr is kept
@@ -44,7 +46,7 @@
 // # The official suite
 //
 //	res := RunConformance(t, srv.URL)   // conformance server --url URL --requirements 2026-07-28
-//	res.Scored, res.Failed(), res.Report()
+//	res.Scored(), res.Failed(), res.Report(), res.ExitCode
 //
 // RunConformance runs the suite with Node 22 first on PATH, writes its results to a temporary
 // directory, and aggregates every scenario's checks.json, marking which scenarios the suite scores
