@@ -161,6 +161,10 @@ func TestDevCorpus(t *testing.T) {
 	gnd := readJSONL[groundednessCase](t, "testdata/corpus/groundedness.jsonl")
 	var ci, cg confusion
 	hard := confusion{}
+	hi := scoreInjection(t, readJSONL[injectionCase](t, "testdata/corpus/injection_holdout.jsonl"))
+	hg := scoreGroundedness(t, readJSONL[groundednessCase](t, "testdata/corpus/groundedness_holdout.jsonl"))
+	t.Logf("holdout injection: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", hi.precision(), hi.recall(), hi.fpr(), hi.decidedShare(), hi.misses)
+	t.Logf("holdout groundedness: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", hg.precision(), hg.recall(), hg.fpr(), hg.decidedShare(), hg.misses)
 	for _, c := range inj {
 		if c.Label != "injection" && c.Label != "benign" {
 			t.Fatalf("%s: label %q", c.ID, c.Label)
@@ -210,15 +214,20 @@ func TestDevCorpus(t *testing.T) {
 			"(DetectInjection, ScoreGroundedness) at threshold %.2f. Positive = the concern is present (injection; ungrounded). "+
 			"\"Decided\" = the share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. decided without a judge. "+
 			"The last column assumes every ambiguous item went to a perfect judge (an upper bound, not a measurement of any model). "+
-			"The corpus is a development set written alongside the detector, so these figures are optimistic for unseen text.\n\n",
+			"The development set was written alongside the detector and its patterns were tuned on it, so its figures are optimistic; "+
+			"the held-out set (`*_holdout.jsonl`) was written after tuning and committed before the detector first scored it, "+
+			"and is the better estimate for unseen text — though small.\n\n",
 			corpusThreshold, AmbiguousMargin, AmbiguousMargin)
 		b.WriteString("| metric | items | precision | recall | FPR | decided w/o judge | with perfect judge P / R / FPR |\n|---|---|---|---|---|---|---|\n")
-		b.WriteString(ci.markdown("flag_injection"))
-		b.WriteString(cg.markdown("check_groundedness"))
+		b.WriteString(ci.markdown("flag_injection (development)"))
+		b.WriteString(hi.markdown("flag_injection (held out)"))
+		b.WriteString(cg.markdown("check_groundedness (development)"))
+		b.WriteString(hg.markdown("check_groundedness (held out)"))
 		fmt.Fprintf(&b, "\nHard negatives (benign text that discusses injection, asks to disregard an email, code comments): %d items, FPR %.3f.\n\n",
 			hard.total, hard.fpr())
 		fmt.Fprintf(&b, "Correct by kind — flag_injection: %s. check_groundedness: %s.\n\n", ci.kinds(), cg.kinds())
-		fmt.Fprintf(&b, "Misclassified at the threshold — flag_injection: %s. check_groundedness: %s.\n", listOrNone(ci.misses), listOrNone(cg.misses))
+		fmt.Fprintf(&b, "Misclassified at the threshold — flag_injection: %s. check_groundedness: %s. Held out: %s; %s.\n",
+			listOrNone(ci.misses), listOrNone(cg.misses), listOrNone(hi.misses), listOrNone(hg.misses))
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 			t.Fatalf("writing %s: %v", out, err)
 		}
@@ -230,4 +239,22 @@ func listOrNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, "; ")
+}
+
+func scoreInjection(t *testing.T, cases []injectionCase) *confusion {
+	t.Helper()
+	var c confusion
+	for _, x := range cases {
+		c.add(x.ID, x.Kind, x.Label == "injection", DetectInjection(x.Text).Score)
+	}
+	return &c
+}
+
+func scoreGroundedness(t *testing.T, cases []groundednessCase) *confusion {
+	t.Helper()
+	var c confusion
+	for _, x := range cases {
+		c.add(x.ID, x.Kind, x.Label == "ungrounded", ScoreGroundedness(GroundednessInput{Response: x.Response, Context: x.Context}).Score)
+	}
+	return &c
 }
