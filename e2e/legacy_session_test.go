@@ -49,6 +49,7 @@ var legacyScript = []struct{ method, params string }{
 	{"tools/call", `{"name":"import_notes","arguments":{"count":3}}`},
 	{"tools/call", `{"name":"summarize_workspace"}`},
 	{"tools/call", `{"name":"bulk_export"}`},
+	{"tools/call", `{"name":"sync_calendar"}`},
 	{"tools/call", `{"name":"connect_db"}`},
 	{"resources/list", `{}`},
 	{"resources/read", `{"uri":"notes://logo.png"}`},
