@@ -59,3 +59,17 @@ func TestHashSeparatesFields(t *testing.T) {
 		t.Fatal("shifting text between fields kept the hash")
 	}
 }
+
+func TestNoteCarriesValuesAndIsSafeWhenAbsent(t *testing.T) {
+	ctx, n := WithNote(t.Context())
+	NoteFrom(ctx).SetDecidedBy("judge")
+	NoteFrom(ctx).SetOutcome("replayed")
+	if d, o := n.Values(); d != "judge" || o != "replayed" {
+		t.Fatalf("Values() = %q, %q", d, o)
+	}
+	var none *Note = NoteFrom(t.Context())
+	none.SetDecidedBy("x")
+	if d, o := none.Values(); d != "" || o != "" {
+		t.Fatalf("nil note Values() = %q, %q", d, o)
+	}
+}
