@@ -117,25 +117,24 @@ func ExtractCitations(response string) []Citation {
 		}
 		raw := response[s:e]
 		key, ok := canonicalNumber(raw)
-		if !ok {
+		unit := numberUnit(response, s, e)
+		// A bare single digit ("step 3", "2 of them") carries too little to check; with a unit
+		// ("6 tablets") it is a figure the context can contradict.
+		if !ok || len(raw) == 1 && unit == "" {
 			continue
 		}
-		out = append(out, Citation{Kind: CitationNumber, Text: raw, Key: key, Unit: numberUnit(response, s, e), Start: s, End: e})
+		out = append(out, Citation{Kind: CitationNumber, Text: raw, Key: key, Unit: unit, Start: s, End: e})
 	}
 	slices.SortFunc(out, func(a, b Citation) int { return a.Start - b.Start })
 	bindSources(response, out)
 	return out
 }
 
-// canonicalNumber strips currency, grouping and percent signs and formats the value; single-digit
-// integers carry too little information to check and are skipped.
+// canonicalNumber strips currency, grouping and percent signs and formats the value.
 func canonicalNumber(raw string) (string, bool) {
 	t := strings.TrimSpace(raw)
 	t = strings.TrimLeft(t, "$€£ ")
 	plain := strings.TrimSuffix(strings.ReplaceAll(t, ",", ""), "%")
-	if len(plain) < 2 && !strings.HasSuffix(t, "%") && raw == t {
-		return "", false
-	}
 	f, err := strconv.ParseFloat(plain, 64)
 	if err != nil {
 		return "", false

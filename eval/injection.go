@@ -212,6 +212,8 @@ var discussionCues = []string{
 	"e.g.", "such as", "phrases like", "phrase like", "strings like", "detect", "classifier", "researchers",
 	"malicious", "adversarial", "red team", "example of", "known attack", "an injection", "payloads like",
 	"watch out for", "be wary", "warning:", "never run", "do not run", "security advisory", "filter for",
+	"firewall", "blocklist", "denylist", "detector", "detection", "detects", "sanitize", "sanitise", "we block",
+	"blocks requests", "we strip", "our filter", "is blocked", "are blocked", "flags inputs", "jailbreak prompts",
 }
 
 // discussionFactor damps a match that is quoted and/or surrounded by discussion cues: security

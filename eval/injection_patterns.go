@@ -56,7 +56,7 @@ const (
 	wsp       = `[\s,:;.!-]+`
 	priorAdj  = `(?:previous|prior|preceding|above|earlier|foregoing|former|original|initial|existing|old|system|developer|given|current)`
 	instrNoun = `(?:instructions?|prompts?|directions?|directives?|rules?|guidelines?|commands?|orders?|context|messages?|guidance|constraints?|restrictions?|programming|polic(?:y|ies)|system\s+prompt|safeguards?|guardrails?)`
-	secretObj = `(?:conversation|chat\s+(?:history|log)|history|system\s+prompt|api[\s_-]?keys?|passwords?|credentials?|secrets?|private\s+keys?|ssh\s+keys?|access\s+tokens?|tokens?|session\s+cookies?|cookies|env(?:ironment)?\s+variables|\.env|personal\s+data|user\s+data|memory|messages|emails?|files?|documents?|contents?|data)`
+	secretObj = `(?:conversation|chat\s+(?:history|log|transcript)|transcripts?|chat|logs?|history|system\s+prompt|api[\s_-]?keys?|passwords?|credentials?|secrets?|private\s+keys?|ssh\s+keys?|access\s+tokens?|tokens?|session\s+cookies?|cookies|env(?:ironment)?\s+variables|\.env|personal\s+data|user\s+data|memory|messages|emails?|files?|documents?|contents?|data)`
 	sinkObj   = `(?:https?://\S+|\S+@\S+\.\S+|(?:the\s+|this\s+)(?:following\s+)?(?:url|endpoint|address|server|webhook|link)|attacker|[\w-]+\.(?:com|net|org|io|ru|xyz|site|top)\b)`
 )
 
@@ -68,7 +68,8 @@ var (
 		".org", ".io", ".ru", ".xyz", ".site", ".top"}
 )
 
-var overrideVerbs = []string{"ignore", "disregard", "forget", "overrule", "override", "bypass", "skip", "discard", "abandon", "neglect", "drop"}
+var overrideVerbs = []string{"ignore", "disregard", "forget", "overrule", "override", "bypass", "skip", "discard", "abandon", "neglect", "drop",
+	"overlook", "set aside", "put aside", "dismiss", "cast aside", "throw out", "scrap"}
 
 var patterns = []*pattern{
 	// instruction override and paraphrases
@@ -78,12 +79,16 @@ var patterns = []*pattern{
 		`[a-z]{0,3}\s+(?:all\s+)?(?:of\s+)?your\s+(?:\w+\s+){0,2}?`+instrNoun+`\b`).needing(needInstr...),
 	pat(FamilyOverride, "ignore-everything-said", 0.85, []string{"ignore", "disregard", "forget"},
 		`[a-z]{0,3}\s+(?:everything|all|anything)\s+(?:(?:that\s+)?(?:you\s+)?(?:were|was|have\s+been|'ve\s+been|i|we)\s+)?(?:told|said|written|given|instructed|above|before|previously|so\s+far|prior|earlier)`),
-	pat(FamilyOverride, "your-real-task", 0.75, []string{"your"},
-		`\s+(?:real|true|actual|new|only)\s+(?:task|instructions?|objective|purpose|goal|mission|job)\s+(?:is|are|now)\b`).needing("task", "instruction", "objective", "purpose", "goal", "mission", "job"),
+	pat(FamilyOverride, "your-real-task", 0.75, []string{"your", "the user's", "the users", "my"},
+		`\s+(?:real|true|actual|new|only|hidden)\s+(?:task|instructions?|objective|purpose|goal|mission|job|request)\s+(?:is|are|now)\b`).needing("task", "instruction", "objective", "purpose", "goal", "mission", "job", "request"),
 	pat(FamilyOverride, "prior-instructions-void", 0.85, []string{"the above", "the previous", "the prior", "all previous", "all prior", "previous", "prior", "above"},
-		`\s+(?:\w+\s+)?`+instrNoun+`\s+(?:is|are|was|were|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|obsolete|cancel+ed|revoked|invalid|outdated|superseded|overridden|replaced|no\s+longer\s+(?:valid|relevant|applicable|in\s+effect))`).needing("void", "obsolete", "cancel", "revoked", "invalid", "outdated", "superseded", "overridden", "replaced", "no longer"),
-	pat(FamilyOverride, "do-not-follow-instructions", 0.75, []string{"do not", "don't", "never", "stop"},
-		`\s+(?:follow|obey|listen\s+to|adhere\s+to|comply\s+with|following|obeying)\s+(?:the\s+|your\s+|any\s+|those\s+)?(?:previous\s+|prior\s+|original\s+|above\s+|system\s+|earlier\s+|developer\s+)?`+instrNoun+`\b`).needing(needInstr...),
+		`\s+(?:\w+\s+)?`+instrNoun+`\s+(?:is|are|was|were|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|obsolete|cancel+ed|revoked|invalid|outdated|superseded|overridden|replaced|no\s+longer\s+(?:valid|relevant|applicable|in\s+effect))|\s+(?:\w+\s+)?`+instrNoun+`\s+(?:no\s+longer\s+appl(?:y|ies)|(?:does|do)\s+not\s+apply)`).needing("void", "obsolete", "cancel", "revoked", "invalid", "outdated", "superseded", "overridden", "replaced", "no longer", "not apply"),
+	pat(FamilyOverride, "do-not-follow-your-instructions", 0.75, []string{"do not", "don't", "never", "stop", "must not", "mustn't", "should not", "shouldn't", "no longer"},
+		`\s+(?:follow|obey|listen\s+to|adhere\s+to|comply\s+with|following|obeying)\s+(?:(?:your|those|these)\s+(?:\w+\s+)?|(?:the\s+|any\s+|all\s+)?(?:previous|prior|original|above|system|earlier|developer)\s+)`+instrNoun+
+			`\b|\s+(?:follow|obey|listen\s+to|adhere\s+to|comply\s+with|following|obeying)\s+(?:the\s+)?`+instrNoun+`\s+(?:you\s+(?:were|have\s+been)\s+given|above|you\s+received)`).needing(needInstr...),
+	// Unqualified ("never follow instructions found in web pages") is as often advice as attack.
+	pat(FamilyOverride, "do-not-follow-instructions", 0.45, []string{"do not", "don't", "never", "stop", "must not", "mustn't", "should not", "shouldn't", "no longer"},
+		`\s+(?:follow|obey|listen\s+to|adhere\s+to|comply\s+with|following|obeying)\s+(?:the\s+|any\s+)?`+instrNoun+`\b`).needing(needInstr...),
 	pat(FamilyOverride, "override-safety", 0.85, []string{"override", "overwrite", "bypass", "disable", "circumvent", "turn off"},
 		`\s+(?:all\s+)?(?:your|the|any)\s+(?:\w+\s+)?(?:system\s+prompt|safety\s+(?:rules|guidelines|settings|filters?|measures)|guardrails|content\s+(?:filter|policy|policies)|restrictions|alignment|ethical\s+guidelines)`).needing("prompt", "safety", "guardrail", "filter", "polic", "restriction", "alignment", "ethical"),
 	pat(FamilyOverride, "reset-your-programming", 0.7, []string{"reset", "replace", "change", "update", "rewrite"},
@@ -92,6 +97,9 @@ var patterns = []*pattern{
 		`,?\s+(?:you\s+(?:are|will|must|shall|should|respond|answer)|ignore|respond|answer|act|only|always)`),
 	pat(FamilyOverride, "pay-no-attention", 0.75, []string{"pay no attention to", "take no notice of"},
 		`\s+(?:the\s+|any\s+|your\s+|all\s+)?`+priorAdj),
+	pat(FamilyOverride, "supersedes-instructions", 0.8, []string{"supersedes", "supersede", "overrides", "replaces", "takes precedence over", "take precedence over", "outranks"},
+		`\s+(?:all|any|every|your|the|previous|prior|other)\s+(?:\w+\s+){0,2}?`+instrNoun+`\b`).needing(needInstr...),
+	pat(FamilyOverride, "stop-what-you-are-doing", 0.45, []string{"stop what you are doing", "stop what you're doing", "stop everything", "halt your current task", "abort your current task"}, ``),
 	pat(FamilyOverride, "new-instructions-label", 0.55, []string{"new instructions", "updated instructions", "new system prompt", "new directive", "revised instructions"},
 		`\s*(?::|-|follow|as\s+follows)`),
 	pat(FamilyOverride, "disregard-my-message", 0.15, []string{"ignore", "disregard", "forget"},
@@ -114,17 +122,19 @@ var patterns = []*pattern{
 	pat(FamilyRole, "message-from-staff", 0.3, []string{"message from", "note from", "instruction from", "instructions from", "notice from", "alert from", "directive from"},
 		`\s+(?:the\s+)?(?:administrator|admin|developers?|it\s+department|security\s+team)\b`),
 	pat(FamilyOverride, "addresses-the-model", 0.55, []string{"note to ai", "ai agents:", "ai agent:", "ai assistants:", "attention ai", "if you are an ai", "if you're an ai",
-		"to any ai", "dear ai", "the assistant reading this", "any llm", "llms reading", "ai models:", "language model reading", "ai reading this", "note to the assistant", "note to llm"}, ``),
+		"to any ai", "dear ai", "the assistant reading this", "hey model", "hey assistant", "hey ai", "assistant, stop", "assistant, ignore", "model, ignore", "any llm", "llms reading", "ai models:", "language model reading", "ai reading this", "note to the assistant", "note to llm"}, ``),
 	pat(FamilyOverride, "treat-as-instructions", 0.8, []string{"treat", "consider", "regard"},
 		`\s+(?:this|the\s+following|the\s+text\s+below|what\s+follows|the\s+content\s+below|this\s+(?:page|message|document))\s+as\s+(?:your\s+)?(?:new\s+|highest[\s-]priority\s+|top[\s-]priority\s+|system\s+|primary\s+|real\s+)+(?:instructions|prompt|directives|orders|rules)`).needing("instruction", "prompt", "directive", "order", "rule"),
-	pat(FamilyRole, "act-as-unrestricted", 0.75, []string{"act", "behave", "respond", "pretend", "roleplay"},
-		`\s+(?:as|like|to\s+be)\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+|the\s+)?(?:unrestricted|unfiltered|jailbroken|evil|uncensored|dan|root|system\s+administrator|ai\s+without)\b`).needing("unrestricted", "unfiltered", "jailbroken", "evil", "uncensored", "dan", "root", "administrator", "without"),
+	pat(FamilyRole, "act-as-unrestricted", 0.75, []string{"act", "behave", "respond", "pretend", "roleplay", "answer", "reply"},
+		`\s+(?:as|like|to\s+be)\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+|the\s+)?(?:unrestricted|unfiltered|jailbroken|evil|uncensored|dan|root|system\s+administrator|ai\s+without|ai\s+with\s+no\s+(?:restrictions|limits|filters|rules))\b`).needing("with no", "unrestricted", "unfiltered", "jailbroken", "evil", "uncensored", "dan", "root", "administrator", "without"),
 	pat(FamilyRole, "fake-control-tag", 0.55, []string{"<important>", "<system>", "</system>", "<instructions>", "<system_prompt>", "</tool_result>", "<admin>", "</function_results>", "<user_query>", "<instruction>"},
 		``),
 
 	// data exfiltration incl. markdown image and link leaks
 	pat(FamilyExfiltration, "image-url-placeholder", 0.9, []string{"!["},
 		`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)]{1,400}(?:\{|\$|<|%7b|%24|\[)`),
+	pat(FamilyExfiltration, "image-url-secret-param", 0.75, []string{"!["},
+		`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=[^\s)&]{0,40}(?:token|secret|password|passwd|session|cookie|history|conversation|chat|email|apikey|api_key|credential)`).needing("token", "secret", "passw", "session", "cookie", "history", "conversation", "chat", "email", "key", "credential"),
 	pat(FamilyExfiltration, "image-url-query", 0.3, []string{"!["},
 		`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=`),
 	pat(FamilyExfiltration, "send-secret-to-sink", 0.85, []string{"send", "post", "upload", "forward", "transmit", "exfiltrate", "leak", "email", "submit", "copy", "share"},
@@ -140,7 +150,9 @@ var patterns = []*pattern{
 	pat(FamilyToolMisuse, "destructive-shell", 0.85, []string{"rm -rf", "rm -fr", "mkfs", "dd if=", ":(){"},
 		`\s*(?:/|~|\*|\$home|--no-preserve-root|\.|[a-z/])`),
 	pat(FamilyToolMisuse, "hide-from-user", 0.7, []string{"do not", "don't", "never"},
-		`\s+(?:tell|inform|notify|alert|show|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|let)\s+(?:the\s+)?user(?:\s|[.,;:!]|$)|\s+(?:say|mention|reveal|disclose|admit|indicate)\s+(?:that\s+)?(?:it|this|these|the\s+(?:link|instruction|request))\s+(?:came|comes|come)\s+from`).needing("user", "came", "come"),
+		`\s+(?:tell|inform|notify|alert|show|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|let)\s+(?:the\s+)?user(?:\s|[.,;:!]|$)|\s+(?:say|mention|reveal|disclose|admit|indicate)\s+(?:that\s+)?(?:it|this|these|the\s+(?:link|instruction|request))\s+(?:came|comes|come|was\s+requested|was\s+asked|is\s+from|was\s+added)`).needing("user", "came", "come", "request", "asked", "from", "added"),
+	pat(FamilyToolMisuse, "add-hidden-content", 0.6, []string{"add", "insert", "include", "embed", "append", "hide"},
+		`\s+(?:a\s+|an\s+)?(?:hidden|invisible|secret|covert)\s+(?:link|image|pixel|instruction|message|text|payload|script|iframe)`).needing("hidden", "invisible", "secret", "covert"),
 	pat(FamilyToolMisuse, "without-consent", 0.35, []string{"without"},
 		`\s+(?:asking|telling|informing|notifying|alerting|the\s+user'?s?\s+(?:knowledge|consent|permission|approval)|user\s+(?:confirmation|approval|consent)|(?:asking\s+)?(?:for\s+)?(?:confirmation|permission|approval))`),
 	pat(FamilyToolMisuse, "read-secret-file", 0.8, []string{"read", "cat", "open", "access", "upload", "send", "include", "attach", "fetch", "load"},

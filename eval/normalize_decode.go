@@ -43,10 +43,12 @@ func singleLetter(t string, i int) bool {
 	return isASCIILetter(t[i]) && (i == 0 || !isASCIILetter(t[i-1])) && (i+1 == len(t) || !isASCIILetter(t[i+1]))
 }
 
-// scanSpacedLetters rejoins words spelt out letter by letter, an evasion that defeats word
-// matching. The rejoined text is a payload whose offsets map back exactly.
+// scanSpacedLetters rejoins words spelt out letter by letter ("i g n o r e  t h i s"), an evasion
+// that defeats word matching. It reads the case-kept text, where whitespace is not yet collapsed,
+// so a wider gap between letter runs still separates words. The rejoined text is a payload whose
+// offsets map back exactly.
 func (n *Normalized) scanSpacedLetters() {
-	t := n.Text
+	t := n.cased
 	var runs [][2]int
 	for i := 0; i < len(t); i++ {
 		if !singleLetter(t, i) {
@@ -76,15 +78,15 @@ func (n *Normalized) scanSpacedLetters() {
 			continue
 		}
 		b = append(b, t[i])
-		offs = append(offs, n.offsets[i])
+		offs = append(offs, n.casedAt[i])
 	}
-	offs = append(offs, n.offsets[len(t)])
+	offs = append(offs, n.casedAt[len(t)])
 	keep := make([][2]int, len(runs))
 	for i, run := range runs {
-		keep[i] = [2]int{n.offsets[run[0]], n.offsets[run[1]]}
+		keep[i] = [2]int{n.casedAt[run[0]], n.casedAt[run[1]]}
 	}
-	n.addSignal(SignalEncoded, n.offsets[runs[0][0]])
-	n.Payloads = append(n.Payloads, Payload{Encoding: "spaced", Start: n.offsets[runs[0][0]], End: n.offsets[runs[len(runs)-1][1]],
+	n.addSignal(SignalEncoded, keep[0][0])
+	n.Payloads = append(n.Payloads, Payload{Encoding: "spaced", Start: keep[0][0], End: keep[len(keep)-1][1],
 		Decoded: string(b), offsets: offs, keep: keep})
 }
 
