@@ -363,3 +363,13 @@ func anyArea(r rules.Rule, areas []rules.Area) bool {
 	}
 	return false
 }
+
+// Collect runs a full scan and returns every exchange it recorded, for commands that grade the
+// traffic their own way (`sentinel deprecations`). The error means the scanner could not run.
+func Collect(ctx context.Context, opts Options) ([]*wire.Exchange, error) {
+	out, err := Scan(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return out.Exchanges, nil
+}

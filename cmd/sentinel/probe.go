@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcp-sentinel/sentinel/active"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/report"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+func init() { subcommands = append(subcommands, newProbeCmd) }
+
+// TokenEnv is the environment variable the token is read from when no flag gives one.
+const TokenEnv = "SENTINEL_TOKEN"
+
+// Secret holds a credential. Every way of printing it — fmt verbs, JSON, slog — yields
+// "<redacted>"; only Reveal returns the value, and only the HTTP layer calls it.
+type Secret struct{ v string }
+
+// String redacts.
+func (s Secret) String() string {
+	if s.v == "" {
+		return ""
+	}
+	return wire.Redacted
+}
+
+// GoString redacts (the %#v verb).
+func (s Secret) GoString() string { return s.String() }
+
+// MarshalJSON redacts.
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// LogValue redacts in structured logs.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// Reveal returns the credential itself.
+func (s Secret) Reveal() string { return s.v }
+
+// Empty reports whether no credential was given.
+func (s Secret) Empty() bool { return s.v == "" }
+
+// probeOptions is what `sentinel probe` parses its flags into.
+type probeOptions struct {
+	endpoint    string
+	gate        string
+	format      string
+	out         string
+	sarifAnchor string
+	headers     []string
+	token       string
+	tokenFile   string
+	allowCall   []string
+	origin      string
+	timeout     time.Duration
+	rules       []string
+	areas       []string
+	concurrency int
+}
+
+func newProbeCmd() *cobra.Command {
+	var o probeOptions
+	cmd := &cobra.Command{
+		Use:     "probe",
+		Aliases: []string{"scan"},
+		Short:   "Grade an MCP endpoint actively against the 2026-07-28 revision",
+		Long: `Send crafted requests to an MCP endpoint and grade every answer against the rules of the
+2026-07-28 revision. The scan first checks that the server speaks 2026-07-28 (server/discover);
+a server that does not is told so plainly, and negative checks are then indeterminate rather than
+passes. Rules whose feature the server lacks are n/a; rules the scan could not settle are
+indeterminate and always listed with the reason.
+
+Tools are called only when annotated readOnlyHint: true or named with --allow-call.
+
+Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could not run.`,
+		Example: `  sentinel probe --endpoint http://127.0.0.1:8080/mcp
+  sentinel scan --endpoint https://mcp.example.com/mcp --token-file token.txt --format sarif --out sentinel.sarif
+  SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runProbe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required)")
+	f.StringVar(&o.gate, "gate", string(report.GateMust), "which failures fail the run: must, should or none")
+	f.StringVar(&o.format, "format", report.FormatText, "report format: "+strings.Join(report.Formats(), ", "))
+	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
+	f.StringVar(&o.sarifAnchor, "sarif-anchor", "", "repository path SARIF results point at (e.g. cmd/server/main.go)")
+	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
+	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization (never printed; prefer --token-file or "+TokenEnv+")")
+	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
+	f.StringArrayVar(&o.allowCall, "allow-call", nil, "a tool the scan may call besides readOnlyHint tools (repeatable)")
+	f.StringVar(&o.origin, "origin", "", "an Origin the server allows (a control for the foreign-Origin check)")
+	f.DurationVar(&o.timeout, "timeout", active.DefaultTimeout, "deadline for the whole scan")
+	f.StringArrayVar(&o.rules, "rule", nil, "only this rule, by ID or name (repeatable)")
+	f.StringArrayVar(&o.areas, "area", nil, "only rules of this area, e.g. headers (repeatable)")
+	f.IntVar(&o.concurrency, "concurrency", active.DefaultConcurrency, "probes run at once")
+	_ = cmd.MarkFlagRequired("endpoint")
+	return cmd
+}
+
+// resolveToken picks the token: --token, else --token-file, else $SENTINEL_TOKEN.
+func resolveToken(o probeOptions, getenv func(string) string) (Secret, error) {
+	switch {
+	case o.token != "" && o.tokenFile != "":
+		return Secret{}, errors.New("give the token once: --token or --token-file, not both")
+	case o.token != "":
+		return Secret{strings.TrimSpace(o.token)}, nil
+	case o.tokenFile != "":
+		b, err := os.ReadFile(o.tokenFile)
+		if err != nil {
+			return Secret{}, fmt.Errorf("reading --token-file: %w", err)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return Secret{}, fmt.Errorf("--token-file %s is empty", o.tokenFile)
+		}
+		return Secret{tok}, nil
+	}
+	return Secret{strings.TrimSpace(getenv(TokenEnv))}, nil
+}
+
+// probeHeaders turns "Name: value" flags into a header, and lists the values that must never be
+// printed (credential headers given by hand).
+func probeHeaders(hs []string) (http.Header, []string, error) {
+	h := http.Header{}
+	var secrets []string
+	for _, s := range hs {
+		name, value, ok := strings.Cut(s, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" {
+			return nil, nil, fmt.Errorf("--header %q: want \"Name: value\"", wire.Redacted)
+		}
+		h.Add(name, value)
+		for _, sens := range wire.SensitiveHeaders {
+			if strings.EqualFold(name, sens) && value != "" {
+				secrets = append(secrets, value)
+				if _, cred, ok := strings.Cut(value, " "); ok && len(cred) >= 8 {
+					secrets = append(secrets, cred)
+				}
+			}
+		}
+	}
+	return h, secrets, nil
+}
+
+func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	gate, err := report.ParseGate(o.gate)
+	if err != nil {
+		return fmt.Errorf("--gate: %w", err)
+	}
+	outFile := stdout
+	color := false
+	if o.out == "" {
+		if f, ok := stdout.(*os.File); ok {
+			color = report.ColorFor(f)
+		}
+	}
+	renderer, err := report.New(o.format, &report.Options{Color: color, SARIFAnchor: o.sarifAnchor})
+	if err != nil {
+		return fmt.Errorf("--format: %w", err)
+	}
+	if o.timeout <= 0 {
+		return errors.New("--timeout must be positive")
+	}
+	tok, err := resolveToken(o, os.Getenv)
+	if err != nil {
+		return err
+	}
+	header, secrets, err := probeHeaders(o.headers)
+	if err != nil {
+		return err
+	}
+	if !tok.Empty() {
+		header.Set(wire.HeaderAuthorization, "Bearer "+tok.Reveal())
+		secrets = append(secrets, tok.Reveal())
+	}
+	areas := make([]rules.Area, len(o.areas))
+	for i, a := range o.areas {
+		areas[i] = rules.Area(a)
+	}
+	opts := active.Options{
+		Endpoint: o.endpoint, Header: header, Secrets: secrets, AllowCall: o.allowCall, Origin: o.origin,
+		Timeout: o.timeout, Rules: o.rules, Areas: areas, Concurrency: o.concurrency,
+		Tool: "sentinel " + cli.Version,
+	}
+	if isTerminal(stderr) {
+		opts.Progress = func(done, total int, name string) {
+			fmt.Fprintf(stderr, "\r\033[Kprobe %d/%d %s", done, total, name)
+			if done == total {
+				fmt.Fprint(stderr, "\r\033[K")
+			}
+		}
+	}
+	out, err := active.Scan(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("probing %s: %s", wire.RedactString(o.endpoint, secrets...), wire.RedactString(err.Error(), secrets...))
+	}
+	res := out.Result
+	if o.out != "" {
+		f, err := os.Create(o.out)
+		if err != nil {
+			return fmt.Errorf("creating --out file: %w", err)
+		}
+		defer f.Close()
+		outFile = f
+	}
+	if err := renderer.Render(&redactingWriter{w: outFile, secrets: secrets}, res); err != nil {
+		return fmt.Errorf("writing the %s report: %w", o.format, err)
+	}
+	if o.format != report.FormatText || o.out != "" {
+		printIndeterminate(&redactingWriter{w: stderr, secrets: secrets}, res)
+	}
+	return gate.Check(res)
+}
+
+// printIndeterminate lists the rules the scan could not settle, with why, on stderr when the
+// report itself went to a file or a machine format: they are never silently dropped.
+func printIndeterminate(w io.Writer, res *report.Result) {
+	var n int
+	for _, rr := range res.Rules {
+		if rr.Status == rules.Indeterminate {
+			n++
+		}
+	}
+	must, should := res.Summary()
+	fmt.Fprintf(w, "era: %s; MUST: %d pass, %d fail; SHOULD: %d pass, %d fail; %d indeterminate:\n",
+		res.Era, must.Pass, must.Fail, should.Pass, should.Fail, n)
+	for _, note := range res.Notes {
+		fmt.Fprintf(w, "  note: %s\n", note)
+	}
+	for _, rr := range res.Rules {
+		if rr.Status == rules.Indeterminate {
+			fmt.Fprintf(w, "  %s: %s\n", rr.Rule.ID, rr.Why())
+		}
+	}
+}
+
+// redactingWriter replaces secrets in everything written through it: a last guard so that no
+// renderer can print the token, whatever it is handed.
+type redactingWriter struct {
+	w       io.Writer
+	secrets []string
+}
+
+func (r *redactingWriter) Write(p []byte) (int, error) {
+	if len(r.secrets) == 0 {
+		return r.w.Write(p)
+	}
+	s := wire.RedactString(string(p), r.secrets...)
+	if _, err := io.WriteString(r.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// scanExchanges runs a full active scan and returns every exchange it recorded, the token
+// redacted from the record; `sentinel deprecations` grades them. An error means the endpoint
+// could not be scanned (exit 2).
+func scanExchanges(ctx context.Context, endpoint string, header http.Header, token string, timeout time.Duration) ([]*wire.Exchange, error) {
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	var secrets []string
+	if token = strings.TrimSpace(token); token != "" {
+		h.Set(wire.HeaderAuthorization, "Bearer "+token)
+		secrets = append(secrets, token)
+	}
+	exs, err := active.Collect(ctx, active.Options{Endpoint: endpoint, Header: h, Secrets: secrets, Timeout: timeout, Tool: "sentinel " + cli.Version})
+	if err != nil {
+		return nil, errors.New(wire.RedactString(err.Error(), secrets...))
+	}
+	return exs, nil
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// discoverOnly answers a well-formed server/discover and refuses everything else with 400
+// -32600: modern enough to pass the era gate, wrong enough to fail MUST rules. It records the
+// Authorization headers it saw.
+type discoverOnly struct {
+	mu    sync.Mutex
+	auths []string
+}
+
+func (d *discoverOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	d.mu.Lock()
+	d.auths = append(d.auths, r.Header.Get("Authorization"))
+	d.mu.Unlock()
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	m, err := wire.DecodeMessage(body)
+	w.Header().Set("Content-Type", "application/json")
+	if err == nil && m.Method == "server/discover" && r.Header.Get(wire.HeaderMethod) == "server/discover" {
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
+			"resultType": "complete", "supportedVersions": []string{wire.ProtocolVersion}, "capabilities": map[string]any{},
+			"ttlMs": 0, "cacheScope": "public"}})
+		return
+	}
+	w.WriteHeader(http.StatusBadRequest)
+	io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}`)
+}
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := newRoot()
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	code = cli.Main(root, args, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestProbeExitsByTheGate(t *testing.T) {
+	srv := httptest.NewServer(&discoverOnly{})
+	defer srv.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"MUST failures fail the default gate", []string{"probe", "--endpoint", srv.URL, "--timeout", "20s"}, 1},
+		{"gate none never fails", []string{"scan", "--endpoint", srv.URL, "--gate", "none", "--format", "json"}, 0},
+		{"a rule subset that passes", []string{"probe", "--endpoint", srv.URL, "--rule", "discover-implemented"}, 0},
+		{"unreachable endpoint could not run", []string{"probe", "--endpoint", refused, "--timeout", "5s"}, 2},
+		{"bad gate could not run", []string{"probe", "--endpoint", srv.URL, "--gate", "maybe"}, 2},
+		{"bad format could not run", []string{"probe", "--endpoint", srv.URL, "--format", "pdf"}, 2},
+		{"unknown rule could not run", []string{"probe", "--endpoint", srv.URL, "--rule", "no-such-rule"}, 2},
+		{"missing endpoint could not run", []string{"probe"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\nstdout: %.2000s\nstderr: %.2000s", code, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestProbeTextReportListsIndeterminateRules(t *testing.T) {
+	srv := httptest.NewServer(&discoverOnly{})
+	defer srv.Close()
+	_, stdout, _ := runCLI(t, "probe", "--endpoint", srv.URL, "--area", "headers")
+	if !strings.Contains(stdout, "INDETERMINATE") || !strings.Contains(stdout, "mcp-method-required") {
+		t.Errorf("text report lacks the indeterminate list or the header rules:\n%.3000s", stdout)
+	}
+}
+
+func TestProbeNeverPrintsTheToken(t *testing.T) {
+	const token = "sk-live-TOPSECRET-0123456789"
+	d := &discoverOnly{}
+	srv := httptest.NewServer(d)
+	defer srv.Close()
+	dir := t.TempDir()
+	tokFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json", "sarif", "junit"} {
+		for _, how := range [][]string{{"--token", token}, {"--token-file", tokFile}, {"--header", "Authorization: Bearer " + token}} {
+			out := filepath.Join(dir, format+".out")
+			args := append([]string{"probe", "--endpoint", srv.URL, "--format", format, "--out", out, "--area", "headers"}, how...)
+			_, stdout, stderr := runCLI(t, args...)
+			file, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatalf("%s %s: %v (stderr %s)", format, how[0], err, stderr)
+			}
+			for what, text := range map[string]string{"stdout": stdout, "stderr": stderr, "file": string(file)} {
+				if strings.Contains(text, token) || strings.Contains(text, "TOPSECRET") {
+					t.Errorf("%s with %s: the token appears in %s", format, how[0], what)
+				}
+			}
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.auths) == 0 || d.auths[0] != "Bearer "+token {
+		t.Errorf("the server did not receive the real token: %q", d.auths)
+	}
+}
+
+func TestSecretRedactsEveryRendering(t *testing.T) {
+	s := Secret{"abc-secret"}
+	var b bytes.Buffer
+	j, _ := json.Marshal(map[string]any{"t": s})
+	b.WriteString(s.String() + " " + s.GoString() + " " + string(j) + " " + s.LogValue().String())
+	if strings.Contains(b.String(), "abc-secret") || s.Reveal() != "abc-secret" {
+		t.Errorf("Secret leaked: %s", b.String())
+	}
+}
+
+func TestResolveTokenPrecedence(t *testing.T) {
+	env := func(string) string { return "from-env" }
+	if s, _ := resolveToken(probeOptions{}, env); s.Reveal() != "from-env" {
+		t.Errorf("env token %q", s.Reveal())
+	}
+	if s, _ := resolveToken(probeOptions{token: "flag"}, env); s.Reveal() != "flag" {
+		t.Errorf("flag token %q", s.Reveal())
+	}
+	if _, err := resolveToken(probeOptions{token: "a", tokenFile: "b"}, env); err == nil {
+		t.Error("both --token and --token-file accepted")
+	}
+}
