@@ -36,6 +36,7 @@ const outputSchema = `{"type":"object","required":["requestId","action","trustSc
  "trustScore":{"type":"integer","minimum":0,"maximum":100},
  "totalLatencyMs":{"type":"integer","minimum":0},
  "policyErrors":{"type":"array","items":{"type":"string"},"description":"Why the tenant policy could not decide the action; fix the broker config."},
+ "handle":{"type":"string","description":"Names the stored evaluation: pass it to get_evaluation to fetch it again. Bound to the caller, expires, may be revoked."},
  "verdicts":{"type":"array","items":{"type":"object","required":["metric","outcome","score","reason"],"properties":{
   "metric":{"type":"string"},
   "outcome":{"type":"string","enum":["pass","warn","block","timeout"]},

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcp-sentinel/sentinel/broker/audit"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
@@ -87,7 +88,10 @@ func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, ar
 	if p.Tenant == "" {
 		return Output{}, ErrNoPrincipal
 	}
-	policy, ok := c.Policies.Policy(p.Tenant)
+	policy, ok, err := c.policy(ctx, p.Tenant)
+	if err != nil {
+		return Output{}, err
+	}
 	if !ok {
 		return Output{}, &PolicyError{Tenant: p.Tenant, Metric: metric, Missing: true}
 	}
@@ -115,14 +119,24 @@ func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, ar
 	if res.TotalLatencyMs == 0 {
 		res.TotalLatencyMs = now().Sub(start).Milliseconds()
 	}
-	if err := c.Recorder.Record(ctx, Record{Tenant: p.Tenant, Subject: p.Subject, Tool: metric, At: start, Result: res}); err != nil {
+	audit.NoteFrom(ctx).SetDecidedBy(string(v.DecidedBy))
+	rec := Record{Tenant: p.Tenant, Subject: p.Subject, Tool: metric, At: start, Result: res, Input: in, Policy: policy}
+	var handle string
+	if hr, ok := c.Recorder.(HandleRecorder); ok {
+		handle, err = hr.RecordHandle(ctx, rec)
+	} else {
+		err = c.Recorder.Record(ctx, rec)
+	}
+	if err != nil {
 		return Output{}, fmt.Errorf("recording %s evaluation: %w", metric, err)
 	}
 	c.logger().InfoContext(ctx, "tool call",
 		slog.String("tool", metric), slog.Any("principal", p),
 		slog.String("action", string(res.Action)), slog.String("outcome", string(v.Outcome)),
 		slog.Int64("duration_ms", res.TotalLatencyMs))
-	return Shape(res, format), nil
+	out := Shape(res, format)
+	out.Handle = handle
+	return out, nil
 }
 
 func (c *Core) logger() *slog.Logger {

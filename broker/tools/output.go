@@ -14,6 +14,9 @@ type Output struct {
 	PolicyErrors []string `json:"policyErrors,omitempty"`
 	// TotalLatencyMs is detailed only.
 	TotalLatencyMs *int64 `json:"totalLatencyMs,omitempty"`
+	// Handle names the stored evaluation for get_evaluation; empty when the broker runs without
+	// a store.
+	Handle string `json:"handle,omitempty"`
 }
 
 // VerdictView is one verdict as a tool returns it.

@@ -38,6 +38,11 @@ type Record struct {
 	Tool    string
 	At      time.Time
 	Result  eval.EvaluationResult
+	// Input is what was scored; a durable recorder keeps it only when Policy.ArchivePayloads is
+	// true, and its digest always.
+	Input Input
+	// Policy is the tenant policy the evaluation ran under, pinned so it can be re-derived.
+	Policy eval.TenantPolicy
 }
 
 // Recorder persists evaluations. The handler core calls it after every successful evaluation; a
