@@ -1,0 +1,266 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mcp-sentinel/sentinel/findings"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// loadState is a pane's explicit data state: it never shows stale data as if it were current.
+type loadState int
+
+const (
+	loading loadState = iota
+	failed
+	ready
+)
+
+// detailMsg carries one exchange fetched for the detail pane.
+type detailMsg struct {
+	id  string
+	ex  findings.Exchange
+	err error
+}
+
+// detailPane shows one exchange (headers, bodies, SSE events, findings) or one rule group.
+type detailPane struct {
+	keys   keyMap
+	styles Styles
+	loc    *time.Location
+	row    *Row
+	group  *ruleGroup
+	state  loadState
+	err    string
+	ex     findings.Exchange
+	raw    bool
+	sc     scroller
+}
+
+func newDetailPane(k keyMap, s Styles, loc *time.Location) *detailPane {
+	return &detailPane{keys: k, styles: s, loc: loc}
+}
+
+func (d *detailPane) Init() tea.Cmd { return nil }
+
+// showExchange starts showing a row; the root issues the fetch.
+func (d *detailPane) showExchange(r *Row) {
+	d.row, d.group, d.state, d.err, d.sc.offset = r, nil, loading, "", 0
+	d.render()
+}
+
+// showGroup shows a rule group; it needs no fetch.
+func (d *detailPane) showGroup(g *ruleGroup) {
+	d.row, d.group, d.state, d.sc.offset = nil, g, ready, 0
+	d.render()
+}
+
+// exchange is the fetched exchange when the pane shows one, for `c`.
+func (d *detailPane) exchange() (findings.Exchange, bool) {
+	return d.ex, d.row != nil && d.state == ready
+}
+
+func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case detailMsg:
+		if d.row == nil || msg.id != d.row.ID {
+			return nil // an answer for a pane the user already left
+		}
+		if msg.err != nil {
+			d.state, d.err = failed, msg.err.Error()
+		} else {
+			d.state, d.ex = ready, msg.ex
+		}
+		d.render()
+	case tea.KeyPressMsg:
+		if key.Matches(msg, d.keys.Raw) {
+			d.raw = !d.raw
+			d.render()
+			return nil
+		}
+		d.sc.move(d.keys, msg)
+	}
+	return nil
+}
+
+func (d *detailPane) SetSize(w, h int) {
+	d.sc.width, d.sc.height = w, h
+	d.render()
+}
+
+func (d *detailPane) View() string { return d.sc.view() }
+
+func (d *detailPane) ShortHelp() []key.Binding {
+	return []key.Binding{d.keys.Back, d.keys.Raw, d.keys.Copy, d.keys.Down, d.keys.Up, d.keys.Help, d.keys.Quit}
+}
+
+func (d *detailPane) FullHelp() [][]key.Binding { return d.keys.FullHelp() }
+
+// render rebuilds the pane's lines, wrapped to its width.
+func (d *detailPane) render() {
+	var b lineBuilder
+	switch {
+	case d.group != nil:
+		d.groupLines(&b)
+	case d.row != nil:
+		d.exchangeLines(&b)
+	}
+	w := max(d.sc.width, 20)
+	var lines []string
+	for _, l := range b.lines {
+		lines = append(lines, strings.Split(ansi.Wrap(l, w, ""), "\n")...)
+	}
+	d.sc.lines = lines
+	d.sc.offset = min(d.sc.offset, max(len(lines)-d.sc.height, 0))
+}
+
+type lineBuilder struct{ lines []string }
+
+func (b *lineBuilder) add(format string, args ...any) {
+	b.lines = append(b.lines, fmt.Sprintf(format, args...))
+}
+
+func (b *lineBuilder) block(s string) {
+	b.lines = append(b.lines, strings.Split(strings.TrimRight(s, "\n"), "\n")...)
+}
+
+func (d *detailPane) exchangeLines(b *lineBuilder) {
+	r := d.row
+	b.add("%s", d.styles.Title.Render("exchange "+Clean(r.ID)))
+	b.add("%s %s · HTTP %s · %s ms · %s · %s", r.Started.In(d.loc).Format("15:04:05.000"), Clean(orDash(r.Key)),
+		statusText(r.Status), latency(r.Duration), Clean(orDash(r.Graded)), Clean(r.Target))
+	if r.Err != "" {
+		b.add("%s", d.styles.ErrMsg.Render(symError+" transport error: "+Clean(r.Err)))
+	}
+	switch d.state {
+	case loading:
+		b.add("loading headers and bodies from the admin API…")
+	case failed:
+		b.add("%s", d.styles.ErrMsg.Render(symError+" could not load the exchange: "+Clean(d.err)))
+	case ready:
+		ex := d.ex
+		mode := "pretty"
+		if d.raw {
+			mode = "raw"
+		}
+		b.add("")
+		b.add("%s", d.styles.Header.Render("── request "+Clean(ex.HTTPMethod)+" "+Clean(ex.URL)))
+		headerLines(b, ex.RequestHeader)
+		b.add("%s", d.styles.Header.Render("── request body ("+mode+")"))
+		d.bodyLines(b, ex.RequestHeader.Get("Content-Type"), ex.RequestBody)
+		b.add("%s", d.styles.Header.Render(fmt.Sprintf("── response HTTP %s", statusText(ex.Status))))
+		headerLines(b, ex.ResponseHeader)
+		b.add("%s", d.styles.Header.Render("── response body ("+mode+")"))
+		d.bodyLines(b, ex.ResponseHeader.Get("Content-Type"), ex.ResponseBody)
+		if ex.Truncated {
+			b.add("%s", d.styles.Warn.Render(symUngraded+" the proxy stored only a prefix of a body (size cap)"))
+		}
+	}
+	b.add("")
+	b.add("%s", d.styles.Header.Render(fmt.Sprintf("── findings: %d reported, %d known here", r.Count, len(r.Findings))))
+	if r.Count > len(r.Findings) {
+		b.add("  (the store keeps each finding's latest exchange only; the others are in the findings view)")
+	}
+	for _, f := range r.Findings {
+		d.findingLines(b, f)
+	}
+}
+
+func headerLines(b *lineBuilder, h http.Header) {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		b.add("  (no headers stored)")
+	}
+	for _, k := range names {
+		for _, v := range h[k] {
+			b.add("  %s: %s", Clean(k), Clean(v))
+		}
+	}
+}
+
+// bodyLines shows a body: SSE events in order, or pretty JSON, or the raw bytes.
+func (d *detailPane) bodyLines(b *lineBuilder, contentType string, body []byte) {
+	if len(body) == 0 {
+		b.add("  (empty)")
+		return
+	}
+	if d.raw {
+		b.block(CleanBlock(string(body)))
+		return
+	}
+	events, _, perrs := wire.ParseBody(contentType, body, wire.Limits{})
+	if wire.MediaType(contentType) == wire.ContentTypeSSE {
+		for i, ev := range events {
+			b.add("  event %d: %s%s", i+1, Clean(orDash(ev.Event)), idSuffix(ev.ID))
+			b.block(indent(CleanBlock(pretty([]byte(ev.Data))), "    "))
+		}
+	} else {
+		b.block(indent(CleanBlock(pretty(body)), "  "))
+	}
+	for _, e := range perrs {
+		b.add("  %s", d.styles.Warn.Render(symUngraded+" "+Clean(e)))
+	}
+}
+
+func idSuffix(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " id=" + Clean(id)
+}
+
+func pretty(raw []byte) string {
+	var out bytes.Buffer
+	if json.Indent(&out, bytes.TrimSpace(raw), "", "  ") != nil {
+		return string(raw)
+	}
+	return out.String()
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+func (d *detailPane) findingLines(b *lineBuilder, f findings.Finding) {
+	b.add("%s  %s", d.styles.levelBadge(f.Level), Clean(f.RuleID))
+	if f.Key != "" {
+		b.add("    on: %s", Clean(f.Key))
+	}
+	b.add("    observed: %s", Clean(f.Observed))
+	if f.Remediation != "" {
+		b.add("    fix: %s", Clean(f.Remediation))
+	}
+	if f.SpecURL != "" {
+		b.add("    spec: %s", Clean(f.SpecURL))
+	}
+}
+
+func (d *detailPane) groupLines(b *lineBuilder) {
+	g := d.group
+	b.add("%s", d.styles.Title.Render("rule "+Clean(g.RuleID)))
+	b.add("%s · %d occurrence(s) on %d method/tool key(s) · first %s · last %s", d.styles.levelBadge(g.Level),
+		g.Count, g.Keys, g.First.In(d.loc).Format("2006-01-02 15:04:05"), g.Last.In(d.loc).Format("15:04:05"))
+	if r, ok := rules.ByID(g.RuleID); ok {
+		b.add("requirement: %s", Clean(r.Requirement))
+	}
+	for _, f := range g.Findings {
+		b.add("")
+		b.add("%s", d.styles.Header.Render(fmt.Sprintf("── %s · %d time(s) · last exchange %s", Clean(orDash(f.Key)), f.Count, Clean(orDash(f.ExchangeID)))))
+		d.findingLines(b, f)
+	}
+}

@@ -1,0 +1,132 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// headerHeight is how many lines the header takes.
+const headerHeight = 3
+
+// headerView renders the top of the screen: where the proxy points and what it has seen, the
+// link state, failing findings by level, and deprecated features in use with the nearest
+// removal date. It says "not seen yet" rather than guessing.
+func headerView(s Styles, snap Snapshot, probeEra string, now time.Time, adminURL string, width int) string {
+	up := upstream(snap)
+	line1 := fmt.Sprintf("sentinel · upstream %s · era %s", Clean(up), eraSeen(snap, probeEra))
+	var conn string
+	switch snap.Conn.State {
+	case Connecting:
+		conn = s.Warn.Render("… connecting to " + adminURL)
+	case Live:
+		conn = s.Pass.Render("● live")
+	case Down:
+		wait := max(snap.Conn.RetryAt.Sub(now).Round(time.Second), 0)
+		conn = s.ErrMsg.Render(fmt.Sprintf("%s admin API unreachable (retry in %v): %s", symError, wait, Clean(snap.Conn.Err)))
+	}
+	counts := map[rules.Level]int{}
+	for _, f := range snap.Findings {
+		counts[f.Level]++
+	}
+	more := ""
+	if snap.FindingsCapped {
+		more = "+"
+	}
+	line2 := fmt.Sprintf("failing: %s %d%s · %s %d%s · %s %d%s · %s %d%s  %s",
+		s.Must.Render(symMust+" MUST"), counts[rules.Must], more, s.Must.Render(symMust+" MUST NOT"), counts[rules.MustNot], more,
+		s.Should.Render(symShould+" SHOULD"), counts[rules.Should], more, s.Should.Render(symShould+" SHOULD NOT"), counts[rules.ShouldNot], more, conn)
+	return fit(s.Title.Render(line1), width) + "\n" + fit(line2, width) + "\n" + fit(deprecationLine(s, snap), width)
+}
+
+func upstream(snap Snapshot) string {
+	targets := map[string]bool{}
+	last := ""
+	for i := len(snap.Rows) - 1; i >= 0 && len(targets) < 3; i-- {
+		t := snap.Rows[i].Target
+		if last == "" {
+			last = t
+		}
+		targets[t] = true
+	}
+	switch {
+	case last == "":
+		return "not seen yet"
+	case len(targets) > 1:
+		return last + fmt.Sprintf(" (+%d more)", len(targets)-1)
+	}
+	return last
+}
+
+// eraSeen says which protocol era the traffic showed: a legacy initialize handshake, the
+// 2026-07-28 server/discover, both, or nothing yet; a probe's verdict wins when there is one.
+func eraSeen(snap Snapshot, probeEra string) string {
+	if probeEra != "" {
+		return Clean(probeEra) + " (probe)"
+	}
+	legacy, current := false, false
+	for i := range snap.Rows {
+		switch snap.Rows[i].Method {
+		case "initialize":
+			legacy = true
+		case "server/discover":
+			current = true
+		}
+	}
+	switch {
+	case legacy && current:
+		return "mixed (initialize and server/discover)"
+	case legacy:
+		return "legacy (initialize handshake)"
+	case current:
+		return "2026-07-28 (server/discover)"
+	}
+	return "not seen yet"
+}
+
+// deprecationLine lists deprecated features the findings or methods show in use, with the
+// nearest earliest-removal date.
+func deprecationLine(s Styles, snap Snapshot) string {
+	failing := map[string]bool{}
+	for _, f := range snap.Findings {
+		failing[ruleName(f.RuleID)] = true
+	}
+	methods := map[string]bool{}
+	for i := range snap.Rows {
+		methods["method:"+snap.Rows[i].Method] = true
+	}
+	var names []string
+	var nearest time.Time
+	for _, d := range rules.Deprecations() {
+		if !inUse(d, failing, methods) {
+			continue
+		}
+		names = append(names, d.Name)
+		if nearest.IsZero() || d.RemovableOn().Before(nearest) {
+			nearest = d.RemovableOn()
+		}
+	}
+	if len(names) == 0 {
+		return s.Dim.Render("deprecated features in use: none seen")
+	}
+	sort.Strings(names)
+	return s.Warn.Render(fmt.Sprintf("%s deprecated in use: %s · nearest removal on or after %s", symShould,
+		strings.Join(names, ", "), nearest.Format("2006-01-02")))
+}
+
+func inUse(d rules.Deprecation, failing, methods map[string]bool) bool {
+	for _, r := range d.Rules {
+		if failing[r] {
+			return true
+		}
+	}
+	for _, e := range d.Evidence {
+		if methods[e.Kind] {
+			return true
+		}
+	}
+	return false
+}

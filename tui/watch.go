@@ -1,0 +1,149 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/findings"
+)
+
+// Backoff bounds for reconnecting to the admin API.
+const (
+	minBackoff = 500 * time.Millisecond
+	maxBackoff = 10 * time.Second
+	// findingsLimit is how many aggregated findings are loaded.
+	findingsLimit = 5000
+	// findingsEvery throttles reloading the aggregated findings while new ones stream in.
+	findingsEvery = time.Second
+)
+
+// Watch keeps cache in step with the admin API until ctx ends: it subscribes to the live
+// stream, then loads stored findings and exchanges (so nothing falls in a gap), then applies
+// live events. When the API is unreachable or the stream breaks it records why in the cache and
+// retries with exponential backoff (0.5 s doubling to 10 s), loading what it missed on return.
+func Watch(ctx context.Context, c *Client, cache *Cache, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	backoff := minBackoff
+	attempt := 0
+	var last time.Time // newest exchange start seen, for loading what was missed
+	for ctx.Err() == nil {
+		cache.SetConn(Conn{State: Connecting, Attempt: attempt})
+		var stale atomic.Bool
+		refresh := make(chan struct{}, 1)
+		loopCtx, cancel := context.WithCancel(ctx)
+		go refreshFindings(loopCtx, c, cache, &stale, refresh, log)
+		connected := false
+		err := c.Events(loopCtx, func() error {
+			if err := loadHistory(loopCtx, c, cache, &last); err != nil {
+				return err
+			}
+			connected = true
+			attempt, backoff = 0, minBackoff
+			cache.SetConn(Conn{State: Live, Since: time.Now()})
+			return nil
+		}, func(ev sseEvent) error {
+			applyEvent(cache, ev, &last, &stale, refresh, log)
+			return nil
+		})
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if connected {
+			backoff = minBackoff
+		}
+		attempt++
+		log.Warn("admin API unreachable", "error", err, "retry_in", backoff.String())
+		cache.SetConn(Conn{State: Down, Err: err.Error(), RetryAt: time.Now().Add(backoff), Attempt: attempt})
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
+func loadHistory(ctx context.Context, c *Client, cache *Cache, last *time.Time) error {
+	fs, err := c.Findings(ctx, findingsLimit)
+	if err != nil {
+		return err
+	}
+	cache.SetFindings(fs, len(fs) >= findingsLimit)
+	exs, err := c.Exchanges(ctx, *last, DefaultCapacity)
+	if err != nil {
+		return err
+	}
+	rows := make([]Row, len(exs))
+	for i, ex := range exs {
+		rows[i] = rowOf(ex)
+		if ex.Start.After(*last) {
+			*last = ex.Start
+		}
+	}
+	cache.AddExchanges(rows)
+	return nil
+}
+
+func applyEvent(cache *Cache, ev sseEvent, last *time.Time, stale *atomic.Bool, refresh chan struct{}, log *slog.Logger) {
+	switch ev.Name {
+	case "finding":
+		var f findings.Finding
+		if err := json.Unmarshal(ev.Data, &f); err != nil {
+			log.Warn("undecodable finding event", "error", err)
+			return
+		}
+		cache.AddLiveFinding(f)
+		stale.Store(true)
+		select {
+		case refresh <- struct{}{}:
+		default:
+		}
+	case "exchange":
+		var r Row
+		if err := json.Unmarshal(ev.Data, &r); err != nil {
+			log.Warn("undecodable exchange event", "error", err)
+			return
+		}
+		if r.Started.After(*last) {
+			*last = r.Started
+		}
+		cache.AddExchange(r)
+	}
+}
+
+// refreshFindings reloads the aggregated findings at most once per findingsEvery while live
+// findings keep arriving, so counts and first/last seen come from the store, not from guesses.
+func refreshFindings(ctx context.Context, c *Client, cache *Cache, stale *atomic.Bool, refresh <-chan struct{}, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-refresh:
+		}
+		t := time.NewTimer(findingsEvery)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if !stale.Swap(false) {
+			continue
+		}
+		fs, err := c.Findings(ctx, findingsLimit)
+		if err != nil {
+			log.Warn("reloading findings", "error", err)
+			stale.Store(true)
+			continue
+		}
+		cache.SetFindings(fs, len(fs) >= findingsLimit)
+	}
+}
