@@ -165,6 +165,10 @@ func TestDevCorpus(t *testing.T) {
 	hg := scoreGroundedness(t, readJSONL[groundednessCase](t, "testdata/corpus/groundedness_holdout.jsonl"))
 	t.Logf("holdout injection: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", hi.precision(), hi.recall(), hi.fpr(), hi.decidedShare(), hi.misses)
 	t.Logf("holdout groundedness: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", hg.precision(), hg.recall(), hg.fpr(), hg.decidedShare(), hg.misses)
+	bi := scoreInjection(t, readJSONL[injectionCase](t, "testdata/corpus/injection_blind.jsonl"))
+	bg := scoreGroundedness(t, readJSONL[groundednessCase](t, "testdata/corpus/groundedness_blind.jsonl"))
+	t.Logf("blind injection: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", bi.precision(), bi.recall(), bi.fpr(), bi.decidedShare(), bi.misses)
+	t.Logf("blind groundedness: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", bg.precision(), bg.recall(), bg.fpr(), bg.decidedShare(), bg.misses)
 	for _, c := range inj {
 		if c.Label != "injection" && c.Label != "benign" {
 			t.Fatalf("%s: label %q", c.ID, c.Label)
