@@ -218,20 +218,24 @@ func TestDevCorpus(t *testing.T) {
 			"(DetectInjection, ScoreGroundedness) at threshold %.2f. Positive = the concern is present (injection; ungrounded). "+
 			"\"Decided\" = the share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. decided without a judge. "+
 			"The last column assumes every ambiguous item went to a perfect judge (an upper bound, not a measurement of any model). "+
-			"The development set was written alongside the detector and its patterns were tuned on it, so its figures are optimistic; "+
-			"the held-out set (`*_holdout.jsonl`) was written after tuning and committed before the detector first scored it, "+
-			"and is the better estimate for unseen text — though small.\n\n",
+			"Three sets: development (`injection.jsonl`, `groundedness.jsonl`; written with the detector and tuned on), "+
+			"held-out 1 (`*_holdout.jsonl`; committed before the detector first scored it, then tuned on) and held-out 2 "+
+			"(`*_blind.jsonl`; committed before the detector first scored it; only the weak-cue escalation layer was added after). "+
+			"Figures on sets that were tuned on are optimistic. The first, untuned run on each held-out set is the honest "+
+			"estimate for unseen text and is recorded in docs/scoring.md; the sets are small, so treat every figure as ±0.1.\n\n",
 			corpusThreshold, AmbiguousMargin, AmbiguousMargin)
 		b.WriteString("| metric | items | precision | recall | FPR | decided w/o judge | with perfect judge P / R / FPR |\n|---|---|---|---|---|---|---|\n")
-		b.WriteString(ci.markdown("flag_injection (development)"))
-		b.WriteString(hi.markdown("flag_injection (held out)"))
-		b.WriteString(cg.markdown("check_groundedness (development)"))
-		b.WriteString(hg.markdown("check_groundedness (held out)"))
+		b.WriteString(ci.markdown("flag_injection, development"))
+		b.WriteString(hi.markdown("flag_injection, held-out 1"))
+		b.WriteString(bi.markdown("flag_injection, held-out 2"))
+		b.WriteString(cg.markdown("check_groundedness, development"))
+		b.WriteString(hg.markdown("check_groundedness, held-out 1"))
+		b.WriteString(bg.markdown("check_groundedness, held-out 2"))
 		fmt.Fprintf(&b, "\nHard negatives (benign text that discusses injection, asks to disregard an email, code comments): %d items, FPR %.3f.\n\n",
 			hard.total, hard.fpr())
 		fmt.Fprintf(&b, "Correct by kind — flag_injection: %s. check_groundedness: %s.\n\n", ci.kinds(), cg.kinds())
-		fmt.Fprintf(&b, "Misclassified at the threshold — flag_injection: %s. check_groundedness: %s. Held out: %s; %s.\n",
-			listOrNone(ci.misses), listOrNone(cg.misses), listOrNone(hi.misses), listOrNone(hg.misses))
+		fmt.Fprintf(&b, "Misclassified at the threshold — flag_injection: %s. check_groundedness: %s. Held-out 1: %s; %s. Held-out 2: %s; %s.\n",
+			listOrNone(ci.misses), listOrNone(cg.misses), listOrNone(hi.misses), listOrNone(hg.misses), listOrNone(bi.misses), listOrNone(bg.misses))
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 			t.Fatalf("writing %s: %v", out, err)
 		}

@@ -74,6 +74,11 @@ func DetectInjection(text string) InjectionScan {
 	n := Normalize(text)
 	var hits []hit
 	collectHits(&n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", nil, &hits)
+	if !slices.ContainsFunc(hits, func(h hit) bool { return h.family != FamilyObfuscation }) {
+		if h, ok := agentDirectedHit(&n); ok {
+			hits = append(hits, h)
+		}
+	}
 	return summarize(text, &n, hits)
 }
 
