@@ -44,7 +44,7 @@ func (t *Target) discover(ctx context.Context) error {
 		t.EraWhy = fmt.Sprintf("a well-formed server/discover got %s", ex.Summary())
 	}
 	t.Era = "unknown"
-	if v, ok := t.legacyInitialize(ctx); ok {
+	if v, _, ok := t.ServesLegacy(ctx); ok {
 		t.Era = fmt.Sprintf("legacy (%s)", v)
 		t.EraWhy += fmt.Sprintf("; the legacy initialize handshake succeeded with protocolVersion %s", v)
 	}
@@ -64,14 +64,19 @@ func LegacyInitialize(version string) wire.RequestSpec {
 	}
 }
 
-func (t *Target) legacyInitialize(ctx context.Context) (string, bool) {
-	ex := t.Send(ctx, LegacyInitialize(LegacyVersion))
-	reply := ex.Reply()
-	if ex.Status() != http.StatusOK || reply == nil || reply.Error != nil {
-		return "", false
-	}
-	v, ok := reply.ResultString("protocolVersion")
-	return v, ok && v != ""
+// ServesLegacy reports whether the server completes a legacy initialize handshake (it also
+// serves pre-2026 clients), with the version it answered and the exchange. The handshake is sent
+// once per scan, ungraded: the new era's rules say nothing about a legacy answer.
+func (t *Target) ServesLegacy(ctx context.Context) (version string, ex *wire.Exchange, ok bool) {
+	t.legacyOnce.Do(func() {
+		t.legacyEx = t.SendUngraded(ctx, LegacyInitialize(LegacyVersion))
+		reply := t.legacyEx.Reply()
+		if t.legacyEx.Status() != http.StatusOK || reply == nil || reply.Error != nil {
+			return
+		}
+		t.legacyVer, _ = reply.ResultString("protocolVersion")
+	})
+	return t.legacyVer, t.legacyEx, t.legacyVer != ""
 }
 
 // listPrimitives reads the first page of each declared list and works out which tools the scan

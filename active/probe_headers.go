@@ -133,6 +133,9 @@ func probeNameHeader(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 // one) and Last-Event-ID.
 func probeLegacyHeaders(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	sid := rules.IDOf("ignore-session-id")
+	if na := modernOnly(ctx, t, sid, rules.IDOf("ignore-last-event-id")); na != nil {
+		return na, nil
+	}
 	l1 := "server/discover with Mcp-Session-Id: sentinel-session-1"
 	ex1 := t.Send(ctx, discoverWith(wire.WithHeader(wire.HeaderSessionID, "sentinel-session-1"), wire.WithLabel(l1)))
 	o1 := served(sid, l1, ex1)

@@ -36,6 +36,9 @@ func probePostEndpoint(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 // probeGetDelete: a server that speaks only this revision SHOULD answer GET and DELETE with 405.
 func probeGetDelete(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	id := rules.IDOf("get-delete-405")
+	if na := modernOnly(ctx, t, id); na != nil {
+		return na, nil
+	}
 	var out []rules.Outcome
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
 		spec := wire.RequestSpec{Method: m, Header: http.Header{wire.HeaderAccept: {wire.ContentTypeSSE}, wire.HeaderProtocolVersion: {wire.ProtocolVersion}}, Label: m}
@@ -129,4 +132,17 @@ func probeConcurrent(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// modernOnly returns n/a outcomes when the server also serves pre-2026 clients: the spec's
+// advice on legacy traffic (405 for GET and DELETE, ignoring Mcp-Session-Id and Last-Event-ID)
+// binds "a server that supports only this revision", while a dual-era server follows the older
+// revision for that traffic. nil means the server is modern-only and the rules apply.
+func modernOnly(ctx context.Context, t *Target, ruleIDs ...string) []rules.Outcome {
+	v, ex, ok := t.ServesLegacy(ctx)
+	if !ok {
+		return nil
+	}
+	why := fmt.Sprintf("the server also serves pre-2026 clients (a legacy initialize succeeded with protocolVersion %s); this advice binds servers that support only %s", v, wire.ProtocolVersion)
+	return each(ruleIDs, func(id string) rules.Outcome { return stamp(rules.Absent(id, why), ex) })
 }

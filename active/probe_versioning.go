@@ -22,7 +22,9 @@ func versioningProbes() []Probe {
 }
 
 // unsupportedVersion is a version no server implements, well formed so only support is at issue.
-const unsupportedVersion = "1999-01-01"
+// It sorts after 2026-07-28 so that no dual-era server can mistake it for a legacy version, whose
+// handling the older revisions define differently.
+const unsupportedVersion = "2999-01-01"
 
 // probeUnsupportedVersion: a request for a version the server does not implement gets 400 and
 // -32022 with data.supported (which agrees with supportedVersions) and data.requested.
@@ -110,10 +112,8 @@ func probeRemovedMethods(ctx context.Context, t *Target) ([]rules.Outcome, error
 // it is all a legacy client's user will see. Any 4xx JSON-RPC error is accepted as the refusal.
 func probeLegacyInitialize(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	id := rules.IDOf("initialize-error-names-versions")
-	spec := LegacyInitialize(LegacyVersion)
 	label := "a legacy initialize (protocolVersion " + LegacyVersion + ", no _meta, no Mcp-* headers)"
-	spec.Label = label
-	ex := t.Send(ctx, spec)
+	_, ex, _ := t.ServesLegacy(ctx)
 	if cut(ex) {
 		return []rules.Outcome{undecidedCut(id, label, ex)}, nil
 	}

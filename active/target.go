@@ -62,6 +62,10 @@ type Target struct {
 	// MRTRTool is an allowed tool known to answer input_required; empty when none is known.
 	MRTRTool string
 
+	legacyOnce sync.Once
+	legacyEx   *wire.Exchange
+	legacyVer  string
+
 	mu        sync.Mutex
 	seq       int
 	exchanges []*wire.Exchange
@@ -89,6 +93,13 @@ func (t *Target) SendFresh(ctx context.Context, spec wire.RequestSpec) *wire.Exc
 	return t.send(ctx, t.FreshClient(), spec, true)
 }
 
+// SendUngraded is Send without the passive checks, for requests deliberately outside the
+// 2026-07-28 era (the legacy initialize): the new era's rules say nothing about their answers.
+// The exchange is still recorded.
+func (t *Target) SendUngraded(ctx context.Context, spec wire.RequestSpec) *wire.Exchange {
+	return t.sendOpts(ctx, t.Client, spec, true, false)
+}
+
 // Call builds a well-formed request with wire.NewCall and sends it.
 func (t *Target) Call(ctx context.Context, method string, params map[string]any, opts ...wire.CallOption) *wire.Exchange {
 	return t.Send(ctx, wire.NewCall(method, params, opts...))
@@ -111,6 +122,10 @@ func (t *Target) FreshClient() *http.Client {
 }
 
 func (t *Target) send(ctx context.Context, c *http.Client, spec wire.RequestSpec, operator bool) *wire.Exchange {
+	return t.sendOpts(ctx, c, spec, operator, true)
+}
+
+func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.RequestSpec, operator, graded bool) *wire.Exchange {
 	if spec.URL == "" {
 		spec.URL = t.Endpoint
 	}
@@ -131,7 +146,7 @@ func (t *Target) send(ctx context.Context, c *http.Client, spec wire.RequestSpec
 	ex.ID = fmt.Sprintf("ex-%04d", t.seq)
 	t.exchanges = append(t.exchanges, ex)
 	t.mu.Unlock()
-	if ex.Err != "" && ex.Response == nil {
+	if (ex.Err != "" && ex.Response == nil) || !graded {
 		return ex
 	}
 	var outs []rules.Outcome

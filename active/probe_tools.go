@@ -1,0 +1,343 @@
+package active
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcp-sentinel/sentinel/passive"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// toolProbes cover tools/list (shape, order, currency), unknown tools, and calling the tools the
+// scan may call: output schemas, the text mirror of structured output, and input validation.
+func toolProbes() []Probe {
+	return []Probe{
+		{Name: "tools-list", Requires: rules.FeatureTools, Run: probeToolsList, RuleIDs: ids(
+			"tools-list-current", "tools-deterministic-order", "tool-name-syntax", "tool-name-unique",
+			"input-schema-object", "schemas-valid-dialect")},
+		{Name: "unknown-tool", Requires: rules.FeatureTools, RuleIDs: ids("unknown-tool-protocol-error"), Run: probeUnknownTool},
+		{Name: "tool-call", Requires: rules.FeatureCallableTool, Run: probeToolCall, RuleIDs: ids(
+			"output-schema-conformance", "structured-text-mirror")},
+		{Name: "tool-bad-arguments", Requires: rules.FeatureCallableTool, Run: probeToolBadArguments, RuleIDs: ids(
+			"validate-tool-inputs", "tool-errors-as-results")},
+	}
+}
+
+// passiveFor runs the passive checks on ex with history h and keeps the outcomes for the named
+// rules: probes of "both"-mode rules judge their own exchanges the same way live traffic is.
+func passiveFor(ex *wire.Exchange, h *passive.History, names ...string) []rules.Outcome {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[rules.IDOf(n)] = true
+	}
+	var out []rules.Outcome
+	for _, o := range passive.Run(ex, h) {
+		if want[o.RuleID] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// resultOf decodes the reply's result object; nil when the reply is not a result.
+func resultOf(ex *wire.Exchange) map[string]json.RawMessage {
+	r := ex.Reply()
+	if r == nil || r.Error != nil {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(r.Result, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// complete reports whether ex ended in a complete result.
+func complete(ex *wire.Exchange) bool { return ex.Reply() != nil && ex.Reply().Error == nil && ex.Reply().ResultType() == "complete" }
+
+// probeToolsList: with tools declared, tools/list MUST return the current set; names SHOULD be
+// well-formed and unique; inputSchema MUST be an object schema valid in its dialect; the order
+// SHOULD be deterministic, so the list is fetched twice.
+func probeToolsList(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	h := passive.NewHistory()
+	label := "tools/list"
+	first := t.Call(ctx, "tools/list", nil, wire.WithLabel(label))
+	if cut(first) {
+		return []rules.Outcome{undecidedCut(rules.IDOf("tools-list-current"), label, first)}, nil
+	}
+	var out []rules.Outcome
+	id := rules.IDOf("tools-list-current")
+	var tools []json.RawMessage
+	if r := resultOf(first); r != nil && json.Unmarshal(r["tools"], &tools) == nil && r["tools"] != nil {
+		out = append(out, stamp(rules.Passed(id, fmt.Sprintf("%s; %d tool(s) listed", observed(label, first), len(tools))), first))
+	} else {
+		out = append(out, stamp(rules.Failed(id, observed(label, first)+"; expected a result with a tools array although the tools capability is declared"), first))
+		return out, nil
+	}
+	out = append(out, passiveFor(first, h, "tool-name-syntax", "tool-name-unique", "input-schema-object", "schemas-valid-dialect")...)
+	second := t.Call(ctx, "tools/list", nil, wire.WithLabel("tools/list, again"))
+	out = append(out, passiveFor(second, h, "tools-deterministic-order")...)
+	return out, nil
+}
+
+// probeUnknownTool: calling a tool that does not exist SHOULD get a JSON-RPC error (-32602), a
+// protocol error, not a tool result.
+func probeUnknownTool(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	name := "sentinel-no-such-tool-7f3a"
+	label := fmt.Sprintf("tools/call for unknown tool %q", name)
+	ex := t.Call(ctx, "tools/call", map[string]any{"name": name, "arguments": map[string]any{}}, wire.WithLabel(label))
+	id := rules.IDOf("unknown-tool-protocol-error")
+	if cut(ex) {
+		return []rules.Outcome{undecidedCut(id, label, ex)}, nil
+	}
+	obs := observed(label, ex)
+	code, isErr := ex.ErrorCode()
+	switch {
+	case isErr && code == wire.CodeInvalidParams:
+		return []rules.Outcome{stamp(rules.Passed(id, obs), ex)}, nil
+	case isErr:
+		return []rules.Outcome{stamp(rules.Failed(id, fmt.Sprintf("%s; expected JSON-RPC error -32602, got %d", obs, code)), ex)}, nil
+	case ex.Reply() != nil:
+		return []rules.Outcome{stamp(rules.Failed(id, obs+"; an unknown tool is a protocol error (JSON-RPC -32602), not a tool result"), ex)}, nil
+	}
+	return []rules.Outcome{stamp(rules.Failed(id, obs+"; expected a JSON-RPC error"), ex)}, nil
+}
+
+// toolDef is what the tool probes read from a tool definition.
+type toolDef struct {
+	Name         string          `json:"name"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+}
+
+// callableDefs returns the definitions of the tools the scan may call, in listing order.
+func callableDefs(t *Target) []toolDef {
+	allowed := map[string]bool{}
+	for _, n := range t.Callable {
+		allowed[n] = true
+	}
+	var out []toolDef
+	for _, tl := range t.Tools {
+		var d toolDef
+		if allowed[tl.Name] && json.Unmarshal(tl.Raw, &d) == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sampleArguments builds arguments that satisfy the required properties of an input schema
+// with plain values of their declared types; a tool needing more gets an isError or -32602,
+// which the probes treat as "could not exercise".
+func sampleArguments(schema json.RawMessage) map[string]any {
+	var s struct {
+		Properties map[string]struct {
+			Type    any   `json:"type"`
+			Enum    []any `json:"enum"`
+			Default any   `json:"default"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	args := map[string]any{}
+	if json.Unmarshal(schema, &s) != nil {
+		return args
+	}
+	for _, name := range s.Required {
+		p := s.Properties[name]
+		switch {
+		case p.Default != nil:
+			args[name] = p.Default
+		case len(p.Enum) > 0:
+			args[name] = p.Enum[0]
+		default:
+			ty, _ := p.Type.(string)
+			switch ty {
+			case "integer", "number":
+				args[name] = 1
+			case "boolean":
+				args[name] = false
+			case "array":
+				args[name] = []any{}
+			case "object":
+				args[name] = map[string]any{}
+			default:
+				args[name] = "sentinel"
+			}
+		}
+	}
+	return args
+}
+
+// probeToolCall calls the first callable tool that answers with a complete result.
+// structuredContent MUST conform to outputSchema when one is given, and SHOULD be mirrored as
+// serialized JSON in a text block.
+func probeToolCall(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	conf, mirror := rules.IDOf("output-schema-conformance"), rules.IDOf("structured-text-mirror")
+	var out []rules.Outcome
+	for _, d := range callableDefs(t) {
+		label := fmt.Sprintf("tools/call %q with sample arguments", d.Name)
+		ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": sampleArguments(d.InputSchema)}, wire.WithLabel(label))
+		r := resultOf(ex)
+		if r == nil || !complete(ex) || string(r["isError"]) == "true" {
+			continue
+		}
+		sc, hasSC := r["structuredContent"]
+		if len(d.OutputSchema) > 0 && string(d.OutputSchema) != "null" {
+			switch {
+			case !hasSC:
+				out = append(out, stamp(rules.Failed(conf, observed(label, ex)+"; the tool declares an outputSchema but the result has no structuredContent"), ex))
+			default:
+				if err := validateAgainst(d.OutputSchema, sc); err != nil {
+					out = append(out, stamp(rules.Failed(conf, fmt.Sprintf("%s; structuredContent does not conform to outputSchema: %v", observed(label, ex), firstLineOf(err.Error()))), ex))
+				} else {
+					out = append(out, stamp(rules.Passed(conf, observed(label, ex)+"; structuredContent conforms to outputSchema"), ex))
+				}
+			}
+		}
+		if hasSC {
+			if mirrored(r["content"], sc) {
+				out = append(out, stamp(rules.Passed(mirror, observed(label, ex)+"; a text block mirrors structuredContent"), ex))
+			} else {
+				out = append(out, stamp(rules.Failed(mirror, observed(label, ex)+"; no text block carries the serialized structuredContent"), ex))
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+	why := "no callable tool returned structured output, so the output rules could not be exercised"
+	return []rules.Outcome{rules.Undecided(conf, why), rules.Undecided(mirror, why)}, nil
+}
+
+// mirrored reports whether some text block parses as JSON equal to sc.
+func mirrored(content, sc json.RawMessage) bool {
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return false
+	}
+	var want any
+	if json.Unmarshal(sc, &want) != nil {
+		return false
+	}
+	wantJSON, _ := json.Marshal(want)
+	for _, b := range blocks {
+		var got any
+		if b.Type == "text" && json.Unmarshal([]byte(b.Text), &got) == nil {
+			if gotJSON, _ := json.Marshal(got); string(gotJSON) == string(wantJSON) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validateAgainst validates instance against schema (2020-12 by default), fetching nothing.
+func validateAgainst(schema, instance json.RawMessage) error {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schema)))
+	if err != nil {
+		return fmt.Errorf("decoding outputSchema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource("mem:///output.json", doc); err != nil {
+		return fmt.Errorf("adding outputSchema: %w", err)
+	}
+	sch, err := c.Compile("mem:///output.json")
+	if err != nil {
+		return fmt.Errorf("compiling outputSchema: %w", err)
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(instance)))
+	if err != nil {
+		return fmt.Errorf("decoding structuredContent: %w", err)
+	}
+	return sch.Validate(v)
+}
+
+// refuseLoader refuses every external $ref: a probe never fetches from the network on a
+// server's behalf.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external reference %s not fetched", url)
+}
+
+func firstLineOf(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// probeToolBadArguments calls a callable tool with arguments that violate its inputSchema (a
+// value of the wrong type for a declared property). The server MUST validate tool inputs: it may
+// refuse with -32602 or answer isError:true (the schema's preferred form for validation
+// failures, SEP-1303), but must not run the tool as if the input were fine.
+func probeToolBadArguments(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	validate, asResult := rules.IDOf("validate-tool-inputs"), rules.IDOf("tool-errors-as-results")
+	for _, d := range callableDefs(t) {
+		args, prop, ok := wrongTypedArguments(d.InputSchema)
+		if !ok {
+			continue
+		}
+		label := fmt.Sprintf("tools/call %q with %q of the wrong type", d.Name, prop)
+		ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args}, wire.WithLabel(label))
+		if cut(ex) {
+			return []rules.Outcome{undecidedCut(validate, label, ex), undecidedCut(asResult, label, ex)}, nil
+		}
+		obs := observed(label, ex)
+		r := resultOf(ex)
+		_, isErr := ex.ErrorCode()
+		switch {
+		case r != nil && string(r["isError"]) == "true":
+			return []rules.Outcome{stamp(rules.Passed(validate, obs+"; refused with isError:true"), ex),
+				stamp(rules.Passed(asResult, obs+"; the validation failure came back as a tool result with isError:true"), ex)}, nil
+		case isErr:
+			return []rules.Outcome{stamp(rules.Passed(validate, obs+"; refused with a JSON-RPC error"), ex),
+				stamp(rules.Failed(asResult, obs+"; an input-validation failure SHOULD be a result with isError:true so the model can correct itself"), ex)}, nil
+		case r != nil:
+			return []rules.Outcome{stamp(rules.Failed(validate, obs+"; the tool ran on input that violates its inputSchema"), ex)}, nil
+		}
+		return []rules.Outcome{stamp(rules.Failed(validate, obs+"; expected a refusal (isError:true or -32602)"), ex)}, nil
+	}
+	why := "no callable tool declares a typed property the scan could violate"
+	return []rules.Outcome{rules.Undecided(validate, why), rules.Undecided(asResult, why)}, nil
+}
+
+// wrongTypedArguments returns sample arguments with one declared property given a value of the
+// wrong type (a string where a number, boolean, array or object is due; a number for a string).
+func wrongTypedArguments(schema json.RawMessage) (map[string]any, string, bool) {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil, "", false
+	}
+	args := sampleArguments(schema)
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ty, _ := s.Properties[n].Type.(string)
+		switch ty {
+		case "integer", "number", "boolean", "array", "object":
+			args[n] = "sentinel-not-a-" + ty
+			return args, n, true
+		case "string":
+			args[n] = map[string]any{"sentinel": "not a string"}
+			return args, n, true
+		}
+	}
+	return nil, "", false
+}
