@@ -196,6 +196,29 @@ func splitWords(s string) ([]word, error) {
 	return out, nil
 }
 
+// String is the filter in canonical form: every value quoted, so that ParseFilter(f.String())
+// gives f back. The status line shows what the user typed instead.
+func (f Filter) String() string {
+	var parts []string
+	add := func(k string, vs []string) {
+		for _, v := range vs {
+			parts = append(parts, k+`:"`+v+`"`)
+		}
+	}
+	add(keyMethod, f.Methods)
+	add(keyTool, f.Tools)
+	add(keyRule, f.Rules)
+	for _, l := range f.Levels {
+		parts = append(parts, keyLevel+":"+strings.ToLower(strings.ReplaceAll(string(l), " ", "-")))
+	}
+	add(keyStatus, f.Statuses)
+	add(keyVerdict, f.Verdicts)
+	for _, t := range f.Text {
+		parts = append(parts, `"`+t+`"`)
+	}
+	return strings.Join(parts, " ")
+}
+
 // Empty reports whether the filter keeps everything.
 func (f Filter) Empty() bool {
 	return len(f.Methods)+len(f.Tools)+len(f.Rules)+len(f.Levels)+len(f.Statuses)+len(f.Verdicts)+len(f.Text) == 0
