@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"bytes"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/report"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// pinnedEverythingFailures are the failures `sentinel probe` reports on the Go SDK's
+// everything-server v1.8.0 (stateless, the default). Each is real: the clause it breaks and a
+// request that demonstrates it, sent again below by hand so the pin never rests on the prober's
+// own word. Nothing else may fail.
+var pinnedEverythingFailures = []struct {
+	rule   string
+	clause string
+	// demonstrate sends the request by hand and reports whether the violation shows.
+	demonstrate func(t *testing.T, url string) (bool, string)
+}{
+	{
+		rule:   "mcp-name-base64-decoded",
+		clause: "streamable-http#value-encoding: servers MUST decode an encoded Mcp-Name value before comparing it to the body",
+		demonstrate: func(t *testing.T, url string) (bool, string) {
+			// The plain name "test_simple_prompt" in its optional base64 form is refused as a mismatch.
+			spec := wire.NewCall("prompts/get", map[string]any{"name": "test_simple_prompt"},
+				wire.WithHeader(wire.HeaderName, wire.Base64Prefix+"dGVzdF9zaW1wbGVfcHJvbXB0"+wire.Base64Suffix))
+			ex := send(t, url, spec)
+			code, _ := ex.ErrorCode()
+			return ex.Status() == 400 && code == wire.CodeHeaderMismatch, ex.Summary()
+		},
+	},
+	{
+		rule:        "origin-invalid-403",
+		clause:      "streamable-http#security-&-endpoint: if the Origin header is present and invalid, servers MUST respond with 403",
+		demonstrate: demonstrateForeignOrigin,
+	},
+	{
+		rule:        "origin-validated",
+		clause:      "streamable-http#security-&-endpoint: servers MUST validate the Origin header on all incoming connections",
+		demonstrate: demonstrateForeignOrigin,
+	},
+	{
+		rule:   "deprecated-features-avoided",
+		clause: "deprecated#deprecated: new servers SHOULD NOT adopt Logging (deprecated by SEP-2577)",
+		demonstrate: func(t *testing.T, url string) (bool, string) {
+			ex := send(t, url, wire.NewCall("server/discover", nil))
+			return ex.Reply() != nil && strings.Contains(string(ex.Reply().ResultField("capabilities")), `"logging"`), ex.Summary()
+		},
+	},
+	{
+		rule:   "sse-x-accel-buffering",
+		clause: "streamable-http#receiving-messages: servers SHOULD send X-Accel-Buffering: no on SSE responses",
+		demonstrate: func(t *testing.T, url string) (bool, string) {
+			ex := send(t, url, wire.NewCall("server/discover", nil))
+			return ex.ContentType() == wire.ContentTypeSSE && ex.Response.Header.Get(wire.HeaderAccelBuffer) != "no", ex.Summary()
+		},
+	},
+}
+
+func demonstrateForeignOrigin(t *testing.T, url string) (bool, string) {
+	ex := send(t, url, wire.NewCall("server/discover", nil, wire.WithOrigin("http://evil.invalid")))
+	return ex.Status() == http.StatusOK, ex.Summary()
+}
+
+func send(t *testing.T, url string, spec wire.RequestSpec) *wire.Exchange {
+	t.Helper()
+	spec.URL = url
+	ex := wire.Do(WithDeadline(t, 10*time.Second), http.DefaultClient, spec, wire.Limits{ReadTimeout: 10 * time.Second})
+	if ex.Response == nil {
+		t.Fatalf("no response from %s: %s", url, ex.Err)
+	}
+	return ex
+}
+
+func probeJSON(t *testing.T, url string) (int, *report.Result) {
+	t.Helper()
+	bin := BuildBinary(t, "sentinel")
+	out := RunBinary(t, bin, "probe", "--endpoint", url, "--format", "json", "--timeout", "90s")
+	res, err := report.Decode(bytes.NewReader([]byte(out.Stdout)))
+	if err != nil {
+		t.Fatalf("decoding the JSON report (exit %d): %v\nstderr: %s", out.ExitCode, err, out.Stderr)
+	}
+	return out.ExitCode, res
+}
+
+func TestProbeEverythingServerPinsExactlyTheRealFailures(t *testing.T) {
+	srv := StartEverythingServer(t)
+	code, res := probeJSON(t, srv.URL)
+	if res.Era != wire.ProtocolVersion {
+		t.Fatalf("era %q, want %s (notes %v)", res.Era, wire.ProtocolVersion, res.Notes)
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1: mcp-name-base64-decoded and the Origin rules are MUST failures", code)
+	}
+	var failed []string
+	for _, rr := range res.Rules {
+		if rr.Status == rules.Fail {
+			failed = append(failed, rr.Rule.Name)
+		}
+	}
+	var pinned []string
+	for _, p := range pinnedEverythingFailures {
+		pinned = append(pinned, p.rule)
+	}
+	slices.Sort(failed)
+	slices.Sort(pinned)
+	if !slices.Equal(failed, pinned) {
+		for _, rr := range res.Rules {
+			if rr.Status == rules.Fail && !slices.Contains(pinned, rr.Rule.Name) {
+				t.Errorf("unpinned failure %s: %s", rr.Rule.ID, rr.Observed())
+			}
+		}
+		t.Errorf("failures %v, pinned %v", failed, pinned)
+	}
+	for _, p := range pinnedEverythingFailures {
+		if shows, got := p.demonstrate(t, srv.URL); !shows {
+			t.Errorf("%s (%s) is not demonstrated by hand: %s", p.rule, p.clause, got)
+		}
+	}
+}
+
+func TestProbeStatefulEverythingServerFailsTheGate(t *testing.T) {
+	srv := StartEverythingServer(t, "-stateless=false")
+	code, res := probeJSON(t, srv.URL)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if res.Era == wire.ProtocolVersion {
+		t.Errorf("era %q: a server that does not offer %s passed the era gate", res.Era, wire.ProtocolVersion)
+	}
+	for _, rr := range res.Rules {
+		switch {
+		case rr.Rule.Name == "discover-implemented" && rr.Status != rules.Fail:
+			t.Errorf("discover-implemented = %s, want fail", rr.Status)
+		case rr.Rule.Name == "mcp-method-required" && rr.Status == rules.Pass:
+			t.Error("a negative header check passed on a server outside the era")
+		}
+	}
+	if len(res.Notes) == 0 || !strings.Contains(strings.Join(res.Notes, " "), "Era gate") {
+		t.Errorf("notes %v do not explain the era gate", res.Notes)
+	}
+}
