@@ -2,9 +2,11 @@ package findings
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,6 +45,7 @@ func TestStoreContract(t *testing.T) {
 			t.Run("exchanges are stored without credentials", func(t *testing.T) { noCredentials(t, s) })
 			t.Run("binary bodies round-trip byte for byte", func(t *testing.T) { binaryBodies(t, s) })
 			t.Run("prune removes what is older than the cutoff", func(t *testing.T) { prunes(t, s) })
+			t.Run("a batch writes exchanges and folds findings in one go", func(t *testing.T) { batches(t, s) })
 		})
 	}
 }
@@ -169,5 +172,63 @@ func prunes(t *testing.T, s Store) {
 	fs, _ := s.Findings(ctx, Filter{Target: "http://prune"})
 	if len(exs) != 1 || exs[0].ID != "prune-recent" || len(fs) != 1 || fs[0].RuleID != "r-recent" {
 		t.Fatalf("after Prune: exchanges %v, findings %v; want only the recent one of each", exs, fs)
+	}
+}
+
+func batches(t *testing.T, s Store) {
+	ctx := t.Context()
+	var b Batch
+	for i := range 10 {
+		id := fmt.Sprintf("batch-%d", i)
+		b.Exchanges = append(b.Exchanges, Exchange{ID: id, Target: "http://batch", Start: t0.Add(time.Duration(i) * time.Second)})
+		b.Findings = append(b.Findings, Finding{Target: "http://batch", RuleID: "MCP/2026-07-28/MUST/batched",
+			Key: "k", Status: rules.Fail, ExchangeID: id, FirstSeen: t0.Add(time.Duration(i) * time.Second)})
+	}
+	if err := s.Record(ctx, b); err != nil {
+		t.Fatalf("Record = %v", err)
+	}
+	exs, _ := s.Exchanges(ctx, Filter{Target: "http://batch"})
+	fs, _ := s.Findings(ctx, Filter{Target: "http://batch"})
+	if len(exs) != 10 || len(fs) != 1 || fs[0].Count != 10 || fs[0].ExchangeID != "batch-9" {
+		t.Fatalf("after one batch: %d exchanges, findings %+v; want 10 and one finding counted 10 times, last exchange batch-9", len(exs), fs)
+	}
+}
+
+// Two handles on one database stand for two proxies sharing a store: concurrent upserts of the
+// same finding must all be counted.
+func TestConcurrentWritersShareOneStore(t *testing.T) {
+	pg := pgtest.Start(t)
+	lite := filepath.Join(t.TempDir(), "shared.db")
+	for name, dsn := range map[string]string{"sqlite": lite, "postgres": pg.DSN} {
+		t.Run(name, func(t *testing.T) {
+			var stores [2]Store
+			for i := range stores {
+				s, err := Open(t.Context(), dsn, nil)
+				if err != nil {
+					t.Fatalf("Open #%d = %v", i, err)
+				}
+				t.Cleanup(func() { _ = s.Close() })
+				stores[i] = s
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 40)
+			for i := range 40 {
+				wg.Go(func() {
+					f := Finding{Target: "http://shared", RuleID: "MCP/2026-07-28/MUST/shared", Key: "k", Status: rules.Fail, FirstSeen: t0}
+					errs <- stores[i%2].Record(t.Context(), Batch{Findings: []Finding{f}})
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatalf("concurrent Record = %v", err)
+				}
+			}
+			fs, err := stores[0].Findings(t.Context(), Filter{Target: "http://shared"})
+			if err != nil || len(fs) != 1 || fs[0].Count != 40 {
+				t.Fatalf("Findings = %+v, %v; want one finding counted 40 times", fs, err)
+			}
+		})
 	}
 }

@@ -122,10 +122,19 @@ type ExchangeStore interface {
 	Exchanges(ctx context.Context, f Filter) ([]Exchange, error)
 }
 
-// Store is both stores over one database, with retention.
+// Batch is what one grading round writes: exchanges and the findings they produced.
+type Batch struct {
+	Exchanges []Exchange
+	Findings  []Finding
+}
+
+// Store is both stores over one database, with batched writes and retention.
 type Store interface {
 	FindingStore
 	ExchangeStore
+	// Record writes a batch atomically (one transaction), with the same folding and redaction
+	// as RecordFinding and RecordExchange.
+	Record(ctx context.Context, b Batch) error
 	// Prune deletes exchanges started and findings last seen before the cutoff, returning how
 	// many rows went. The proxy calls it periodically when a retention is configured.
 	Prune(ctx context.Context, before time.Time) (int64, error)

@@ -6,21 +6,77 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
+// execer is what a write needs: the database or one transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // RecordFinding upserts f under (target, rule, key).
 func (s *sqlStore) RecordFinding(ctx context.Context, f Finding) error {
-	if f.Count <= 0 {
-		f.Count = 1
+	return s.recordFinding(ctx, prepared{s.insFinding}, f)
+}
+
+// RecordExchange stores ex without credentials, with capped and redacted bodies.
+func (s *sqlStore) RecordExchange(ctx context.Context, ex Exchange) error {
+	return s.recordExchange(ctx, prepared{s.insExchange}, ex)
+}
+
+// Record writes a batch in one transaction: one commit for many rows is what lets a busy proxy
+// keep up (a commit per row costs far more than the row).
+func (s *sqlStore) Record(ctx context.Context, b Batch) error {
+	if len(b.Exchanges)+len(b.Findings) == 0 {
+		return nil
 	}
-	if f.LastSeen.IsZero() {
-		f.LastSeen = f.FirstSeen
+	// One lock order for every writer, so proxies sharing a PostgreSQL store cannot deadlock.
+	fs := append([]Finding(nil), b.Findings...)
+	sort.Slice(fs, func(i, j int) bool {
+		if fs[i].Target != fs[j].Target {
+			return fs[i].Target < fs[j].Target
+		}
+		if fs[i].RuleID != fs[j].RuleID {
+			return fs[i].RuleID < fs[j].RuleID
+		}
+		return fs[i].Key < fs[j].Key
+	})
+	b.Findings = fs
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("starting a batch of %d exchanges: %w", len(b.Exchanges), err)
 	}
-	const q = `INSERT INTO findings (target, rule_id, key, level, status, observed, remediation,
+	fstmt, estmt := tx.StmtContext(ctx, s.insFinding), tx.StmtContext(ctx, s.insExchange)
+	for _, f := range b.Findings {
+		if err := s.recordFinding(ctx, prepared{fstmt}, f); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	for _, ex := range b.Exchanges {
+		if err := s.recordExchange(ctx, prepared{estmt}, ex); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("committing a batch of %d exchanges: %w", len(b.Exchanges), err)
+	}
+	return nil
+}
+
+// prepared runs one prepared statement through the execer shape (the query text is ignored).
+type prepared struct{ stmt *sql.Stmt }
+
+func (p prepared) ExecContext(ctx context.Context, _ string, args ...any) (sql.Result, error) {
+	return p.stmt.ExecContext(ctx, args...)
+}
+
+const insertFinding = `INSERT INTO findings (target, rule_id, key, level, status, observed, remediation,
 		spec_url, exchange_id, first_seen, last_seen, count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (target, rule_id, key) DO UPDATE SET
 			count = findings.count + excluded.count,
@@ -30,7 +86,19 @@ func (s *sqlStore) RecordFinding(ctx context.Context, f Finding) error {
 			last_seen = CASE WHEN excluded.last_seen > findings.last_seen THEN excluded.last_seen ELSE findings.last_seen END,
 			level = excluded.level, status = excluded.status,
 			remediation = excluded.remediation, spec_url = excluded.spec_url`
-	_, err := s.db.ExecContext(ctx, s.d.bind(q), f.Target, f.RuleID, f.Key, string(f.Level),
+
+const insertExchange = `INSERT INTO exchanges (id, target, started, duration_ns, http_method, url, rpc_method,
+		key, status, request_header, request_body, response_header, response_body, truncated, graded,
+		error, findings) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (id) DO NOTHING`
+
+func (s *sqlStore) recordFinding(ctx context.Context, db execer, f Finding) error {
+	if f.Count <= 0 {
+		f.Count = 1
+	}
+	if f.LastSeen.IsZero() {
+		f.LastSeen = f.FirstSeen
+	}
+	_, err := db.ExecContext(ctx, s.d.bind(insertFinding), f.Target, f.RuleID, f.Key, string(f.Level),
 		string(f.Status), string(s.redact.Payload([]byte(f.Observed))), f.Remediation, f.SpecURL,
 		f.ExchangeID, f.FirstSeen.UnixMicro(), f.LastSeen.UnixMicro(), f.Count)
 	if err != nil {
@@ -96,8 +164,7 @@ func (s *sqlStore) Findings(ctx context.Context, f Filter) ([]Finding, error) {
 	return out, nil
 }
 
-// RecordExchange stores ex without credentials, with capped and redacted bodies.
-func (s *sqlStore) RecordExchange(ctx context.Context, ex Exchange) error {
+func (s *sqlStore) recordExchange(ctx context.Context, db execer, ex Exchange) error {
 	reqBody, cut1 := s.body(ex.RequestBody)
 	respBody, cut2 := s.body(ex.ResponseBody)
 	reqHdr, err := json.Marshal(StripCredentials(ex.RequestHeader))
@@ -108,14 +175,11 @@ func (s *sqlStore) RecordExchange(ctx context.Context, ex Exchange) error {
 	if err != nil {
 		return fmt.Errorf("encoding the response header of exchange %s: %w", ex.ID, err)
 	}
-	const q = `INSERT INTO exchanges (id, target, started, duration_ns, http_method, url, rpc_method,
-		key, status, request_header, request_body, response_header, response_body, truncated, graded,
-		error, findings) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (id) DO NOTHING`
 	truncated := 0
 	if ex.Truncated || cut1 || cut2 {
 		truncated = 1
 	}
-	_, err = s.db.ExecContext(ctx, s.d.bind(q), ex.ID, ex.Target, ex.Start.UnixMicro(),
+	_, err = db.ExecContext(ctx, s.d.bind(insertExchange), ex.ID, ex.Target, ex.Start.UnixMicro(),
 		int64(ex.Duration), ex.HTTPMethod, ex.URL, ex.RPCMethod, ex.Key, ex.Status, string(reqHdr),
 		reqBody, string(respHdr), respBody, truncated, ex.Graded, ex.Error, ex.Findings)
 	if err != nil {

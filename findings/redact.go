@@ -55,6 +55,8 @@ func StripCredentials(h http.Header) http.Header {
 type Redactor struct {
 	keys map[string]bool
 	re   *regexp.Regexp
+	// quoted holds each key lower-cased and in quotes, for the cheap "nothing to do" test.
+	quoted [][]byte
 }
 
 // NewRedactor redacts DefaultRedactKeys plus extra (case-insensitive field names).
@@ -67,6 +69,7 @@ func NewRedactor(extra []string) *Redactor {
 			continue
 		}
 		r.keys[strings.ToLower(k)] = true
+		r.quoted = append(r.quoted, []byte(`"`+strings.ToLower(k)+`"`))
 		alts = append(alts, regexp.QuoteMeta(k))
 	}
 	sort.Strings(alts)
@@ -80,7 +83,7 @@ func NewRedactor(extra []string) *Redactor {
 // value is rewritten structurally (field order kept, nested values under a redacted key removed
 // whole); anything else (an SSE stream, a truncated body) by pattern.
 func (r *Redactor) Payload(body []byte) []byte {
-	if len(body) == 0 {
+	if len(body) == 0 || !r.mayHold(body) {
 		return body
 	}
 	if json.Valid(body) {
@@ -154,4 +157,16 @@ func writeString(buf *bytes.Buffer, s string) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	buf.Truncate(buf.Len() - 1) // Encode appends a newline
+}
+
+// mayHold reports whether body mentions a redacted key at all (as a quoted name, ignoring case):
+// most payloads do not, and they are stored without being walked.
+func (r *Redactor) mayHold(body []byte) bool {
+	lower := bytes.ToLower(body)
+	for _, q := range r.quoted {
+		if bytes.Contains(lower, q) {
+			return true
+		}
+	}
+	return false
 }

@@ -51,6 +51,13 @@ func Open(ctx context.Context, dsn string, opts *Options) (Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	if s.insFinding, err = db.PrepareContext(ctx, d.bind(insertFinding)); err == nil {
+		s.insExchange, err = db.PrepareContext(ctx, d.bind(insertExchange))
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("preparing the %s findings inserts: %w", d.name, err)
+	}
 	return s, nil
 }
 
@@ -99,6 +106,8 @@ func (d dialect) bind(q string) string {
 
 type sqlStore struct {
 	db      *sql.DB
+	// The two inserts every grading round runs, parsed once.
+	insFinding, insExchange *sql.Stmt
 	d       dialect
 	redact  *Redactor
 	maxBody int
@@ -133,8 +142,12 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the database.
-func (s *sqlStore) Close() error { return s.db.Close() }
+// Close releases the statements and the database.
+func (s *sqlStore) Close() error {
+	_ = s.insFinding.Close()
+	_ = s.insExchange.Close()
+	return s.db.Close()
+}
 
 // Prune deletes rows older than before.
 func (s *sqlStore) Prune(ctx context.Context, before time.Time) (int64, error) {

@@ -41,12 +41,17 @@ const (
 // Defaults for the grading pipeline.
 const (
 	DefaultQueueSize = 1024
-	DefaultWorkers   = 2
+	DefaultWorkers   = 1
+	// DefaultGradingBudget is the share of one CPU a grading worker may use: after grading for
+	// d it rests for d*(1-budget)/budget. Under a load heavier than the budget allows, the queue
+	// fills and grading is skipped and counted, so the traffic keeps its CPU.
+	DefaultGradingBudget = 0.25
 )
 
 // pipeline runs graders over captures on a few workers fed by a bounded queue.
 type pipeline struct {
 	queue   chan *Capture
+	budget  float64
 	graders []Grader
 	store   findings.Store
 	metrics *metrics
@@ -64,8 +69,8 @@ type targetHistory struct {
 	h  *passive.History
 }
 
-func newPipeline(size, workers int, graders []Grader, store findings.Store, m *metrics, h *hub, log *slog.Logger) *pipeline {
-	p := &pipeline{queue: make(chan *Capture, size), graders: graders, store: store, metrics: m,
+func newPipeline(size, workers int, budget float64, graders []Grader, store findings.Store, m *metrics, h *hub, log *slog.Logger) *pipeline {
+	p := &pipeline{queue: make(chan *Capture, size), budget: budget, graders: graders, store: store, metrics: m,
 		hub: h, log: log, history: map[string]*targetHistory{}, stop: make(chan struct{})}
 	for range workers {
 		p.wg.Add(1)
@@ -85,23 +90,75 @@ func (p *pipeline) submit(c *Capture) {
 	}
 }
 
+// maxBatch bounds how many exchanges one worker grades before writing them in one transaction.
+const maxBatch = 128
+
 func (p *pipeline) work() {
 	defer p.wg.Done()
 	for {
 		select {
 		case c := <-p.queue:
-			p.grade(c)
+			start := time.Now()
+			p.gradeBatch(c)
+			p.rest(time.Since(start))
 		case <-p.stop:
 			// Drain what is queued, without closing the channel: submit may still run.
 			for {
 				select {
 				case c := <-p.queue:
-					p.grade(c)
+					p.gradeBatch(c)
 				default:
 					return
 				}
 			}
 		}
+	}
+}
+
+// rest keeps the worker within its CPU budget after working for d; it ends early on stop.
+func (p *pipeline) rest(d time.Duration) {
+	if p.budget >= 1 {
+		return
+	}
+	t := time.NewTimer(time.Duration(float64(d) * (1 - p.budget) / p.budget))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-p.stop:
+	}
+}
+
+// gradeBatch grades first and whatever else is already queued (up to maxBatch), then writes
+// them all in one transaction and publishes them to the live stream.
+func (p *pipeline) gradeBatch(first *Capture) {
+	var b findings.Batch
+	var summaries []event
+	add := func(c *Capture) {
+		rec, fs := p.grade(c)
+		b.Exchanges = append(b.Exchanges, rec)
+		b.Findings = append(b.Findings, fs...)
+		for _, f := range fs {
+			summaries = append(summaries, event{Type: "finding", Data: f})
+		}
+		summaries = append(summaries, event{Type: "exchange", Data: summaryOf(rec)})
+	}
+	add(first)
+	for len(b.Exchanges) < maxBatch {
+		select {
+		case c := <-p.queue:
+			add(c)
+			continue
+		default:
+		}
+		break
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.store.Record(ctx, b); err != nil {
+		p.log.Error("recording graded exchanges", "exchanges", len(b.Exchanges), "error", err)
+	}
+	for _, e := range summaries {
+		p.hub.publish(e)
 	}
 }
 
@@ -129,7 +186,8 @@ func (p *pipeline) historyFor(target string) *targetHistory {
 	return th
 }
 
-func (p *pipeline) grade(c *Capture) {
+// grade judges one capture and returns the exchange record and its findings, unwritten.
+func (p *pipeline) grade(c *Capture) (findings.Exchange, []findings.Finding) {
 	ex := toExchange(c)
 	method, key := keyOf(ex)
 	rec := findings.Exchange{ID: c.ID, Target: c.Target, Start: c.Start, Duration: c.End.Sub(c.Start),
@@ -152,9 +210,8 @@ func (p *pipeline) grade(c *Capture) {
 			rec.Graded = NotGradedPanic
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	now := time.Now()
+	var fs []findings.Finding
 	for _, o := range outcomes {
 		if o.Status != rules.Fail {
 			continue
@@ -163,20 +220,16 @@ func (p *pipeline) grade(c *Capture) {
 			o.Exchange = c.ID
 		}
 		f := findings.FromOutcome(c.Target, key, o, now)
-		rec.Findings++
 		p.metrics.finding(f.RuleID, f.Level)
-		if err := p.store.RecordFinding(ctx, f); err != nil {
-			p.log.Error("recording a finding", "rule", f.RuleID, "target", c.Target, "error", err)
-		}
-		p.hub.publish(event{Type: "finding", Data: f})
+		fs = append(fs, f)
 	}
-	if err := p.store.RecordExchange(ctx, rec); err != nil {
-		p.log.Error("recording an exchange", "exchange_id", c.ID, "error", err)
+	rec.Findings = len(fs)
+	if p.log.Enabled(context.Background(), slog.LevelInfo) {
+		p.log.Info("exchange", "exchange_id", c.ID, "target", c.Target, "method", method, "key", key,
+			"status", c.Status, "graded", rec.Graded, "findings", rec.Findings,
+			"duration_ms", rec.Duration.Milliseconds())
 	}
-	p.hub.publish(event{Type: "exchange", Data: summaryOf(rec)})
-	p.log.Info("exchange", "exchange_id", c.ID, "target", c.Target, "method", method, "key", key,
-		"status", c.Status, "graded", rec.Graded, "findings", rec.Findings,
-		"duration_ms", rec.Duration.Milliseconds())
+	return rec, fs
 }
 
 // runGraders calls every grader under the target's history lock, recovering panics one by one.

@@ -31,6 +31,9 @@ type Options struct {
 	QueueSize int
 	// Workers is how many goroutines grade; 0 means DefaultWorkers.
 	Workers int
+	// GradingBudget is the share of one CPU each worker may spend grading, in (0,1]; 0 means
+	// DefaultGradingBudget, 1 means no rest. Past it, exchanges queue and then are skipped.
+	GradingBudget float64
 	// CA, when set, turns on HTTPS interception for CONNECT requests, signing leaf certificates
 	// with it (the user's own CA, from `sentinel ca init`). Nil tunnels CONNECT untouched.
 	CA *tls.Certificate
@@ -64,8 +67,12 @@ func New(opts *Options) (*Proxy, error) {
 		lg = slog.New(slog.DiscardHandler)
 	}
 	p := &Proxy{routes: newRoutes(opts.Routes), metrics: newMetrics(), hub: newHub(), store: opts.Store, log: lg}
+	budget := opts.GradingBudget
+	if budget <= 0 {
+		budget = DefaultGradingBudget
+	}
 	p.pipe = newPipeline(orDefault(opts.QueueSize, DefaultQueueSize), orDefault(opts.Workers, DefaultWorkers),
-		opts.Graders, opts.Store, p.metrics, p.hub, lg)
+		min(budget, 1), opts.Graders, opts.Store, p.metrics, p.hub, lg)
 	base := opts.Transport
 	if base == nil {
 		base = defaultTransport()
