@@ -105,12 +105,12 @@ func (d dialect) bind(q string) string {
 }
 
 type sqlStore struct {
-	db      *sql.DB
+	db *sql.DB
 	// The two inserts every grading round runs, parsed once.
 	insFinding, insExchange *sql.Stmt
-	d       dialect
-	redact  *Redactor
-	maxBody int
+	d                       dialect
+	redact                  *Redactor
+	maxBody                 int
 }
 
 var _ Store = (*sqlStore)(nil)
