@@ -22,8 +22,9 @@
 //	names := FixtureSeeded(t)            // the unmigrated fixture's seeded rule names
 //
 // Every server binds 127.0.0.1 on a free port, must print its ready line within
-// ReadyTimeout, and is stopped by PID (SIGTERM, then SIGKILL) in t.Cleanup. Its stderr is kept
-// in srv.Stderr and logged when the test fails.
+// ReadyTimeout, and is stopped by PID (SIGTERM, then SIGKILL) in t.Cleanup; on Linux the kernel
+// also kills it if the test process dies first. Its stderr is kept in srv.Stderr and logged when
+// the test fails.
 //
 // # A scripted 2025-11-25 client
 //

@@ -50,6 +50,7 @@ func StartServer(t testing.TB, bin string, args ...string) *Server {
 	}
 	srv := &Server{Stderr: &syncBuffer{}}
 	cmd.Stderr = srv.Stderr
+	configureChild(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
@@ -95,6 +96,7 @@ func StartEverythingServer(t testing.TB, extra ...string) *Server {
 	cmd := exec.Command(bin, append([]string{"-http=" + addr}, extra...)...)
 	srv := &Server{URL: "http://" + addr + "/", Stderr: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = io.Discard, srv.Stderr
+	configureChild(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
