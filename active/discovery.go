@@ -130,6 +130,7 @@ func (t *Target) listPrimitives(ctx context.Context) {
 			t.Callable = append(t.Callable, tl.Name)
 		}
 	}
+	t.findMRTRTool(ctx)
 	for n := range allowed {
 		if !slices.ContainsFunc(t.Tools, func(tl Tool) bool { return tl.Name == n }) {
 			t.Note("--allow-call %q names no tool the server lists; it was ignored", n)
