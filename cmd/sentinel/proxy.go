@@ -12,8 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-sentinel/sentinel/active"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/findings"
 	"github.com/mcp-sentinel/sentinel/proxy"
+	"github.com/mcp-sentinel/sentinel/report"
 )
 
 func init() { subcommands = append(subcommands, newProxyCommand) }
@@ -21,9 +24,27 @@ func init() { subcommands = append(subcommands, newProxyCommand) }
 // defaultDB is the findings store `sentinel proxy` and `sentinel findings` use by default.
 const defaultDB = "sentinel-findings.db"
 
-// newProber builds the active prober POST /probe runs; nil until the prober is linked in, and
-// the admin API then answers 501.
-var newProber = func() proxy.Prober { return nil }
+// newProber builds the active prober POST /probe runs. Tests may replace it; nil makes the
+// admin API answer 501.
+var newProber = func() proxy.Prober { return activeProber{} }
+
+// activeProber adapts active.Scan to proxy.Prober: the scan targets an endpoint on the proxy's
+// own listener, so every probe exchange is graded by the proxy as well.
+type activeProber struct{}
+
+func (activeProber) Probe(ctx context.Context, endpoint string, progress func(proxy.ProbeProgress)) (*report.Result, error) {
+	out, err := active.Scan(ctx, active.Options{
+		Endpoint: endpoint,
+		Tool:     "sentinel " + cli.VersionString(),
+		Progress: func(done, total int, probe string) {
+			progress(proxy.ProbeProgress{Message: fmt.Sprintf("%d/%d %s", done, total, probe)})
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.Result, nil
+}
 
 type proxyConfig struct {
 	upstream, listen, admin, db, caDir, logLevel string

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+)
+
+// freeAddr returns a loopback address that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+func TestProxyCommandForwardsGradesAndStopsCleanly(t *testing.T) {
+	const answer = `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, answer)
+	}))
+	t.Cleanup(up.Close)
+	db := filepath.Join(t.TempDir(), "f.db")
+	c := proxyConfig{upstream: up.URL + "/mcp", listen: freeAddr(t), admin: freeAddr(t), db: db,
+		logLevel: "error", maxBody: 1 << 20, queue: 16, workers: 1}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- runProxy(ctx, c) }()
+	t.Cleanup(cancel)
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + c.admin + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("admin API never came up: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp, err := http.Post("http://"+c.listen+"/", "application/json",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != answer {
+		t.Fatalf("through `sentinel proxy`: %q, want %q", body, answer)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("runProxy after cancel = %v, want nil", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("runProxy did not stop after its context ended")
+	}
+	// The store now holds what grading found; findings export reads it (exit 0 with gate none).
+	var out strings.Builder
+	err = runFindings(t.Context(), &out, findingsConfig{db: db, format: "json", gate: "none", limit: -1}, time.Now())
+	if cli.ExitCode(err) != 0 || !strings.Contains(out.String(), `"schema"`) {
+		t.Fatalf("findings export after the run: %v\n%s", err, out.String())
+	}
+}
