@@ -10,8 +10,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/config"
+	"github.com/mcp-sentinel/sentinel/broker/seal"
+	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/broker/tools"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
@@ -40,8 +44,18 @@ type RunOptions struct {
 	NoAuth bool
 	// Scorer scores the metrics; required.
 	Scorer tools.Scorer
-	// Recorder persists evaluations; nil means an in-memory recorder.
+	// Recorder persists evaluations; nil means an in-memory recorder. Ignored when Store is set.
 	Recorder tools.Recorder
+	// Store, when set, persists evaluations with handles, backs set_metric_policy and
+	// get_evaluation, and receives the audit log; the caller migrates and closes it.
+	Store store.Store
+	// StateKeys seals MRTR requestState; nil with a Store means a random key minted at start
+	// (fine for one process; replicas must share configured keys).
+	StateKeys *seal.Keyring
+	// JudgeModel is pinned in stored evaluations no judge decided; empty means "none".
+	JudgeModel string
+	// StateTTL is how long a sealed requestState is accepted; 0 means DefaultStateTTL.
+	StateTTL time.Duration
 	// Version is reported in serverInfo.
 	Version string
 	// Logger is for operational logs (stderr in the command); nil discards.
@@ -90,6 +104,15 @@ func (o *RunOptions) core(cfg *config.Config, log *slog.Logger) *tools.Core {
 	return &tools.Core{Scorer: o.Scorer, Policies: cfg, Recorder: o.Recorder, Logger: log}
 }
 
+// server builds the MCP server: the evaluation tools, plus the stateful tools and the audit
+// middleware when a store is configured (see stateful_run.go).
+func (o *RunOptions) server(cfg *config.Config, log *slog.Logger) (*mcp.Server, error) {
+	if o.Store == nil {
+		return NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log}), nil
+	}
+	return o.statefulServer(cfg, log)
+}
+
 // localPrincipal is who a local, unauthenticated caller acts as: the config's stdio principal,
 // else the dev principal in dev mode, else nobody (zero).
 func (o *RunOptions) localPrincipal(cfg *config.Config) auth.Principal {
@@ -111,7 +134,10 @@ func RunStdio(ctx context.Context, o RunOptions, stdin io.ReadCloser, stdout io.
 	p := o.localPrincipal(cfg)
 	// Stdio has one local user, so its lists are not shared across authorization contexts:
 	// private is still the accurate scope for per-tenant tool access.
-	s := NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log})
+	s, err := o.server(cfg, log)
+	if err != nil {
+		return fmt.Errorf("starting stdio broker: %w", err)
+	}
 	log.InfoContext(ctx, "serving stdio", slog.Any("principal", p))
 	return ServeStdio(ctx, s, p, stdin, stdout)
 }
@@ -168,8 +194,12 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	if issuer != "" {
 		authServers = []string{issuer}
 	}
+	mcpServer, err := o.server(cfg, log)
+	if err != nil {
+		return fmt.Errorf("starting HTTP broker: %w", err)
+	}
 	h, err := NewHTTPHandler(HTTPOptions{
-		Server:               NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log}),
+		Server:               mcpServer,
 		CanonicalURI:         canon,
 		Verifier:             verifier,
 		Fixed:                fixed,
