@@ -19,6 +19,7 @@ func headerProbes() []Probe {
 		{Name: "mcp-method-header", RuleIDs: ids("mcp-method-required", "mcp-method-match"), Run: probeMethodHeader},
 		{Name: "header-name-case", RuleIDs: ids("header-names-case-insensitive"), Run: probeHeaderNameCase},
 		{Name: "mcp-name-header", RuleIDs: ids("mcp-name-required", "mcp-name-match", "mcp-name-base64-decoded", "header-malformed-reject"), Run: probeNameHeader},
+		{Name: "header-value-ows", RuleIDs: ids("header-value-ows"), Run: probeHeaderOWS},
 		{Name: "legacy-headers-ignored", RuleIDs: ids("ignore-session-id", "ignore-last-event-id"), Run: probeLegacyHeaders},
 	}
 }
@@ -151,3 +152,23 @@ func probeLegacyHeaders(ctx context.Context, t *Target) ([]rules.Outcome, error)
 
 // b64 is the standard base64 of s, for building encoded header values by hand.
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// probeHeaderOWS: optional whitespace around a field value is not part of it (RFC 9110 §5.5), so
+// "Mcp-Method:  server/discover\t" matches the body, and so does an Mcp-Name padded with
+// spaces. The requests are written by hand: Go's client would trim the padding away.
+func probeHeaderOWS(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	id := rules.IDOf("header-value-ows")
+	l1 := "server/discover with Mcp-Method: \"  server/discover\\t\" (padded, written raw)"
+	ex1 := t.SendRaw(ctx, discoverWith(wire.WithHeader(wire.HeaderMethod, "  server/discover\t"), wire.WithLabel(l1)))
+	out := []rules.Outcome{served(id, l1, ex1)}
+	if method, key, ok := nameTarget(t); ok {
+		name := "sentinel-probe-absent"
+		if key == "uri" {
+			name = "sentinel://probe/absent"
+		}
+		l2 := fmt.Sprintf("%s for %q with Mcp-Name: \"  %s \" (padded, written raw)", method, name, name)
+		ex2 := t.SendRaw(ctx, wire.NewCall(method, nameParams(method, key, name), wire.WithHeader(wire.HeaderName, "  "+name+" "), wire.WithLabel(l2)))
+		out = append(out, notRejectedAs(id, l2, ex2, wire.CodeHeaderMismatch))
+	}
+	return out, nil
+}

@@ -50,7 +50,7 @@ func TestScanPassesAConformantServerOnEveryCoreRule(t *testing.T) {
 	for _, name := range []string{
 		"discover-implemented", "single-post-endpoint", "get-delete-405", "notification-202", "no-response-to-notification",
 		"concurrent-streams", "pv-header-required", "pv-header-body-match", "mcp-method-required", "mcp-method-match",
-		"header-names-case-insensitive", "mcp-name-required", "mcp-name-match", "mcp-name-base64-decoded",
+		"header-names-case-insensitive", "header-value-ows", "mcp-name-required", "mcp-name-match", "mcp-name-base64-decoded",
 		"header-malformed-reject", "meta-required-reject", "meta-required-http-400", "client-info-optional",
 		"unsupported-version-error", "unsupported-version-http-400", "discover-versions-consistent",
 		"removed-methods-absent", "unknown-method-404", "error-id-echo", "origin-invalid-403", "origin-validated",

@@ -100,6 +100,12 @@ func (t *Target) SendUngraded(ctx context.Context, spec wire.RequestSpec) *wire.
 	return t.sendOpts(ctx, t.Client, spec, true, false)
 }
 
+// SendRaw is Send over a hand-written HTTP/1.1 connection (wire.DoRaw) that keeps header values
+// byte for byte, whitespace included.
+func (t *Target) SendRaw(ctx context.Context, spec wire.RequestSpec) *wire.Exchange {
+	return t.sendOpts(ctx, nil, spec, true, true)
+}
+
 // Call builds a well-formed request with wire.NewCall and sends it.
 func (t *Target) Call(ctx context.Context, method string, params map[string]any, opts ...wire.CallOption) *wire.Exchange {
 	return t.Send(ctx, wire.NewCall(method, params, opts...))
@@ -140,7 +146,12 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 			}
 		}
 	}
-	ex := wire.Do(ctx, c, spec, t.Options.Limits, t.Options.Secrets...)
+	var ex *wire.Exchange
+	if c == nil {
+		ex = wire.DoRaw(ctx, spec, t.Options.Limits, t.Options.Secrets...)
+	} else {
+		ex = wire.Do(ctx, c, spec, t.Options.Limits, t.Options.Secrets...)
+	}
 	t.mu.Lock()
 	t.seq++
 	ex.ID = fmt.Sprintf("ex-%04d", t.seq)
