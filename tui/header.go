@@ -16,17 +16,16 @@ const headerHeight = 3
 // link state, failing findings by level, and deprecated features in use with the nearest
 // removal date. It says "not seen yet" rather than guessing.
 func headerView(s Styles, snap Snapshot, probeEra string, now time.Time, adminURL string, width int) string {
-	up := upstream(snap)
-	line1 := fmt.Sprintf("sentinel · upstream %s · era %s", Clean(up), eraSeen(snap, probeEra))
-	var conn string
+	where := fmt.Sprintf("upstream %s · era %s", Clean(upstream(snap)), eraSeen(snap, probeEra))
+	var line1 string
 	switch snap.Conn.State {
 	case Connecting:
-		conn = s.Warn.Render("… connecting to " + adminURL)
+		line1 = s.Warn.Render("… connecting to "+Clean(adminURL)) + " · " + where
 	case Live:
-		conn = s.Pass.Render("● live")
+		line1 = s.Pass.Render("● live") + " · " + where
 	case Down:
 		wait := max(snap.Conn.RetryAt.Sub(now).Round(time.Second), 0)
-		conn = s.ErrMsg.Render(fmt.Sprintf("%s admin API unreachable (retry in %v): %s", symError, wait, Clean(snap.Conn.Err)))
+		line1 = s.ErrMsg.Render(fmt.Sprintf("%s admin API unreachable (retry in %v): %s", symError, wait, Clean(snap.Conn.Err)))
 	}
 	counts := map[rules.Level]int{}
 	for _, f := range snap.Findings {
@@ -36,10 +35,10 @@ func headerView(s Styles, snap Snapshot, probeEra string, now time.Time, adminUR
 	if snap.FindingsCapped {
 		more = "+"
 	}
-	line2 := fmt.Sprintf("failing: %s %d%s · %s %d%s · %s %d%s · %s %d%s  %s",
+	line2 := fmt.Sprintf("failing %s %d%s · %s %d%s · %s %d%s · %s %d%s",
 		s.Must.Render(symMust+" MUST"), counts[rules.Must], more, s.Must.Render(symMust+" MUST NOT"), counts[rules.MustNot], more,
-		s.Should.Render(symShould+" SHOULD"), counts[rules.Should], more, s.Should.Render(symShould+" SHOULD NOT"), counts[rules.ShouldNot], more, conn)
-	return fit(s.Title.Render(line1), width) + "\n" + fit(line2, width) + "\n" + fit(deprecationLine(s, snap), width)
+		s.Should.Render(symShould+" SHOULD"), counts[rules.Should], more, s.Should.Render(symShould+" SHOULD NOT"), counts[rules.ShouldNot], more)
+	return fit(line1, width) + "\n" + fit(line2, width) + "\n" + fit(deprecationLine(s, snap), width)
 }
 
 func upstream(snap Snapshot) string {
@@ -80,7 +79,7 @@ func eraSeen(snap Snapshot, probeEra string) string {
 	case legacy && current:
 		return "mixed (initialize and server/discover)"
 	case legacy:
-		return "legacy (initialize handshake)"
+		return "legacy (initialize)"
 	case current:
 		return "2026-07-28 (server/discover)"
 	}
@@ -88,8 +87,17 @@ func eraSeen(snap Snapshot, probeEra string) string {
 }
 
 // deprecationLine lists deprecated features the findings or methods show in use, with the
-// nearest earliest-removal date.
+// nearest earliest-removal date. A failing rule that grades several features at once
+// (deprecated-features-avoided) does not say which one is in use, so it is named as such instead
+// of being credited to all of them.
 func deprecationLine(s Styles, snap Snapshot) string {
+	deps := rules.Deprecations()
+	covers := map[string]int{} // rule name -> how many features it grades
+	for _, d := range deps {
+		for _, r := range d.Rules {
+			covers[r]++
+		}
+	}
 	failing := map[string]bool{}
 	for _, f := range snap.Findings {
 		failing[ruleName(f.RuleID)] = true
@@ -98,10 +106,10 @@ func deprecationLine(s Styles, snap Snapshot) string {
 	for i := range snap.Rows {
 		methods["method:"+snap.Rows[i].Method] = true
 	}
-	var names []string
+	var names, unattributed []string
 	var nearest time.Time
-	for _, d := range rules.Deprecations() {
-		if !inUse(d, failing, methods) {
+	for _, d := range deps {
+		if !inUse(d, failing, methods, covers) {
 			continue
 		}
 		names = append(names, d.Name)
@@ -109,17 +117,31 @@ func deprecationLine(s Styles, snap Snapshot) string {
 			nearest = d.RemovableOn()
 		}
 	}
-	if len(names) == 0 {
-		return s.Dim.Render("deprecated features in use: none seen")
+	for r, n := range covers {
+		if n > 1 && failing[r] {
+			unattributed = append(unattributed, r)
+		}
 	}
 	sort.Strings(names)
-	return s.Warn.Render(fmt.Sprintf("%s deprecated in use: %s · nearest removal on or after %s", symShould,
-		strings.Join(names, ", "), nearest.Format("2006-01-02")))
+	sort.Strings(unattributed)
+	switch {
+	case len(names) == 0 && len(unattributed) == 0:
+		return s.Dim.Render("deprecated features in use: none seen")
+	case len(names) == 0:
+		return s.Warn.Render(fmt.Sprintf("%s deprecated feature(s) in use, see rule %s", symShould, strings.Join(unattributed, ", ")))
+	}
+	line := fmt.Sprintf("%s deprecated in use: %s · removable on or after %s", symShould, strings.Join(names, ", "), nearest.Format("2006-01-02"))
+	if len(unattributed) > 0 {
+		line += " · see also " + strings.Join(unattributed, ", ")
+	}
+	return s.Warn.Render(line)
 }
 
-func inUse(d rules.Deprecation, failing, methods map[string]bool) bool {
+// inUse reports whether a feature shows in use: a failing rule that grades it alone, or a
+// method that is evidence of it.
+func inUse(d rules.Deprecation, failing, methods map[string]bool, covers map[string]int) bool {
 	for _, r := range d.Rules {
-		if failing[r] {
+		if failing[r] && covers[r] == 1 {
 			return true
 		}
 	}

@@ -115,6 +115,9 @@ func New(opts Options) *Model {
 		list: newExchangeList(k, s, opts.Location), finds: newFindingList(k, s, opts.Location),
 		detail: newDetailPane(k, s, opts.Location), probe: newProbePane(k, s), helpBar: help.New(),
 		width: 80, height: 24}
+	if !opts.Color {
+		m.helpBar.Styles = plainHelpStyles()
+	}
 	m.live = opts.Source.Snapshot()
 	m.shown = m.live
 	m.apply()
@@ -171,7 +174,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setStatus(symError + " " + msg.err.Error())
 			return m, nil
 		}
-		m.setStatus("wrote the curl command to " + msg.path + " (also offered to the terminal clipboard, OSC 52)")
+		m.setStatus("curl command (also offered to the terminal clipboard by OSC 52) written to " + msg.path)
 		return m, tea.SetClipboard(msg.curl)
 	}
 	return m, nil
@@ -234,6 +237,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	m.status = ""
 	if m.showHelp {
 		m.showHelp = false
 		if key.Matches(k, m.keys.Quit) {
@@ -252,7 +256,6 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if m.view == viewDetail {
 			m.view = m.back
 		}
-		m.status = ""
 	case key.Matches(k, m.keys.Filter):
 		m.prompt = &prompt{kind: promptFilter, label: "filter: ", value: m.filterText}
 	case key.Matches(k, m.keys.Follow):

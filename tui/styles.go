@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -66,4 +67,10 @@ func (s Styles) statusBadge(st rules.Status) string {
 		return ""
 	}
 	return s.Warn.Render(symUngraded + " " + string(st))
+}
+
+// plainHelpStyles are the key reminder's styles without colour.
+func plainHelpStyles() help.Styles {
+	p := lipgloss.NewStyle()
+	return help.Styles{Ellipsis: p, ShortKey: p, ShortDesc: p, ShortSeparator: p, FullKey: p, FullDesc: p, FullSeparator: p}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // View draws the whole screen in the alternate buffer.
@@ -37,16 +38,29 @@ func (m *Model) Render() string {
 	}
 	b.WriteString(m.statusLine())
 	b.WriteByte('\n')
-	if m.prompt != nil {
+	switch {
+	case m.prompt != nil:
 		b.WriteString(m.prompt.view(m.width))
-	} else {
+	case m.status != "":
+		b.WriteString(fitTail(m.status, m.width))
+	default:
 		b.WriteString(fit(m.helpBar.ShortHelpView(m.active().ShortHelp()), m.width))
 	}
 	return b.String()
 }
 
-// statusLine says which view is shown, how much the filter keeps, whether the list follows,
-// what fell out of the ring, and the last action's result.
+// fitTail is fit keeping the end of s: a long message ends with what matters (the file
+// written, the reason it failed).
+func fitTail(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return fit(s, w)
+	}
+	return fit("…"+ansi.TruncateLeft(s, ansi.StringWidth(s)-w+1, ""), w)
+}
+
+// statusLine says which view is shown, how much the filter keeps, whether the list follows
+// and what fell out of the ring. The last action's result replaces the key reminder below it
+// until the next key.
 func (m *Model) statusLine() string {
 	var parts []string
 	switch m.view {
@@ -70,9 +84,6 @@ func (m *Model) statusLine() string {
 	}
 	if m.shown.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("%d older not shown", m.shown.Dropped))
-	}
-	if m.status != "" {
-		parts = append(parts, m.status)
 	}
 	return fit(m.styles.Dim.Render(strings.Join(parts, " · ")), m.width)
 }
