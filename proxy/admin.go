@@ -212,8 +212,8 @@ func (p *Proxy) serveProbe(w http.ResponseWriter, r *http.Request, opts AdminOpt
 			return
 		}
 	}
-	if body.Path == "" && len(p.routes) > 0 {
-		body.Path = p.routes[len(p.routes)-1].Prefix
+	if body.Path == "" {
+		body.Path = p.endpoint
 	}
 	if body.Path == "" || !strings.HasPrefix(body.Path, "/") {
 		http.Error(w, `give the path to probe on the proxy listener: {"path":"/mcp"}`, http.StatusBadRequest)

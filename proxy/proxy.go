@@ -47,14 +47,16 @@ type Options struct {
 // Proxy is the running proxy: an http.Handler for the proxy listener, plus the pipeline and the
 // state the admin API serves.
 type Proxy struct {
-	gp      *goproxy.ProxyHttpServer
-	routes  routes
-	tap     *Tap
-	pipe    *pipeline
-	metrics *metrics
-	hub     *hub
-	store   findings.Store
-	log     *slog.Logger
+	gp     *goproxy.ProxyHttpServer
+	routes routes
+	// endpoint is the first route's endpoint path on the listener (EndpointPath).
+	endpoint string
+	tap      *Tap
+	pipe     *pipeline
+	metrics  *metrics
+	hub      *hub
+	store    findings.Store
+	log      *slog.Logger
 }
 
 // New builds a proxy and starts its grading workers; Close stops them.
@@ -67,6 +69,9 @@ func New(opts *Options) (*Proxy, error) {
 		lg = slog.New(slog.DiscardHandler)
 	}
 	p := &Proxy{routes: newRoutes(opts.Routes), metrics: newMetrics(), hub: newHub(), store: opts.Store, log: lg}
+	if len(opts.Routes) > 0 {
+		p.endpoint = opts.Routes[0].Endpoint()
+	}
 	budget := opts.GradingBudget
 	if budget <= 0 {
 		budget = DefaultGradingBudget
@@ -142,6 +147,10 @@ func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
 	r2.Host = u.Host
 	p.gp.ServeHTTP(w, r2)
 }
+
+// EndpointPath is the path on the proxy listener that reaches the first route's upstream
+// endpoint ("" in forward-only mode): what `sentinel proxy` prints and POST /probe probes.
+func (p *Proxy) EndpointPath() string { return p.endpoint }
 
 // Close stops grading after the queue drains, or when ctx ends. It does not close the store.
 func (p *Proxy) Close(ctx context.Context) error { return p.pipe.close(ctx) }

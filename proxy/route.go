@@ -7,9 +7,11 @@ import (
 	"strings"
 )
 
-// Route sends requests whose path starts with Prefix to Upstream (reverse mode). The prefix is
-// removed and the rest joined to the upstream's path; a request for the prefix itself goes to
-// the upstream URL exactly, so `--upstream http://host/mcp` serves clients pointed at the root.
+// Route sends requests whose path starts with Prefix to Upstream (reverse mode). The upstream
+// URL's path is the endpoint: after the prefix is removed, an empty path, "/" or that same path
+// goes to the upstream URL exactly, and any other path goes to the upstream's host unchanged.
+// So with `--upstream http://host/mcp`, clients may use http://proxy/ or http://proxy/mcp, and
+// with `--route /a=http://host/mcp`, http://proxy/a or http://proxy/a/mcp.
 type Route struct {
 	Prefix   string
 	Upstream *url.URL
@@ -44,22 +46,34 @@ func newRoutes(rs []Route) routes {
 func (rs routes) match(path, rawQuery string) (*url.URL, bool) {
 	for _, r := range rs {
 		p := strings.TrimSuffix(r.Prefix, "/")
-		if path != p && !strings.HasPrefix(path, p+"/") && r.Prefix != "/" {
+		if p != "" && path != p && !strings.HasPrefix(path, p+"/") {
 			continue
 		}
 		rest := strings.TrimPrefix(path, p)
 		u := *r.Upstream
 		switch {
-		case rest == "" || rest == "/":
+		case rest == "" || rest == "/" || rest == u.Path:
 			if u.Path == "" {
-				u.Path = rest
+				u.Path = "/"
 			}
 		default:
-			u.Path = strings.TrimSuffix(u.Path, "/") + rest
+			u.Path = rest
 		}
 		u.RawPath = ""
 		u.RawQuery = rawQuery
 		return &u, true
 	}
 	return nil, false
+}
+
+// Endpoint is the path on the proxy listener that reaches the route's upstream endpoint: the
+// upstream's own path under a "/" prefix, the prefix otherwise.
+func (r Route) Endpoint() string {
+	if strings.TrimSuffix(r.Prefix, "/") == "" {
+		if r.Upstream.Path == "" {
+			return "/"
+		}
+		return r.Upstream.Path
+	}
+	return r.Prefix
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,7 +111,7 @@ func TestCAInitWritesAPrivateKeyAndRefusesToOverwrite(t *testing.T) {
 }
 
 func TestProxyWithNothingToProxyCannotRun(t *testing.T) {
-	err := runProxy(t.Context(), proxyConfig{logLevel: "info"})
+	err := runProxy(t.Context(), io.Discard, proxyConfig{logLevel: "info"})
 	if cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), "--upstream") {
 		t.Fatalf("err = %v, want exit 2 naming --upstream", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -73,7 +74,7 @@ POST /probe, /metrics and /healthz.`,
   sentinel proxy --route /a=http://127.0.0.1:8081/mcp --route /b=http://127.0.0.1:8082/mcp
   sentinel ca init && HTTPS_PROXY=http://127.0.0.1:9100 sentinel proxy --mitm`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runProxy(cmd.Context(), c) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runProxy(cmd.Context(), cmd.OutOrStdout(), c) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.upstream, "upstream", "", "upstream MCP endpoint for reverse mode (the route for /)")
@@ -114,7 +115,7 @@ func (c proxyConfig) routeList() ([]proxy.Route, error) {
 	return out, nil
 }
 
-func runProxy(ctx context.Context, c proxyConfig) error {
+func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", c.logLevel)
@@ -159,7 +160,11 @@ func runProxy(ctx context.Context, c proxyConfig) error {
 	if c.retention > 0 {
 		go prune(ctx, store, c.retention, log)
 	}
-	log.Info("sentinel proxy listening", "listen", lnProxy.Addr().String(), "admin", lnAdmin.Addr().String(), "db", redactDSN(c.db))
+	log.Info("sentinel proxy started", "listen", lnProxy.Addr().String(), "admin", lnAdmin.Addr().String(), "db", redactDSN(c.db))
+	// The ready lines scripts and the e2e helpers wait for, on stdout.
+	if _, err := fmt.Fprintf(stdout, "listening on http://%s%s\nadmin on http://%s\n", lnProxy.Addr(), p.EndpointPath(), lnAdmin.Addr()); err != nil {
+		log.Warn("printing the ready line", "error", err)
+	}
 	var serveErr error
 	select {
 	case <-ctx.Done():

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +41,8 @@ func TestProxyCommandForwardsGradesAndStopsCleanly(t *testing.T) {
 		logLevel: "error", maxBody: 1 << 20, queue: 16, workers: 1}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- runProxy(ctx, c) }()
+	var stdout syncBuffer
+	go func() { done <- runProxy(ctx, &stdout, c) }()
 	t.Cleanup(cancel)
 
 	deadline := time.Now().Add(10 * time.Second)
@@ -54,7 +57,10 @@ func TestProxyCommandForwardsGradesAndStopsCleanly(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	resp, err := http.Post("http://"+c.listen+"/", "application/json",
+	if want := "listening on http://" + c.listen + "/mcp\n"; !strings.HasPrefix(stdout.String(), want) {
+		t.Fatalf("stdout = %q, want it to start with %q", stdout.String(), want)
+	}
+	resp, err := http.Post("http://"+c.listen+"/mcp", "application/json",
 		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -79,4 +85,22 @@ func TestProxyCommandForwardsGradesAndStopsCleanly(t *testing.T) {
 	if cli.ExitCode(err) != 0 || !strings.Contains(out.String(), `"schema"`) {
 		t.Fatalf("findings export after the run: %v\n%s", err, out.String())
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer goroutine and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
