@@ -40,6 +40,14 @@ func Probes() []Probe {
 		errorProbes(),
 		originProbes(),
 		cancellationProbes(),
+		cachingProbes(),
+		toolProbes(),
+		resourceProbes(),
+		promptProbes(),
+		completionProbes(),
+		subscriptionProbes(),
+		mrtrProbes(),
+		authProbes(),
 	}
 	var out []Probe
 	for _, g := range groups {

@@ -59,7 +59,9 @@ func resultOf(ex *wire.Exchange) map[string]json.RawMessage {
 }
 
 // complete reports whether ex ended in a complete result.
-func complete(ex *wire.Exchange) bool { return ex.Reply() != nil && ex.Reply().Error == nil && ex.Reply().ResultType() == "complete" }
+func complete(ex *wire.Exchange) bool {
+	return ex.Reply() != nil && ex.Reply().Error == nil && ex.Reply().ResultType() == "complete"
+}
 
 // probeToolsList: with tools declared, tools/list MUST return the current set; names SHOULD be
 // well-formed and unique; inputSchema MUST be an object schema valid in its dialect; the order

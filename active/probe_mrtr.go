@@ -1,0 +1,327 @@
+package active
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// mrtrProbes exercise multi round-trip requests on a tool that answers input_required: the
+// requestState round trip, tampering and replay, missing, malformed, extra and declined input
+// responses, and what the server does when the client declares no capability.
+func mrtrProbes() []Probe {
+	return []Probe{
+		{Name: "mrtr", Requires: rules.FeatureCallableTool, Run: probeMRTR, RuleIDs: ids(
+			"request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
+			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
+			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400",
+			"no-capability-inference")},
+	}
+}
+
+// allCapabilities is what the probe declares to coax a tool into asking: every input kind.
+var allCapabilities = map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}, "sampling": map[string]any{}, "roots": map[string]any{}}
+
+// interim is a tool call answered with an InputRequiredResult.
+type interim struct {
+	tool          toolDef
+	args          map[string]any
+	requests      map[string]json.RawMessage // inputRequests, by key
+	state         string
+	hasState      bool
+	firstExchange *wire.Exchange
+}
+
+// callWith calls tool with arguments, declared capabilities and extra params (inputResponses,
+// requestState); every round is a new request with a new id.
+func callWith(ctx context.Context, t *Target, label, tool string, args, caps map[string]any, extra map[string]any) *wire.Exchange {
+	params := map[string]any{"name": tool, "arguments": args, "_meta": map[string]any{wire.MetaClientCapabilities: caps}}
+	for k, v := range extra {
+		params[k] = v
+	}
+	return t.Call(ctx, "tools/call", params, wire.WithLabel(label))
+}
+
+// findInterim returns the first callable tool that answers input_required, trying t.MRTRTool
+// first, each with every capability declared.
+func findInterim(ctx context.Context, t *Target) (*interim, bool) {
+	defs := callableDefs(t)
+	for i, d := range defs {
+		if d.Name == t.MRTRTool && i > 0 {
+			defs[0], defs[i] = defs[i], defs[0]
+		}
+	}
+	for n, d := range defs {
+		if n >= 8 {
+			break
+		}
+		args := sampleArguments(d.InputSchema)
+		ex := callWith(ctx, t, fmt.Sprintf("tools/call %q declaring every client capability", d.Name), d.Name, args, allCapabilities, nil)
+		r := resultOf(ex)
+		if r == nil || ex.Reply().ResultType() != "input_required" {
+			continue
+		}
+		it := &interim{tool: d, args: args, firstExchange: ex}
+		_ = json.Unmarshal(r["inputRequests"], &it.requests)
+		it.hasState = json.Unmarshal(r["requestState"], &it.state) == nil && r["requestState"] != nil
+		return it, true
+	}
+	return nil, false
+}
+
+// responsesFor fulfils input requests: an accepted elicitation with sample content (or a
+// decline), a plain sampling answer, an empty roots list.
+func responsesFor(reqs map[string]json.RawMessage, decline bool) map[string]any {
+	out := map[string]any{}
+	for k, raw := range reqs {
+		var ir struct {
+			Method string `json:"method"`
+			Params struct {
+				RequestedSchema json.RawMessage `json:"requestedSchema"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(raw, &ir)
+		switch ir.Method {
+		case "elicitation/create":
+			if decline {
+				out[k] = map[string]any{"action": "decline"}
+			} else {
+				out[k] = map[string]any{"action": "accept", "content": sampleArguments(ir.Params.RequestedSchema)}
+			}
+		case "sampling/createMessage":
+			out[k] = map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "sentinel"}, "model": "sentinel", "stopReason": "endTurn"}
+		case "roots/list":
+			out[k] = map[string]any{"roots": []any{}}
+		}
+	}
+	return out
+}
+
+// verdict classifies a retry's answer.
+func verdict(ex *wire.Exchange) (complete, again, isErr, broken bool) {
+	if ex.Response == nil || ex.Status() >= 500 || ex.Reply() == nil {
+		return false, false, false, true
+	}
+	if _, e := ex.ErrorCode(); e {
+		return false, false, true, false
+	}
+	r := resultOf(ex)
+	if string(r["isError"]) == "true" {
+		return false, false, true, false
+	}
+	rt := ex.Reply().ResultType()
+	return rt == "complete", rt == "input_required", false, false
+}
+
+// tampered alters a requestState the way an attacker would: one character changed.
+func tampered(s string) string {
+	if s == "" {
+		return "sentinel-forged-state"
+	}
+	b := []byte(s)
+	last := len(b) - 1
+	if b[last] == 'A' {
+		b[last] = 'B'
+	} else {
+		b[last] = 'A'
+	}
+	return string(b)
+}
+
+// probeMRTR runs the MRTR checks on the first tool that answers input_required.
+//
+//	requestState is attacker-controlled: if it drives logic the server MUST integrity-protect it
+//	and reject state that fails verification, and SHOULD bind it to the originating request.
+//	Missing input SHOULD get a new InputRequiredResult; malformed inputResponses SHOULD get a
+//	JSON-RPC error; extra responses SHOULD be ignored; a declined elicitation MUST be handled. A
+//	request lacking a needed capability gets -32021 with requiredCapabilities (HTTP 400), and
+//	capabilities are never inferred from earlier requests.
+func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	it, ok := findInterim(ctx, t)
+	if !ok {
+		why := "no callable tool answered input_required (name one with --allow-call)"
+		var out []rules.Outcome
+		for _, id := range ids("request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
+			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
+			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400", "no-capability-inference") {
+			out = append(out, rules.Undecided(id, why))
+		}
+		return out, nil
+	}
+	var out []rules.Outcome
+	good := responsesFor(it.requests, false)
+	withState := func(state string, responses map[string]any) map[string]any {
+		extra := map[string]any{}
+		if responses != nil {
+			extra["inputResponses"] = responses
+		}
+		if it.hasState {
+			extra["requestState"] = state
+		}
+		return extra
+	}
+	name := it.tool.Name
+
+	// Tampered and replayed state.
+	integrity, untrusted, replay := rules.IDOf("request-state-integrity"), rules.IDOf("request-state-untrusted"), rules.IDOf("request-state-anti-replay")
+	if it.hasState {
+		label := fmt.Sprintf("tools/call %q retried with a tampered requestState", name)
+		ex := callWith(ctx, t, label, name, it.args, allCapabilities, withState(tampered(it.state), good))
+		if c, _, _, broken := verdict(ex); c {
+			out = append(out, stamp(rules.Failed(integrity, observed(label, ex)+"; state that fails verification was accepted and the call completed"), ex),
+				stamp(rules.Failed(untrusted, observed(label, ex)+"; altered requestState was trusted"), ex))
+		} else if broken {
+			out = append(out, stamp(rules.Failed(untrusted, observed(label, ex)+"; altered requestState broke the handler instead of being refused"), ex))
+		} else {
+			out = append(out, stamp(rules.Passed(integrity, observed(label, ex)+"; the tampered state was not accepted"), ex),
+				stamp(rules.Passed(untrusted, observed(label, ex)), ex))
+		}
+		other := map[string]any{}
+		for k, v := range it.args {
+			other[k] = v
+		}
+		other["sentinel_replay_marker"] = "different request"
+		label = fmt.Sprintf("tools/call %q with different arguments, replaying the first call's requestState", name)
+		ex = callWith(ctx, t, label, name, other, allCapabilities, withState(it.state, good))
+		if c, _, _, _ := verdict(ex); c {
+			out = append(out, stamp(rules.Failed(replay, observed(label, ex)+"; state issued for one request completed another (no originating-request binding)"), ex))
+		} else {
+			out = append(out, stamp(rules.Passed(replay, observed(label, ex)+"; the replayed state was not accepted for a different request"), ex))
+		}
+	} else {
+		why := "the tool's InputRequiredResult carried no requestState"
+		out = append(out, rules.Absent(integrity, why), rules.Absent(untrusted, why), rules.Absent(replay, why))
+	}
+
+	if len(it.requests) > 0 {
+		label := fmt.Sprintf("tools/call %q retried without the input it asked for", name)
+		ex := callWith(ctx, t, label, name, it.args, allCapabilities, withState(it.state, nil))
+		id := rules.IDOf("mrtr-rerequest-missing")
+		switch c, again, isErr, _ := verdict(ex); {
+		case again || c:
+			out = append(out, stamp(rules.Passed(id, observed(label, ex)), ex))
+		case isErr:
+			out = append(out, stamp(rules.Failed(id, observed(label, ex)+"; missing input SHOULD get a new InputRequiredResult, not an error"), ex))
+		default:
+			out = append(out, stamp(rules.Failed(id, observed(label, ex)+"; expected a new InputRequiredResult"), ex))
+		}
+
+		bad := map[string]any{}
+		for k := range it.requests {
+			bad[k] = "sentinel: not a response object"
+		}
+		label = fmt.Sprintf("tools/call %q retried with malformed inputResponses", name)
+		ex = callWith(ctx, t, label, name, it.args, allCapabilities, withState(it.state, bad))
+		id = rules.IDOf("mrtr-validate-input-responses")
+		if ex.Reply() != nil && ex.Reply().Error != nil {
+			out = append(out, stamp(rules.Passed(id, observed(label, ex)+"; refused with a JSON-RPC error"), ex))
+		} else {
+			out = append(out, stamp(rules.Failed(id, observed(label, ex)+"; malformed inputResponses SHOULD get a JSON-RPC error"), ex))
+		}
+
+		extra := map[string]any{"sentinel-extra-response": map[string]any{"action": "accept", "content": map[string]any{}}}
+		for k, v := range good {
+			extra[k] = v
+		}
+		label = fmt.Sprintf("tools/call %q retried with its input plus an unrequested response key", name)
+		ex = callWith(ctx, t, label, name, it.args, allCapabilities, withState(it.state, extra))
+		id = rules.IDOf("mrtr-ignore-extra-responses")
+		if c, again, _, _ := verdict(ex); c || again {
+			out = append(out, stamp(rules.Passed(id, observed(label, ex)+"; the extra key was ignored"), ex))
+		} else {
+			out = append(out, stamp(rules.Failed(id, observed(label, ex)+"; an unrecognised inputResponses key SHOULD be ignored"), ex))
+		}
+
+		out = append(out, declineOutcome(ctx, t, it, withState(it.state, responsesFor(it.requests, true)))...)
+	} else {
+		why := "the tool's InputRequiredResult carried no inputRequests"
+		for _, id := range ids("mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses", "elicitation-decline-handled") {
+			out = append(out, rules.Absent(id, why))
+		}
+	}
+	return append(out, capabilityOutcomes(ctx, t, it)...), nil
+}
+
+// declineOutcome answers every elicitation with decline: the server MUST handle it (a result or
+// a JSON-RPC error, never a crash).
+func declineOutcome(ctx context.Context, t *Target, it *interim, extra map[string]any) []rules.Outcome {
+	id := rules.IDOf("elicitation-decline-handled")
+	hasElicit := false
+	for _, raw := range it.requests {
+		var ir struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(raw, &ir) == nil && ir.Method == "elicitation/create" {
+			hasElicit = true
+		}
+	}
+	if !hasElicit {
+		return []rules.Outcome{rules.Absent(id, "the tool asked for no elicitation")}
+	}
+	label := fmt.Sprintf("tools/call %q retried with every elicitation declined", it.tool.Name)
+	ex := callWith(ctx, t, label, it.tool.Name, it.args, allCapabilities, extra)
+	if _, _, _, broken := verdict(ex); broken {
+		return []rules.Outcome{stamp(rules.Failed(id, observed(label, ex)+"; a declined elicitation was not handled"), ex)}
+	}
+	return []rules.Outcome{stamp(rules.Passed(id, observed(label, ex)), ex)}
+}
+
+// capabilityOutcomes calls the tool again declaring no capability: the server must not infer
+// the capabilities of the earlier call, and if it cannot proceed it answers -32021 with
+// requiredCapabilities and HTTP 400.
+func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Outcome {
+	label := fmt.Sprintf("tools/call %q declaring no client capability (after a call that declared all)", it.tool.Name)
+	ex := callWith(ctx, t, label, it.tool.Name, it.args, map[string]any{}, nil)
+	inference, capErr, capStatus := rules.IDOf("no-capability-inference"), rules.IDOf("missing-capability-error"), rules.IDOf("missing-capability-http-400")
+	if cut(ex) {
+		return []rules.Outcome{undecidedCut(inference, label, ex)}
+	}
+	var out []rules.Outcome
+	if undeclared := undeclaredInputRequests(ex); undeclared != "" {
+		out = append(out, stamp(rules.Failed(inference, fmt.Sprintf("%s; the server asked for %s, which this request did not declare", observed(label, ex), undeclared)), ex))
+	} else {
+		out = append(out, stamp(rules.Passed(inference, observed(label, ex)+"; no input request relied on an undeclared capability"), ex))
+	}
+	code, isErr := ex.ErrorCode()
+	if !isErr || code != wire.CodeMissingCapability {
+		why := "the tool did not refuse for a missing capability, so the -32021 path was not reached"
+		return append(out, rules.Undecided(capErr, why), rules.Undecided(capStatus, why))
+	}
+	var data struct {
+		Required map[string]any `json:"requiredCapabilities"`
+	}
+	if ex.Reply().Error.Data != nil && json.Unmarshal(ex.Reply().Error.Data, &data) == nil && data.Required != nil {
+		out = append(out, stamp(rules.Passed(capErr, observed(label, ex)), ex))
+	} else {
+		out = append(out, stamp(rules.Failed(capErr, observed(label, ex)+"; -32021 without data.requiredCapabilities"), ex))
+	}
+	if ex.Status() == http.StatusBadRequest || ex.ContentType() == "text/event-stream" {
+		out = append(out, stamp(rules.Passed(capStatus, observed(label, ex)), ex))
+	} else {
+		out = append(out, stamp(rules.Failed(capStatus, observed(label, ex)+"; expected HTTP 400"), ex))
+	}
+	return out
+}
+
+// undeclaredInputRequests names the first input request kind in ex's InputRequiredResult (the
+// request declared nothing, so any is undeclared); "" when there is none.
+func undeclaredInputRequests(ex *wire.Exchange) string {
+	r := resultOf(ex)
+	if r == nil || ex.Reply().ResultType() != "input_required" {
+		return ""
+	}
+	var reqs map[string]struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(r["inputRequests"], &reqs)
+	for _, ir := range reqs {
+		if ir.Method != "" {
+			return ir.Method
+		}
+	}
+	return ""
+}

@@ -1,0 +1,80 @@
+package active
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// promptProbes cover prompts/list, unknown prompts and missing required arguments.
+func promptProbes() []Probe {
+	return []Probe{
+		{Name: "prompts-list", Requires: rules.FeaturePrompts, RuleIDs: ids("prompts-list-current"), Run: probePromptsList},
+		{Name: "unknown-prompt", Requires: rules.FeaturePrompts, RuleIDs: ids("unknown-prompt-32602"), Run: probeUnknownPrompt},
+		{Name: "prompt-missing-args", Requires: rules.FeaturePrompts, RuleIDs: ids("missing-prompt-args-32602", "validate-prompt-args"), Run: probePromptMissingArgs},
+	}
+}
+
+// probePromptsList: with prompts declared, prompts/list MUST return the current set.
+func probePromptsList(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	return []rules.Outcome{listCurrent(ctx, t, "prompts-list-current", "prompts/list", "prompts")}, nil
+}
+
+// probeUnknownPrompt: an unknown prompt name SHOULD get -32602.
+func probeUnknownPrompt(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	name := "sentinel-no-such-prompt-7f3a"
+	label := fmt.Sprintf("prompts/get for unknown prompt %q", name)
+	ex := t.Call(ctx, "prompts/get", map[string]any{"name": name}, wire.WithLabel(label))
+	return []rules.Outcome{reject(rules.IDOf("unknown-prompt-32602"), label, ex, 0, wire.CodeInvalidParams)}, nil
+}
+
+// promptWithRequiredArg finds a listed prompt with a required argument.
+func promptWithRequiredArg(ctx context.Context, t *Target) (name, arg string) {
+	ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list"))
+	var res struct {
+		Prompts []struct {
+			Name      string `json:"name"`
+			Arguments []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+			} `json:"arguments"`
+		} `json:"prompts"`
+	}
+	if ex.Reply() == nil || json.Unmarshal(ex.Reply().Result, &res) != nil {
+		return "", ""
+	}
+	for _, p := range res.Prompts {
+		for _, a := range p.Arguments {
+			if a.Required {
+				return p.Name, a.Name
+			}
+		}
+	}
+	return "", ""
+}
+
+// probePromptMissingArgs: a missing required argument SHOULD get -32602; the server SHOULD
+// validate prompt arguments before processing.
+func probePromptMissingArgs(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	missing, validate := rules.IDOf("missing-prompt-args-32602"), rules.IDOf("validate-prompt-args")
+	name, arg := promptWithRequiredArg(ctx, t)
+	if name == "" {
+		why := "no listed prompt has a required argument"
+		return []rules.Outcome{rules.Absent(missing, why), rules.Absent(validate, why)}, nil
+	}
+	label := fmt.Sprintf("prompts/get %q without its required argument %q", name, arg)
+	ex := t.Call(ctx, "prompts/get", map[string]any{"name": name, "arguments": map[string]any{}}, wire.WithLabel(label))
+	out := []rules.Outcome{reject(missing, label, ex, 0, wire.CodeInvalidParams)}
+	if cut(ex) {
+		return append(out, undecidedCut(validate, label, ex)), nil
+	}
+	if _, isErr := ex.ErrorCode(); isErr {
+		out = append(out, stamp(rules.Passed(validate, observed(label, ex)+"; refused"), ex))
+	} else {
+		out = append(out, stamp(rules.Failed(validate, observed(label, ex)+"; the prompt was rendered without a required argument"), ex))
+	}
+	return out, nil
+}

@@ -1,0 +1,82 @@
+package active
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// resourceProbes cover resources/list, reading a resource that does not exist, and malformed URIs.
+func resourceProbes() []Probe {
+	return []Probe{
+		{Name: "resources-list", Requires: rules.FeatureResources, RuleIDs: ids("resources-list-current"), Run: probeResourcesList},
+		{Name: "resource-not-found", Requires: rules.FeatureResources, RuleIDs: ids("resource-not-found-32602", "no-empty-contents-missing"), Run: probeResourceNotFound},
+		{Name: "resource-bad-uri", Requires: rules.FeatureResources, RuleIDs: ids("validate-resource-uris"), Run: probeResourceBadURI},
+	}
+}
+
+// probeResourcesList: with resources declared, resources/list MUST return the current set.
+func probeResourcesList(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	return []rules.Outcome{listCurrent(ctx, t, "resources-list-current", "resources/list", "resources")}, nil
+}
+
+// listCurrent judges one list method: a result carrying the named array.
+func listCurrent(ctx context.Context, t *Target, rule, method, member string) rules.Outcome {
+	id := rules.IDOf(rule)
+	ex := t.Call(ctx, method, nil, wire.WithLabel(method))
+	if cut(ex) {
+		return undecidedCut(id, method, ex)
+	}
+	var items []json.RawMessage
+	if r := resultOf(ex); r != nil && r[member] != nil && json.Unmarshal(r[member], &items) == nil {
+		return stamp(rules.Passed(id, fmt.Sprintf("%s; %d item(s) listed", observed(method, ex), len(items))), ex)
+	}
+	return stamp(rules.Failed(id, fmt.Sprintf("%s; expected a result with a %s array although the capability is declared", observed(method, ex), member)), ex)
+}
+
+// probeResourceNotFound: reading a resource that does not exist MUST get -32602 (not the retired
+// -32002) and MUST NOT get empty contents.
+func probeResourceNotFound(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	uri := "sentinel-missing://nowhere/7f3a9c"
+	label := fmt.Sprintf("resources/read of %q, which does not exist", uri)
+	ex := t.Call(ctx, "resources/read", map[string]any{"uri": uri}, wire.WithLabel(label))
+	notFound, empty := rules.IDOf("resource-not-found-32602"), rules.IDOf("no-empty-contents-missing")
+	if cut(ex) {
+		return []rules.Outcome{undecidedCut(notFound, label, ex), undecidedCut(empty, label, ex)}, nil
+	}
+	out := []rules.Outcome{reject(notFound, label, ex, 0, wire.CodeInvalidParams)}
+	if r := resultOf(ex); r != nil {
+		var contents []json.RawMessage
+		_ = json.Unmarshal(r["contents"], &contents)
+		if len(contents) == 0 {
+			out = append(out, stamp(rules.Failed(empty, observed(label, ex)+"; a missing resource was answered with empty contents"), ex))
+		} else {
+			out = append(out, stamp(rules.Failed(empty, observed(label, ex)+"; a resource that does not exist was served"), ex))
+		}
+	} else {
+		out = append(out, stamp(rules.Passed(empty, observed(label, ex)+"; answered with an error, not empty contents"), ex))
+	}
+	return out, nil
+}
+
+// probeResourceBadURI: servers MUST validate resource URIs; a string that is no URI at all must
+// be refused with an error, never served.
+func probeResourceBadURI(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	uri := "::not a uri::\x7f"
+	label := "resources/read with a malformed URI"
+	ex := t.Call(ctx, "resources/read", map[string]any{"uri": uri}, wire.WithLabel(label))
+	id := rules.IDOf("validate-resource-uris")
+	if cut(ex) {
+		return []rules.Outcome{undecidedCut(id, label, ex)}, nil
+	}
+	if ex.Response != nil && ex.Status() >= 500 {
+		return []rules.Outcome{stamp(rules.Failed(id, observed(label, ex)+"; a malformed URI crashed the handler instead of being refused"), ex)}, nil
+	}
+	if r := resultOf(ex); r != nil {
+		return []rules.Outcome{stamp(rules.Failed(id, observed(label, ex)+"; a malformed URI was served"), ex)}, nil
+	}
+	return []rules.Outcome{stamp(rules.Passed(id, observed(label, ex)+"; refused"), ex)}, nil
+}
