@@ -18,6 +18,7 @@ func transportProbes() []Probe {
 		{Name: "post-endpoint", RuleIDs: ids("single-post-endpoint"), Run: probePostEndpoint},
 		{Name: "get-delete-405", RuleIDs: ids("get-delete-405"), Run: probeGetDelete},
 		{Name: "notification-post", RuleIDs: ids("notification-202", "notification-reject-status", "no-response-to-notification"), Run: probeNotification},
+		{Name: "malformed-bodies", RuleIDs: ids("jsonrpc-envelope", "error-object-shape", "request-reply-content-type"), Run: probeMalformedBodies},
 		{Name: "concurrent-requests", RuleIDs: ids("concurrent-streams", "multi-conversation-ready", "no-connection-affinity"), Run: probeConcurrent},
 	}
 }
@@ -145,4 +146,15 @@ func modernOnly(ctx context.Context, t *Target, ruleIDs ...string) []rules.Outco
 	}
 	why := fmt.Sprintf("the server also serves pre-2026 clients (a legacy initialize succeeded with protocolVersion %s); this advice binds servers that support only %s", v, wire.ProtocolVersion)
 	return each(ruleIDs, func(id string) rules.Outcome { return stamp(rules.Absent(id, why), ex) })
+}
+
+// probeMalformedBodies sends what a POST body must never be — a batch, invalid JSON, a JSON-RPC
+// response — with otherwise valid headers. The spec leaves the status open, so the probe judges
+// nothing itself; the passive checks grade the answers (a well-formed JSON-RPC error object, one
+// JSON object per reply), which is what a modern client needs to read the refusal.
+func probeMalformedBodies(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	t.Send(ctx, wire.NewCall("server/discover", nil, wire.AsBatch(), wire.WithLabel("server/discover wrapped in a batch")))
+	t.Send(ctx, wire.NewCall("server/discover", nil, wire.WithRawBody([]byte(`{"jsonrpc":"2.0","id":1,"method":`)), wire.WithLabel("invalid JSON")))
+	t.Send(ctx, wire.NewCall("server/discover", nil, wire.WithRawBody([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)), wire.WithLabel("a JSON-RPC response as the body")))
+	return nil, nil
 }
