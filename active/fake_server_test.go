@@ -20,7 +20,9 @@ type fakeServer struct {
 	noDecodeName     bool // compare Mcp-Name without decoding base64
 }
 
-func (f *fakeServer) start(t *testing.T) *httptest.Server {
+func (f *fakeServer) start(t *testing.T) *httptest.Server { return f.startB(t) }
+
+func (f *fakeServer) startB(t testing.TB) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)

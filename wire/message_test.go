@@ -102,3 +102,32 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseBody(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"k":1}}}`, `[{"jsonrpc":"2.0","id":1,"result":{}},{"x":1}]`,
+		`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"A":1,"a":2}}}`, `[`, ``, `  `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		lim := Limits{MaxBodyBytes: 1 << 16, MaxSSEEvents: 16}
+		evs, msgs, errs := ParseBody("application/json", body, lim)
+		if len(evs) != 0 {
+			t.Fatalf("events from a JSON body")
+		}
+		if len(msgs) > len(body)/2+1 {
+			t.Fatalf("%d messages from %d bytes", len(msgs), len(body))
+		}
+		if len(msgs) > 1 && !IsBatch(errs) {
+			t.Fatalf("several messages without the batch note")
+		}
+		for _, m := range msgs {
+			for k := range m.Meta() {
+				if !json.Valid(m.Meta()[k]) {
+					t.Fatalf("_meta member %q is not valid JSON", k)
+				}
+			}
+		}
+	})
+}
