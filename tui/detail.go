@@ -119,10 +119,31 @@ func (d *detailPane) render() {
 	w := max(d.sc.width, 20)
 	var lines []string
 	for _, l := range b.lines {
-		lines = append(lines, strings.Split(ansi.Wrap(l, w, ""), "\n")...)
+		lines = append(lines, wrapIndented(l, w)...)
 	}
 	d.sc.lines = lines
 	d.sc.offset = min(d.sc.offset, max(len(lines)-d.sc.height, 0))
+}
+
+// wrapIndented wraps a line to w cells; continuation lines keep the line's indentation plus two
+// spaces, so wrapped prose and JSON stay readable.
+func wrapIndented(l string, w int) []string {
+	if ansi.StringWidth(l) <= w {
+		return []string{l}
+	}
+	trimmed := strings.TrimLeft(l, " ")
+	ind := len(l) - len(trimmed)
+	if ind+2 >= w/2 {
+		ind = 0
+	}
+	first := strings.Split(ansi.Wrap(l, w, ""), "\n")
+	out := []string{first[0]}
+	rest := strings.TrimLeft(strings.Join(first[1:], " "), " ")
+	pad := strings.Repeat(" ", ind+2)
+	for _, c := range strings.Split(ansi.Wrap(rest, w-len(pad), ""), "\n") {
+		out = append(out, pad+c)
+	}
+	return out
 }
 
 type lineBuilder struct{ lines []string }
