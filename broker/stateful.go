@@ -101,7 +101,11 @@ func (r storeRecorder) RecordHandle(ctx context.Context, rec tools.Record) (stri
 	if err != nil {
 		return "", fmt.Errorf("encoding the policy: %w", err)
 	}
-	result, err := json.Marshal(rec.Result)
+	stored := rec.Result
+	if !rec.Policy.ArchivePayloads {
+		stored = withoutTexts(stored)
+	}
+	result, err := json.Marshal(stored)
 	if err != nil {
 		return "", fmt.Errorf("encoding the result: %w", err)
 	}
@@ -203,3 +207,23 @@ func canonicalDigest(raw []byte) string {
 }
 
 var errNoStore = errors.New("this broker runs without a store")
+
+// withoutTexts returns r with every quoted fragment of the input removed from its evidence (the
+// offsets stay), so a tenant that does not archive payloads has none of its texts at rest.
+func withoutTexts(r eval.EvaluationResult) eval.EvaluationResult {
+	vs := make([]eval.Verdict, len(r.Verdicts))
+	for i, v := range r.Verdicts {
+		ev := make([]eval.Span, len(v.Evidence))
+		for j, sp := range v.Evidence {
+			sp.Text, sp.Decoded, sp.Payload = "", "", ""
+			ev[j] = sp
+		}
+		if v.Evidence == nil {
+			ev = nil
+		}
+		v.Evidence = ev
+		vs[i] = v
+	}
+	r.Verdicts = vs
+	return r
+}
