@@ -110,4 +110,3 @@ func waitFor(t *testing.T, tm *teatest.TestModel, s string) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
 		teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 }
-
