@@ -61,6 +61,34 @@ var pinnedEverythingFailures = []struct {
 			return ex.ContentType() == wire.ContentTypeSSE && ex.Response.Header.Get(wire.HeaderAccelBuffer) != "no", ex.Summary()
 		},
 	},
+	{
+		rule:        "missing-prompt-args-32602",
+		clause:      "server/prompts#error-handling: servers SHOULD answer missing required arguments with -32602",
+		demonstrate: demonstratePromptWithoutArgs,
+	},
+	{
+		rule:        "validate-prompt-args",
+		clause:      "server/prompts#implementation-considerations: servers SHOULD validate prompt arguments before processing",
+		demonstrate: demonstratePromptWithoutArgs,
+	},
+	{
+		rule:   "completion-error-codes",
+		clause: "server/utilities/completion#error-handling: servers SHOULD answer an invalid prompt name with -32602",
+		demonstrate: func(t *testing.T, url string) (bool, string) {
+			ex := send(t, url, wire.NewCall("completion/complete", map[string]any{
+				"ref":      map[string]any{"type": "ref/prompt", "name": "no-such-prompt-for-sentinel"},
+				"argument": map[string]any{"name": "arg1", "value": "a"},
+			}))
+			return ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().Error == nil, ex.Summary()
+		},
+	},
+}
+
+// demonstratePromptWithoutArgs gets test_prompt_with_arguments (arg1 and arg2 required) with no
+// arguments: the prompt is rendered instead of refused with -32602.
+func demonstratePromptWithoutArgs(t *testing.T, url string) (bool, string) {
+	ex := send(t, url, wire.NewCall("prompts/get", map[string]any{"name": "test_prompt_with_arguments"}))
+	return ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().Error == nil, ex.Summary()
 }
 
 func demonstrateForeignOrigin(t *testing.T, url string) (bool, string) {
