@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"regexp"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -19,7 +22,9 @@ func mrtrProbes() []Probe {
 			"request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
 			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
 			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400",
-			"no-capability-inference")},
+			"no-capability-inference", "no-connection-derived-context")},
+		{Name: "mrtr-elicitation", Requires: rules.FeatureCallableTool, Run: probeMRTRElicitation, RuleIDs: ids(
+			"elicitation-url-https", "form-no-clickable-urls", "elicitation-response-validated")},
 	}
 }
 
@@ -147,7 +152,8 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		var out []rules.Outcome
 		for _, id := range ids("request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
 			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
-			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400", "no-capability-inference") {
+			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400", "no-capability-inference",
+			"no-connection-derived-context") {
 			out = append(out, rules.Undecided(id, why))
 		}
 		return out, nil
@@ -277,14 +283,17 @@ func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Out
 	label := fmt.Sprintf("tools/call %q declaring no client capability (after a call that declared all)", it.tool.Name)
 	ex := callWith(ctx, t, label, it.tool.Name, it.args, map[string]any{}, nil)
 	inference, capErr, capStatus := rules.IDOf("no-capability-inference"), rules.IDOf("missing-capability-error"), rules.IDOf("missing-capability-http-400")
+	connection := rules.IDOf("no-connection-derived-context")
 	if cut(ex) {
-		return []rules.Outcome{undecidedCut(inference, label, ex)}
+		return []rules.Outcome{undecidedCut(inference, label, ex), undecidedCut(connection, label, ex)}
 	}
 	var out []rules.Outcome
 	if undeclared := undeclaredInputRequests(ex); undeclared != "" {
-		out = append(out, stamp(rules.Failed(inference, fmt.Sprintf("%s; the server asked for %s, which this request did not declare", observed(label, ex), undeclared)), ex))
+		obs := fmt.Sprintf("%s; the server asked for %s, which this request did not declare", observed(label, ex), undeclared)
+		out = append(out, stamp(rules.Failed(inference, obs), ex), stamp(rules.Failed(connection, obs+" (an earlier request on the connection did)"), ex))
 	} else {
-		out = append(out, stamp(rules.Passed(inference, observed(label, ex)+"; no input request relied on an undeclared capability"), ex))
+		obs := observed(label, ex) + "; no input request relied on an undeclared capability"
+		out = append(out, stamp(rules.Passed(inference, obs), ex), stamp(rules.Passed(connection, obs), ex))
 	}
 	code, isErr := ex.ErrorCode()
 	if !isErr || code != wire.CodeMissingCapability {
@@ -324,4 +333,100 @@ func undeclaredInputRequests(ex *wire.Exchange) string {
 		}
 	}
 	return ""
+}
+
+// elicitations returns the elicitation/create input requests of an interim result, by key.
+func elicitations(it *interim) map[string]map[string]json.RawMessage {
+	out := map[string]map[string]json.RawMessage{}
+	for k, raw := range it.requests {
+		var ir struct {
+			Method string                     `json:"method"`
+			Params map[string]json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(raw, &ir) == nil && ir.Method == "elicitation/create" {
+			out[k] = ir.Params
+		}
+	}
+	return out
+}
+
+// urlRE finds URLs a user could click.
+var urlRE = regexp.MustCompile(`(?i)\b(?:https?|ftp)://[^\s"'<>]+`)
+
+// probeMRTRElicitation grades the elicitations an MRTR tool sends.
+//
+//	URL-mode elicitations SHOULD use https (loopback http is development). Form-mode requests
+//	SHOULD NOT carry URLs meant to be clicked. The server SHOULD check that form data matches
+//	the requestedSchema: a response that violates it gets an error or a new InputRequiredResult,
+//	never a completion with the bad data.
+func probeMRTRElicitation(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	https, noURLs, validated := rules.IDOf("elicitation-url-https"), rules.IDOf("form-no-clickable-urls"), rules.IDOf("elicitation-response-validated")
+	it, ok := findInterim(ctx, t)
+	if !ok {
+		why := "no callable tool answered input_required (name one with --allow-call)"
+		return []rules.Outcome{rules.Undecided(https, why), rules.Undecided(noURLs, why), rules.Undecided(validated, why)}, nil
+	}
+	ex := it.firstExchange
+	label := fmt.Sprintf("tools/call %q declaring every client capability", it.tool.Name)
+	var out []rules.Outcome
+	urlSeen, formSeen := false, false
+	var formKey string
+	var formSchema json.RawMessage
+	for k, params := range elicitations(it) {
+		var mode, link string
+		_ = json.Unmarshal(params["mode"], &mode)
+		if mode == "url" {
+			urlSeen = true
+			_ = json.Unmarshal(params["url"], &link)
+			u, err := url.Parse(link)
+			switch {
+			case err == nil && u.Scheme == "https":
+				out = append(out, stamp(rules.Passed(https, observed(label, ex)+"; url "+link), ex))
+			case err == nil && u.Scheme == "http" && isLoopbackHost(u.Hostname()):
+				out = append(out, stamp(rules.Passed(https, observed(label, ex)+"; loopback development url "+link), ex))
+			default:
+				out = append(out, stamp(rules.Failed(https, fmt.Sprintf("%s; inputRequests[%q] sends the user to %q, not an https URL", observed(label, ex), k, link)), ex))
+			}
+			continue
+		}
+		formSeen, formKey, formSchema = true, k, params["requestedSchema"]
+		raw, _ := json.Marshal(params)
+		if m := urlRE.FindString(string(raw)); m != "" {
+			out = append(out, stamp(rules.Failed(noURLs, fmt.Sprintf("%s; form elicitation inputRequests[%q] carries the URL %q", observed(label, ex), k, m)), ex))
+		} else {
+			out = append(out, stamp(rules.Passed(noURLs, observed(label, ex)+"; no URL in the form elicitation"), ex))
+		}
+	}
+	if !urlSeen {
+		out = append(out, rules.Absent(https, "the tool asked for no URL-mode elicitation"))
+	}
+	if !formSeen {
+		why := "the tool asked for no form-mode elicitation"
+		return append(out, rules.Absent(noURLs, why), rules.Absent(validated, why)), nil
+	}
+	bad, prop, ok := wrongTypedArguments(formSchema)
+	if !ok {
+		return append(out, rules.Undecided(validated, "the form's requestedSchema declares no typed property to violate")), nil
+	}
+	responses := responsesFor(it.requests, false)
+	responses[formKey] = map[string]any{"action": "accept", "content": bad}
+	extra := map[string]any{"inputResponses": responses}
+	if it.hasState {
+		extra["requestState"] = it.state
+	}
+	label = fmt.Sprintf("tools/call %q retried with a form response whose %q violates the requestedSchema", it.tool.Name, prop)
+	retry := callWith(ctx, t, label, it.tool.Name, it.args, allCapabilities, extra)
+	if c, _, _, _ := verdict(retry); c {
+		return append(out, stamp(rules.Failed(validated, observed(label, retry)+"; the call completed with data that violates the requestedSchema"), retry)), nil
+	}
+	return append(out, stamp(rules.Passed(validated, observed(label, retry)+"; the invalid response was not accepted"), retry)), nil
+}
+
+// isLoopbackHost reports whether h names the local machine.
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

@@ -13,7 +13,14 @@ func TestMRTRProbes(t *testing.T) {
 			"request-state-integrity": P, "request-state-untrusted": P, "request-state-anti-replay": P,
 			"mrtr-rerequest-missing": P, "mrtr-validate-input-responses": P, "mrtr-ignore-extra-responses": P,
 			"elicitation-decline-handled": P, "missing-capability-error": P, "missing-capability-http-400": P,
-			"no-capability-inference": P}},
+			"no-capability-inference": P, "no-connection-derived-context": P,
+			"form-no-clickable-urls": P, "elicitation-response-validated": P, "elicitation-url-https": rules.NotApplicable}},
+		{"form with a link, unchecked form data", &areaServer{formLink: true, noElicitValidation: true}, Options{}, map[string]rules.Status{
+			"form-no-clickable-urls": F, "elicitation-response-validated": F}},
+		{"url elicitation over http", &areaServer{elicitURL: "http://login.example/x"}, Options{}, map[string]rules.Status{
+			"elicitation-url-https": F, "form-no-clickable-urls": rules.NotApplicable}},
+		{"url elicitation over https", &areaServer{elicitURL: "https://login.example/x"}, Options{}, map[string]rules.Status{
+			"elicitation-url-https": P}},
 		{"requestState trusted", &areaServer{trustState: true}, Options{}, map[string]rules.Status{
 			"request-state-integrity": F, "request-state-untrusted": F, "request-state-anti-replay": F}},
 		{"-32021 with 200 and no data", &areaServer{missingCapStatus: true}, Options{}, map[string]rules.Status{

@@ -38,6 +38,9 @@ type areaServer struct {
 	noChallenge        bool // 401 without WWW-Authenticate
 	queryToken         bool // accept ?access_token=
 	offlineScope       bool // PRM offers offline_access
+	noElicitValidation bool // form content is used without checking it against requestedSchema
+	formLink           bool // the form elicitation's message carries a URL
+	elicitURL          string
 
 	url string
 }
@@ -225,13 +228,21 @@ func (a *areaServer) ask(w http.ResponseWriter, m *wire.Message, p map[string]js
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(m.Meta()[wire.MetaClientCapabilities], &caps)
 	argsJSON, _ := json.Marshal(args)
+	message := "Your name?"
+	if a.formLink {
+		message = "Your name? See https://help.example/names"
+	}
+	request := map[string]any{"method": "elicitation/create", "params": map[string]any{
+		"message": message, "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []string{"name"}}}}
+	if a.elicitURL != "" {
+		request = map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "url", "message": "Sign in", "url": a.elicitURL}}
+	}
 	interim := func() {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
 			"resultType": "input_required", "requestState": sign(string(argsJSON)),
-			"inputRequests": map[string]any{"name": map[string]any{"method": "elicitation/create", "params": map[string]any{
-				"message": "Your name?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []string{"name"}}}}},
-			"_meta": map[string]any{wire.MetaServerInfo: map[string]any{"name": "area", "version": "1"}}}})
+			"inputRequests": map[string]any{"name": request},
+			"_meta":         map[string]any{wire.MetaServerInfo: map[string]any{"name": "area", "version": "1"}}}})
 	}
 	if _, ok := caps["elicitation"]; !ok {
 		if a.missingCapStatus {
@@ -263,6 +274,10 @@ func (a *areaServer) ask(w http.ResponseWriter, m *wire.Message, p map[string]js
 	}
 	if json.Unmarshal(raw, &resp) != nil {
 		writeErr(w, 200, m.ID, wire.CodeInvalidParams, "malformed inputResponses", nil)
+		return
+	}
+	if _, isString := resp.Content["name"].(string); resp.Action == "accept" && a.elicitURL == "" && !isString && !a.noElicitValidation {
+		interim()
 		return
 	}
 	writeResult(w, m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "answer: " + resp.Action}}})
