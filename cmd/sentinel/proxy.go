@@ -50,7 +50,7 @@ func (activeProber) Probe(ctx context.Context, endpoint string, progress func(pr
 type proxyConfig struct {
 	upstream, listen, admin, db, caDir, logLevel string
 	routes, redact                               []string
-	mitm                                         bool
+	mitm, tui                                    bool
 	maxBody, queue, workers                      int
 	retention                                    time.Duration
 }
@@ -90,6 +90,7 @@ POST /probe, /metrics and /healthz.`,
 	f.IntVar(&c.workers, "workers", proxy.DefaultWorkers, "grading workers")
 	f.DurationVar(&c.retention, "retention", 0, "delete exchanges and findings older than this (0 keeps everything)")
 	f.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.BoolVar(&c.tui, "tui", false, "also run `sentinel tui` on this proxy in this terminal (logs are then discarded); quitting it stops the proxy")
 	return cmd
 }
 
@@ -120,7 +121,11 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", c.logLevel)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	var logOut io.Writer = os.Stderr
+	if c.tui { // log lines would scribble over the terminal UI
+		logOut = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	routes, err := c.routeList()
 	if err != nil {
 		return err
@@ -166,9 +171,14 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 		log.Warn("printing the ready line", "error", err)
 	}
 	var serveErr error
+	var tuiDone <-chan error
+	if c.tui {
+		tuiDone = startProxyTUI(ctx, "http://"+lnAdmin.Addr().String())
+	}
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errc:
+	case serveErr = <-tuiDone:
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

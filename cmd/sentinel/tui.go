@@ -43,3 +43,14 @@ symbol. When the admin API cannot be reached the header says so and the TUI retr
 	cmd.Flags().IntVar(&o.Capacity, "keep", tui.DefaultCapacity, "how many exchanges to keep in memory (older ones are counted, not shown)")
 	return cmd
 }
+
+// startProxyTUI runs the TUI on a proxy started in this process (`sentinel proxy --tui`); the
+// channel delivers its end (nil when the user quit), which stops the proxy.
+func startProxyTUI(ctx context.Context, adminURL string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		done <- tuiRun(ctx, tui.RunOptions{AdminURL: adminURL, Tool: "sentinel " + cli.VersionString(),
+			Color: os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"})
+	}()
+	return done
+}
