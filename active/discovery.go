@@ -44,6 +44,15 @@ func (t *Target) discover(ctx context.Context) error {
 		t.EraWhy = fmt.Sprintf("a well-formed server/discover got %s", ex.Summary())
 	}
 	t.Era = "unknown"
+	if st := ex.Status(); (st == http.StatusUnauthorized || st == http.StatusForbidden) && len(wire.HeaderValues(ex.Response.Header, wire.HeaderAuthenticate)) > 0 {
+		t.Era = "unknown (authorization required)"
+		hint := "supply a token with --token, --token-file or SENTINEL_TOKEN"
+		if len(wire.HeaderValues(t.Options.Header, wire.HeaderAuthorization)) > 0 {
+			hint = "the token given was not accepted"
+		}
+		t.EraWhy = fmt.Sprintf("the server requires authorization (%s with WWW-Authenticate): %s", ex.Summary(), hint)
+		return nil
+	}
 	if v, _, ok := t.ServesLegacy(ctx); ok {
 		t.Era = fmt.Sprintf("legacy (%s)", v)
 		t.EraWhy += fmt.Sprintf("; the legacy initialize handshake succeeded with protocolVersion %s", v)

@@ -315,3 +315,16 @@ func TestEveryProbeCitesKnownRules(t *testing.T) {
 		}
 	}
 }
+
+func TestScanSaysWhenAuthorizationBlocksTheEraGate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://x/.well-known/oauth-protected-resource"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	out := scan(t, srv.URL, Options{Rules: []string{"discover-implemented"}})
+	notes := strings.Join(out.Result.Notes, " ")
+	if out.Result.Era != "unknown (authorization required)" || !strings.Contains(notes, "--token") {
+		t.Errorf("era %q notes %q", out.Result.Era, notes)
+	}
+}
