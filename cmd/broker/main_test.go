@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	binary = filepath.Join(dir, "broker")
+	// Servers started without --db keep their default SQLite store here, not in the home folder.
+	if err := os.Setenv(envStateDir, filepath.Join(dir, "state")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	build := exec.Command("go", "build", "-o", binary, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
@@ -141,8 +146,8 @@ var calls = []struct {
 	{"check_groundedness", map[string]any{"response": "The tower is 330 metres tall [1].", "context": []any{map[string]any{"id": "1", "text": "The Eiffel Tower is 330 metres tall."}}, "response_format": "detailed"}},
 }
 
-// results calls every entry of calls and returns the structured results with latency fields
-// removed: they are the only part allowed to differ between transports.
+// results calls every entry of calls and returns the structured results with latency fields and
+// handles removed: they are the only parts allowed to differ between transports.
 func results(t *testing.T, cs *mcp.ClientSession) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -159,6 +164,7 @@ func results(t *testing.T, cs *mcp.ClientSession) []map[string]any {
 			t.Fatal(err)
 		}
 		delete(m, "totalLatencyMs")
+		delete(m, "handle") // a fresh handle names each stored evaluation
 		for _, v := range m["verdicts"].([]any) {
 			delete(v.(map[string]any), "latencyMs")
 		}
@@ -240,8 +246,9 @@ func TestStdioServesBothTools(t *testing.T) {
 	for _, tool := range lt.Tools {
 		names = append(names, tool.Name)
 	}
-	if strings.Join(names, ",") != "check_groundedness,flag_injection" {
-		t.Errorf("tools = %v, want check_groundedness,flag_injection (byte-wise order)", names)
+	// With its (default) store the broker also serves the stateful tools.
+	if strings.Join(names, ",") != "check_groundedness,flag_injection,get_evaluation,set_metric_policy" {
+		t.Errorf("tools = %v, want check_groundedness,flag_injection,get_evaluation,set_metric_policy (byte-wise order)", names)
 	}
 	if got := results(t, cs); len(got) != len(calls) {
 		t.Fatalf("got %d results", len(got))

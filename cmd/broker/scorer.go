@@ -36,3 +36,11 @@ func newScorer(judge string, log *slog.Logger) (tools.Scorer, error) {
 	log.Info("judge selected", slog.String("judge", model))
 	return broker.EvalScorer{Evaluator: &eval.Evaluator{Judge: j, Cache: eval.NewMemoryCache(1024), Logger: log}}, nil
 }
+
+// judgeModel names the scorer's judge for pinning in stored evaluations ("none" without one).
+func judgeModel(s tools.Scorer) string {
+	if es, ok := s.(broker.EvalScorer); ok && es.Evaluator != nil && es.Evaluator.Judge != nil {
+		return es.Evaluator.Judge.Model()
+	}
+	return "none"
+}

@@ -20,6 +20,8 @@ type serveFlags struct {
 	judge      string
 	verbose    bool
 	noAuth     bool
+	db         string
+	stateKeys  string
 }
 
 func newServeCmd() *cobra.Command {
@@ -33,6 +35,9 @@ func newServeCmd() *cobra.Command {
 "listening on http://ADDR/mcp" when ready. Every request needs a bearer token
 issued for the configured canonical URI; --dev instead mints a key at start and
 prints a token for the "dev" tenant.
+
+--db selects the store: a SQLite file (default under the state dir, see
+docs/broker.md) or postgres://... shared by replicas. Migrations run at start.
 
 --stdio serves one local user: the principal is "stdio" in the config, or the
 dev tenant with --dev.
@@ -53,6 +58,8 @@ docs/broker.md); --judge overrides the environment's choice.`,
 	fl.StringVar(&f.judge, "judge", "", "judge model for the ambiguous band (overrides the environment)")
 	fl.BoolVar(&f.noAuth, "no-auth", false, "HTTP without authentication, loopback only, acting as the stdio (or dev) principal: for local tools such as conformance suites")
 	fl.BoolVar(&f.verbose, "verbose", false, "debug logging on stderr")
+	dbFlag(cmd, &f.db)
+	fl.StringVar(&f.stateKeys, "state-keys", "", "requestState AEAD keys as id:hex64[,id:hex64...], the first sealing (default $"+envStateKeys+"; unset mints one at start)")
 	return cmd
 }
 
@@ -82,7 +89,18 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	o := broker.RunOptions{Config: cfg, Dev: f.dev, NoAuth: f.noAuth, Scorer: scorer, Version: cli.VersionString(), Logger: log, Stdout: cmd.OutOrStdout()}
+	keys, err := stateKeys(f.stateKeys)
+	if err != nil {
+		return err
+	}
+	st, err := openDB(cmd.Context(), f.db, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	log.Info("store ready", slog.String("dialect", st.Dialect()))
+	o := broker.RunOptions{Config: cfg, Dev: f.dev, NoAuth: f.noAuth, Scorer: scorer, Version: cli.VersionString(), Logger: log, Stdout: cmd.OutOrStdout(),
+		Store: st, StateKeys: keys, JudgeModel: judgeModel(scorer)}
 	if f.stdio {
 		return broker.RunStdio(cmd.Context(), o, os.Stdin, os.Stdout)
 	}
