@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/findings"
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// modernRequests are what a client half-way through its migration sends with a 2026-07-28
+// envelope (%s is the _meta): three whose mirrored headers disagree with the body (a client fault
+// the server must answer with 400 and -32020), and the removed initialize and ping, which a
+// 2026-07-28 server answers with 404 and -32601 and never with a session. The unmigrated fixture
+// serves them all.
+var modernRequests = []struct {
+	rule, pv, method, name, body string
+}{
+	{"pv-header-body-match", "2025-11-25", "tools/list", "", `{"jsonrpc":"2.0","id":101,"method":"tools/list","params":{"_meta":%s}}`},
+	{"mcp-method-match", "2026-07-28", "prompts/list", "", `{"jsonrpc":"2.0","id":102,"method":"tools/list","params":{"_meta":%s}}`},
+	{"mcp-name-match", "2026-07-28", "tools/call", "other_tool", `{"jsonrpc":"2.0","id":103,"method":"tools/call","params":{"name":"server_time","_meta":%s}}`},
+	{"removed-methods-absent", "2026-07-28", "ping", "", `{"jsonrpc":"2.0","id":104,"method":"ping","params":{"_meta":%s}}`},
+	{"ignore-session-id", "2026-07-28", "initialize", "", `{"jsonrpc":"2.0","id":105,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"},"_meta":%s}}`},
+}
+
+// deprecatedSeen are the seeded deprecations the scripted 2025-11-25 session itself shows: the
+// GET stream and DELETE a modern server answers with 405, and the old features in use.
+var deprecatedSeen = []string{"get-delete-405", "deprecated-features-avoided"}
+
+// TestProxyFlagsTheUnmigratedFixture drives a scripted 2025-11-25 client, then requests with a
+// 2026-07-28 envelope (header/body mismatches, removed methods), through `sentinel proxy` in
+// front of the unmigrated fixture, and requires a finding for each deprecated feature this
+// traffic shows and for each mismatch.
+func TestProxyFlagsTheUnmigratedFixture(t *testing.T) {
+	fx := StartFixture(t, "unmigrated")
+	admin := freeAddr(t)
+	px := StartServer(t, BuildBinary(t, "sentinel"), "proxy", "--upstream", fx.URL, "--listen", "127.0.0.1:0",
+		"--admin", admin, "--db", filepath.Join(t.TempDir(), "findings.db"), "--log-level", "warn")
+
+	DriveLegacySession(t, px.URL)
+	session := initialize(t, px.URL)
+	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, m := range modernRequests {
+		req, _ := http.NewRequestWithContext(WithDeadline(t, 10*time.Second), http.MethodPost, px.URL,
+			strings.NewReader(fmt.Sprintf(m.body, meta)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("MCP-Protocol-Version", m.pv)
+		req.Header.Set("Mcp-Method", m.method)
+		if m.name != "" {
+			req.Header.Set("Mcp-Name", m.name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s request through the proxy: %v", m.method, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+
+	seeded := FixtureSeeded(t)
+	want := map[string]bool{}
+	for _, name := range deprecatedSeen {
+		want[rules.IDOf(name)] = true
+	}
+	for _, m := range modernRequests {
+		want[rules.IDOf(m.rule)] = true
+	}
+	for id := range want {
+		if name := id[strings.LastIndex(id, "/")+1:]; !slices.Contains(seeded, name) {
+			t.Fatalf("%s is expected here but the fixture is not seeded with it: fix the test", name)
+		}
+	}
+
+	var got map[string]bool
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got = storedRules(t, "http://"+admin+"/findings?limit=-1")
+		missing := missingFrom(want, got)
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no finding for %d expected rule(s):\n  %s\nfound: %v", len(missing), strings.Join(missing, "\n  "), sortedKeys(got))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+}
+
+// initialize opens a fresh 2025-11-25 session through url and returns its id.
+func initialize(t *testing.T, url string) string {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(WithDeadline(t, 10*time.Second), http.MethodPost, url, strings.NewReader(
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("initialize through the proxy: %v", err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize through the proxy minted no session (status %d)", resp.StatusCode)
+	}
+	return sid
+}
+
+// storedRules reads the admin API's findings and returns the rule IDs they name.
+func storedRules(t *testing.T, url string) map[string]bool {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("reading findings from the admin API: %v", err)
+	}
+	defer resp.Body.Close()
+	var fs []findings.Finding
+	if err := json.NewDecoder(resp.Body).Decode(&fs); err != nil {
+		t.Fatalf("decoding findings: %v", err)
+	}
+	out := map[string]bool{}
+	for _, f := range fs {
+		out[f.RuleID] = true
+	}
+	return out
+}
+
+func missingFrom(want, got map[string]bool) []string {
+	var out []string
+	for id := range want {
+		if !got[id] {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
