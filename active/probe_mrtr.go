@@ -288,13 +288,13 @@ func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Out
 		return []rules.Outcome{undecidedCut(inference, label, ex), undecidedCut(connection, label, ex)}
 	}
 	var out []rules.Outcome
-	if undeclared := undeclaredInputRequests(ex); undeclared != "" {
-		obs := fmt.Sprintf("%s; the server asked for %s, which this request did not declare", observed(label, ex), undeclared)
-		out = append(out, stamp(rules.Failed(inference, obs), ex), stamp(rules.Failed(connection, obs+" (an earlier request on the connection did)"), ex))
+	undeclared := undeclaredInputRequests(ex)
+	if undeclared != "" {
+		out = append(out, stamp(rules.Failed(inference, fmt.Sprintf("%s; the server asked for %s although this request declared {} (no capability)", observed(label, ex), undeclared)), ex))
 	} else {
-		obs := observed(label, ex) + "; no input request relied on an undeclared capability"
-		out = append(out, stamp(rules.Passed(inference, obs), ex), stamp(rules.Passed(connection, obs), ex))
+		out = append(out, stamp(rules.Passed(inference, observed(label, ex)+"; no input request relied on an undeclared capability"), ex))
 	}
+	out = append(out, connectionOutcome(ctx, t, it, label, ex, undeclared))
 	code, isErr := ex.ErrorCode()
 	if !isErr || code != wire.CodeMissingCapability {
 		why := "the tool did not refuse for a missing capability, so the -32021 path was not reached"
@@ -429,4 +429,28 @@ func isLoopbackHost(h string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// connectionOutcome separates "derived from the connection" from "ignores capabilities": the
+// capability-less call is repeated on a fresh connection. Only a server that asks for an
+// undeclared input on the reused connection but not on a fresh one derives context from the
+// connection; one that asks on both ignores the declaration altogether (mrtr-declared-capabilities).
+func connectionOutcome(ctx context.Context, t *Target, it *interim, label string, reused *wire.Exchange, undeclaredReused string) rules.Outcome {
+	id := rules.IDOf("no-connection-derived-context")
+	params := map[string]any{"name": it.tool.Name, "arguments": it.args, "_meta": map[string]any{wire.MetaClientCapabilities: map[string]any{}}}
+	freshLabel := label + ", on a fresh connection"
+	fresh := t.SendFresh(ctx, wire.NewCall("tools/call", params, wire.WithLabel(freshLabel)))
+	if cut(fresh) {
+		return undecidedCut(id, freshLabel, fresh)
+	}
+	undeclaredFresh := undeclaredInputRequests(fresh)
+	switch {
+	case undeclaredReused != "" && undeclaredFresh == "":
+		return stamp(rules.Failed(id, fmt.Sprintf("%s; on the connection that had declared every capability the server asked for %s, on a fresh one it did not", observed(label, reused), undeclaredReused)), reused)
+	case undeclaredReused != "":
+		o := rules.Undecided(id, "the server asks for undeclared input on fresh connections too: it ignores the declaration altogether (see mrtr-declared-capabilities), so a connection-derived context cannot be told apart")
+		o.Observed = observed(freshLabel, fresh)
+		return stamp(o, fresh)
+	}
+	return stamp(rules.Passed(id, observed(label, reused)+"; the capability-less call was judged on its own declaration on a reused connection"), reused)
 }

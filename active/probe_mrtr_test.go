@@ -19,6 +19,10 @@ func TestMRTRProbes(t *testing.T) {
 			"form-no-clickable-urls": F, "elicitation-response-validated": F}},
 		{"url elicitation over http", &areaServer{elicitURL: "http://login.example/x"}, Options{}, map[string]rules.Status{
 			"elicitation-url-https": F, "form-no-clickable-urls": rules.NotApplicable}},
+		{"capabilities kept per connection", &areaServer{connectionCaps: true}, Options{}, map[string]rules.Status{
+			"no-connection-derived-context": F, "no-capability-inference": F}},
+		{"capabilities ignored", &areaServer{ignoreCaps: true}, Options{}, map[string]rules.Status{
+			"no-connection-derived-context": rules.Indeterminate, "no-capability-inference": F}},
 		{"url elicitation over https", &areaServer{elicitURL: "https://login.example/x"}, Options{}, map[string]rules.Status{
 			"elicitation-url-https": P}},
 		{"requestState trusted", &areaServer{trustState: true}, Options{}, map[string]rules.Status{

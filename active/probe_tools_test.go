@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,11 @@ type areaServer struct {
 	noElicitValidation bool // form content is used without checking it against requestedSchema
 	formLink           bool // the form elicitation's message carries a URL
 	elicitURL          string
+	ignoreCaps         bool // every request is treated as declaring elicitation
+	connectionCaps     bool // a connection that once declared elicitation keeps it
+
+	mu         sync.Mutex
+	connElicit map[string]bool
 
 	url string
 }
@@ -120,7 +126,7 @@ func (a *areaServer) serve(w http.ResponseWriter, r *http.Request) {
 	case "tools/list":
 		a.toolsList(w, m.ID, str("cursor"), p["cursor"] != nil)
 	case "tools/call":
-		a.toolsCall(w, m, p)
+		a.toolsCall(w, m, p, r.RemoteAddr)
 	case "resources/list":
 		writeResult(w, m.ID, hints(map[string]any{"resources": []any{map[string]any{"uri": "test://a", "name": "a"}}}, "public", a))
 	case "resources/templates/list":
@@ -193,7 +199,7 @@ func (a *areaServer) toolsList(w http.ResponseWriter, id json.RawMessage, cursor
 	}
 }
 
-func (a *areaServer) toolsCall(w http.ResponseWriter, m *wire.Message, p map[string]json.RawMessage) {
+func (a *areaServer) toolsCall(w http.ResponseWriter, m *wire.Message, p map[string]json.RawMessage, remote string) {
 	var name string
 	_ = json.Unmarshal(p["name"], &name)
 	var args map[string]any
@@ -212,7 +218,7 @@ func (a *areaServer) toolsCall(w http.ResponseWriter, m *wire.Message, p map[str
 		js, _ := json.Marshal(sc)
 		writeResult(w, m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": string(js)}}, "structuredContent": sc})
 	case "ask":
-		a.ask(w, m, p, args)
+		a.ask(w, m, p, args, remote)
 	default:
 		if a.unknownToolResult {
 			writeResult(w, m.ID, map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": "no such tool"}}})
@@ -224,7 +230,7 @@ func (a *areaServer) toolsCall(w http.ResponseWriter, m *wire.Message, p map[str
 
 // ask is the MRTR tool: it needs the user's name by form elicitation, with requestState bound to
 // its arguments by an HMAC.
-func (a *areaServer) ask(w http.ResponseWriter, m *wire.Message, p map[string]json.RawMessage, args map[string]any) {
+func (a *areaServer) ask(w http.ResponseWriter, m *wire.Message, p map[string]json.RawMessage, args map[string]any, remote string) {
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(m.Meta()[wire.MetaClientCapabilities], &caps)
 	argsJSON, _ := json.Marshal(args)
@@ -244,7 +250,17 @@ func (a *areaServer) ask(w http.ResponseWriter, m *wire.Message, p map[string]js
 			"inputRequests": map[string]any{"name": request},
 			"_meta":         map[string]any{wire.MetaServerInfo: map[string]any{"name": "area", "version": "1"}}}})
 	}
-	if _, ok := caps["elicitation"]; !ok {
+	_, declared := caps["elicitation"]
+	a.mu.Lock()
+	if a.connElicit == nil {
+		a.connElicit = map[string]bool{}
+	}
+	if declared {
+		a.connElicit[remote] = true
+	}
+	declared = declared || a.ignoreCaps || (a.connectionCaps && a.connElicit[remote])
+	a.mu.Unlock()
+	if !declared {
 		if a.missingCapStatus {
 			writeErr(w, 200, m.ID, wire.CodeMissingCapability, "elicitation required", nil)
 			return
