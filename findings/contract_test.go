@@ -189,6 +189,12 @@ func batches(t *testing.T, s Store) {
 	}
 	exs, _ := s.Exchanges(ctx, Filter{Target: "http://batch"})
 	fs, _ := s.Findings(ctx, Filter{Target: "http://batch"})
+	if one, err := s.Exchanges(ctx, Filter{ExchangeID: "batch-3"}); err != nil || len(one) != 1 || one[0].ID != "batch-3" {
+		t.Fatalf("Exchanges(ExchangeID batch-3) = %v, %v; want that one exchange", one, err)
+	}
+	if byEx, err := s.Findings(ctx, Filter{ExchangeID: "batch-9"}); err != nil || len(byEx) != 1 {
+		t.Fatalf("Findings(ExchangeID batch-9) = %v, %v; want the finding it last showed", byEx, err)
+	}
 	if len(exs) != 10 || len(fs) != 1 || fs[0].Count != 10 || fs[0].ExchangeID != "batch-9" {
 		t.Fatalf("after one batch: %d exchanges, findings %+v; want 10 and one finding counted 10 times, last exchange batch-9", len(exs), fs)
 	}

@@ -92,6 +92,9 @@ type Filter struct {
 	Level rules.Level
 	// Key keeps one method or method:name (exchanges and findings).
 	Key string
+	// ExchangeID keeps one exchange by its ID (exchanges), or the findings whose latest
+	// evidence is that exchange (findings).
+	ExchangeID string
 	// Limit caps the rows returned; 0 means DefaultLimit, negative means no cap.
 	Limit int
 }

@@ -120,6 +120,13 @@ func where(f Filter, timeCol string, withLevel bool) (string, []any) {
 	if f.Key != "" {
 		conds, args = append(conds, "key = ?"), append(args, f.Key)
 	}
+	if f.ExchangeID != "" {
+		col := "id"
+		if withLevel {
+			col = "exchange_id"
+		}
+		conds, args = append(conds, col+" = ?"), append(args, f.ExchangeID)
+	}
 	if withLevel && f.Level != "" {
 		conds, args = append(conds, "level = ?"), append(args, string(f.Level))
 	}

@@ -47,7 +47,7 @@ type AdminOptions struct {
 const DefaultProbeTimeout = 5 * time.Minute
 
 // Admin returns the admin API handler: GET /findings, GET /exchanges (JSON, filtered by since,
-// rule, level, target, key, limit), GET /events (live SSE of exchanges and findings), POST /probe
+// rule, level, target, key, id (an exchange ID), limit), GET /events (live SSE of exchanges and findings), POST /probe
 // (runs the prober through the proxy, streaming progress as SSE), GET /metrics, GET /healthz.
 func (p *Proxy) Admin(opts AdminOptions) http.Handler {
 	if opts.ProbeTimeout <= 0 {
@@ -139,7 +139,7 @@ func filterFrom(q url.Values, now time.Time) (findings.Filter, error) {
 	if f.Level, err = ParseLevel(q.Get("level")); err != nil {
 		return f, err
 	}
-	f.Rule, f.Target, f.Key = q.Get("rule"), q.Get("target"), q.Get("key")
+	f.Rule, f.Target, f.Key, f.ExchangeID = q.Get("rule"), q.Get("target"), q.Get("key"), q.Get("id")
 	if s := q.Get("limit"); s != "" {
 		if f.Limit, err = strconv.Atoi(s); err != nil {
 			return f, fmt.Errorf("limit %q: give a whole number", s)

@@ -50,6 +50,7 @@ func TestAdminServesFindingsAndExchangesWithFilters(t *testing.T) {
 	r, admin := adminRig(t, nil)
 	post(t, r.front.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
 	waitFor(t, "the exchange graded", func() bool { return len(r.exchanges(t)) == 1 })
+	id := r.exchanges(t)[0].ID
 	tests := []struct {
 		name, path string
 		wantCode   int
@@ -65,6 +66,9 @@ func TestAdminServesFindingsAndExchangesWithFilters(t *testing.T) {
 		{"bad since", "/findings?since=yesterday", 400, 0},
 		{"exchanges", "/exchanges?target=" + r.upstream.URL + "/mcp", 200, 1},
 		{"exchanges of another target", "/exchanges?target=http://nowhere", 200, 0},
+		{"exchange by an unknown id", "/exchanges?id=nope", 200, 0},
+		{"exchange by its id", "/exchanges?id=" + id, 200, 1},
+		{"findings shown by that exchange", "/findings?id=" + id, 200, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
