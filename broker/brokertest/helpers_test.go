@@ -282,3 +282,6 @@ func ctxT(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// pgtestStart starts a throwaway PostgreSQL cluster (fails, never skips, without binaries).
+func pgtestStart(t *testing.T) *pgtest.Cluster { return pgtest.Start(t) }
