@@ -86,7 +86,7 @@ type Report struct {
 	// Exchanges is how many exchanges were examined.
 	Exchanges int `json:"exchanges"`
 	// LegacyOnly is true when the server spoke only the initialize-era protocol: it answered the
-	// handshake or minted sessions and never answered server/discover.
+	// handshake or minted sessions and never answered a server/discover offering 2026-07-28.
 	LegacyOnly bool `json:"legacyOnly"`
 	// Items are sorted: server debt first, then by RemovableOn, then by Key.
 	Items []Item `json:"items"`
@@ -226,4 +226,18 @@ func relative(months int) string {
 	default:
 		return fmt.Sprintf("%d months ago", -months)
 	}
+}
+
+// ServerOnly returns r without client-side items. A scan's client is the scanner itself, whose
+// deliberate legacy probes (initialize, ping, ...) are not anyone's debt; client debt matters
+// when the exchanges come from real clients, through the proxy.
+func (r Report) ServerOnly() Report {
+	kept := make([]Item, 0, len(r.Items))
+	for _, it := range r.Items {
+		if it.Side == passive.SideServer {
+			kept = append(kept, it)
+		}
+	}
+	r.Items = kept
+	return r
 }

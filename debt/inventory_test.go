@@ -189,3 +189,34 @@ func TestRenderErrors(t *testing.T) {
 		t.Error("an unknown format was accepted")
 	}
 }
+
+// TestServerOnly proves the scanner's own legacy probes are not listed as anyone's debt, and
+// that a discover answer without 2026-07-28 does not make a server modern.
+func TestServerOnly(t *testing.T) {
+	exs := legacyServer()
+	exs = append(exs, exchange("ex-4", "POST", `{"jsonrpc":"2.0","id":4,"method":"ping","params":{}}`, 404, nil,
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}`))
+	exs[0] = exchange("ex-1", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`,
+		200, nil, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2025-11-25"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}}`)
+	full := Inventory(exs, today)
+	if !full.LegacyOnly {
+		t.Error("a server whose discover does not offer 2026-07-28 was taken for a modern one")
+	}
+	clientItems := 0
+	for _, it := range full.Items {
+		if it.Side == passive.SideClient {
+			clientItems++
+		}
+	}
+	if clientItems == 0 {
+		t.Fatal("the fixture should show client-side debt")
+	}
+	for _, it := range full.ServerOnly().Items {
+		if it.Side != passive.SideServer {
+			t.Errorf("ServerOnly kept %s/%s", it.Side, it.Key)
+		}
+	}
+	if len(full.ServerOnly().Items) != len(full.Items)-clientItems {
+		t.Error("ServerOnly dropped server items")
+	}
+}

@@ -3,6 +3,7 @@ package passive
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -229,9 +230,10 @@ func checkDeprecated(v *view, _ *History) []rules.Outcome {
 			out = append(out, pass("explicit-state-ids", "no session id or cookie on the reply"))
 		}
 	}
-	if (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) && v.ex.Response != nil && !authStatus(v.status) {
+	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/")
+	if (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) && v.ex.Response != nil && !authStatus(v.status) && v.status != 405 && !wellKnown {
 		out = append(out, fail("get-delete-405", "%s on the endpoint got HTTP %d, not 405", v.ex.Request.Method, v.status))
-	} else if v.status == 405 && (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) {
+	} else if v.status == 405 && !wellKnown && (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) {
 		out = append(out, pass("get-delete-405", v.ex.Request.Method+" got 405"))
 	}
 	for _, s := range sightings(v) {
@@ -250,12 +252,21 @@ func checkDeprecated(v *view, _ *History) []rules.Outcome {
 }
 
 // AnsweredDiscover reports whether ex is a server/discover request the server answered with a
-// complete result: the mark of a server that speaks 2026-07-28. The deprecation inventory uses it
-// to tell a legacy-only server from a dual-era one.
+// complete result whose supportedVersions lists this revision: the mark of a server that speaks
+// 2026-07-28. The deprecation inventory uses it to tell a legacy-only server (one that answers
+// discover without offering 2026-07-28 counts as legacy) from a dual-era one.
 func AnsweredDiscover(ex *wire.Exchange) bool {
 	if ex == nil {
 		return false
 	}
 	v := newView(ex)
-	return v.method() == "server/discover" && v.complete()
+	if v.method() != "server/discover" || !v.complete() {
+		return false
+	}
+	for _, raw := range decodeArray(v.result()["supportedVersions"]) {
+		if s, _ := stringOf(raw); s == rules.Revision {
+			return true
+		}
+	}
+	return false
 }

@@ -91,7 +91,8 @@ func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOpti
 	if err != nil {
 		return fmt.Errorf("scanning %s for deprecated features: %w", o.endpoint, err)
 	}
-	inv := debt.Inventory(exchanges, debtClock())
+	// The scan's client is Sentinel itself: its deliberate legacy probes are nobody's debt.
+	inv := debt.Inventory(exchanges, debtClock()).ServerOnly()
 	if inv.Target == "" {
 		inv.Target = o.endpoint
 	}
