@@ -141,7 +141,7 @@ func Inventory(exchanges []*wire.Exchange, today time.Time) Report {
 			it := itemFor(byKey, f, passive.SideServer, today)
 			if len(it.Evidence) == 0 {
 				it.Evidence = append(it.Evidence, Seen{Kind: "implied:legacy-only",
-					What: "implied: the server speaks only the initialize-era protocol and never answered server/discover"})
+					What: "implied: the server speaks only the initialize-era protocol (no server/discover offering 2026-07-28)"})
 			}
 		}
 	}
