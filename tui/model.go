@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -174,7 +175,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setStatus(symError + " " + msg.err.Error())
 			return m, nil
 		}
-		m.setStatus("curl command (also offered to the terminal clipboard by OSC 52) written to " + msg.path)
+		m.setStatus("wrote curl command to " + where(msg.path) + " (also offered to the terminal clipboard by OSC 52)")
 		return m, tea.SetClipboard(msg.curl)
 	}
 	return m, nil
@@ -415,5 +416,10 @@ func exportStatus(msg exportedMsg) string {
 	if msg.err != nil {
 		return symError + " " + msg.err.Error()
 	}
-	return fmt.Sprintf("exported %d finding(s) to %s", msg.n, msg.path)
+	return fmt.Sprintf("exported %d finding(s) to %s", msg.n, where(msg.path))
+}
+
+// where names a written file with its base name first, so a narrow status line still shows it.
+func where(path string) string {
+	return filepath.Base(path) + " in " + filepath.Dir(path)
 }

@@ -215,7 +215,7 @@ func TestExportWritesValidSARIFOfTheFilteredFindings(t *testing.T) {
 	path := filepath.Join(dir, "out.sarif")
 	drive(t, f.m, tea.WindowSizeMsg{Width: 300, Height: 24})
 	press(t, f.m, "/level:must<enter>e<ctrl+u>"+path+"<enter>")
-	mustContain(t, screen(f.m), "exported 1 finding(s) to")
+	mustContain(t, screen(f.m), "exported 1 finding(s) to out.sarif in "+dir)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestCopyWritesACurlCommand(t *testing.T) {
 	}
 	mustContain(t, string(data), "curl -sS -X 'POST' 'http://127.0.0.1:8080/mcp'", "-H 'Authorization: [redacted]'",
 		"put the real ones back", `"arguments":{"q":"it'\''s"}`)
-	mustContain(t, screen(f.m), "curl command (also offered to the terminal clipboard by OSC 52) written to "+path)
+	mustContain(t, screen(f.m), "wrote curl command to req.sh in "+filepath.Dir(path))
 	press(t, f.m, "<tab>c")
 	mustContain(t, screen(f.m), "select an exchange first")
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // View draws the whole screen in the alternate buffer.
@@ -42,20 +41,11 @@ func (m *Model) Render() string {
 	case m.prompt != nil:
 		b.WriteString(m.prompt.view(m.width))
 	case m.status != "":
-		b.WriteString(fitTail(m.status, m.width))
+		b.WriteString(fit(m.status, m.width))
 	default:
 		b.WriteString(fit(m.helpBar.ShortHelpView(m.active().ShortHelp()), m.width))
 	}
 	return b.String()
-}
-
-// fitTail is fit keeping the end of s: a long message ends with what matters (the file
-// written, the reason it failed).
-func fitTail(s string, w int) string {
-	if ansi.StringWidth(s) <= w {
-		return fit(s, w)
-	}
-	return fit("…"+ansi.TruncateLeft(s, ansi.StringWidth(s)-w+1, ""), w)
 }
 
 // statusLine says which view is shown, how much the filter keeps, whether the list follows
