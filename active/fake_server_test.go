@@ -18,6 +18,7 @@ type fakeServer struct {
 	skipMethodHeader bool // accept a missing or mismatched Mcp-Method
 	skipOrigin       bool // accept any Origin
 	noDecodeName     bool // compare Mcp-Name without decoding base64
+	skipParamCheck   bool // accept Mcp-Param-* headers without comparing them
 }
 
 func (f *fakeServer) start(t *testing.T) *httptest.Server { return f.startB(t) }
@@ -102,8 +103,14 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, m.ID, map[string]any{"supportedVersions": []string{wire.ProtocolVersion},
 			"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}}, "ttlMs": 0, "cacheScope": "public"})
 	case "tools/list":
-		writeResult(w, m.ID, map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"},
-			"annotations": map[string]any{"readOnlyHint": true}}}, "ttlMs": 0, "cacheScope": "public"})
+		writeResult(w, m.ID, map[string]any{"tools": []any{
+			map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
+			map[string]any{"name": "region", "annotations": map[string]any{"readOnlyHint": true}, "inputSchema": map[string]any{"type": "object",
+				"properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"},
+					"level": map[string]any{"type": "integer", "x-mcp-header": "Level"}}}},
+		}, "ttlMs": 0, "cacheScope": "public"})
+	case "tools/call":
+		f.toolsCall(w, r, m)
 	case "prompts/get":
 		var p struct {
 			Name string `json:"name"`
@@ -125,4 +132,54 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeErr(w, 404, m.ID, wire.CodeMethodNotFound, "method not found", nil)
 	}
+}
+
+// toolsCall validates the Mcp-Name and Mcp-Param-* headers of a call to "region" and answers a
+// text result; any other tool is unknown.
+func (f *fakeServer) toolsCall(w http.ResponseWriter, r *http.Request, m *wire.Message) {
+	var p struct {
+		Name      string                     `json:"name"`
+		Arguments map[string]json.RawMessage `json:"arguments"`
+	}
+	json.Unmarshal(m.Params, &p)
+	if h, _, err := wire.DecodeHeaderValue(r.Header.Get(wire.HeaderName)); err != nil || h != p.Name {
+		writeErr(w, 400, m.ID, wire.CodeHeaderMismatch, "Mcp-Name mismatch", nil)
+		return
+	}
+	if p.Name != "region" {
+		writeErr(w, 200, m.ID, wire.CodeInvalidParams, "unknown tool", nil)
+		return
+	}
+	for header, arg := range map[string]string{"Region": "region", "Level": "level"} {
+		raw, ok := p.Arguments[arg]
+		vals := r.Header.Values(wire.ParamHeader(header))
+		if f.skipParamCheck || !ok || string(raw) == "null" {
+			continue
+		}
+		if len(vals) != 1 {
+			writeErr(w, 400, m.ID, wire.CodeHeaderMismatch, "missing "+header, nil)
+			return
+		}
+		for _, c := range []byte(vals[0]) {
+			if c < 0x20 || c >= 0x7f {
+				writeErr(w, 400, m.ID, wire.CodeHeaderMismatch, "invalid characters in "+header, nil)
+				return
+			}
+		}
+		v, _, err := wire.DecodeHeaderValue(vals[0])
+		var body any
+		json.Unmarshal(raw, &body)
+		var hv any = v
+		if _, isNum := body.(float64); isNum {
+			var n float64
+			if _, e := fmt.Sscan(v, &n); e == nil {
+				hv = n
+			}
+		}
+		if err != nil || hv != body {
+			writeErr(w, 400, m.ID, wire.CodeHeaderMismatch, "Mcp-Param-"+header+" mismatch", nil)
+			return
+		}
+	}
+	writeResult(w, m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}})
 }

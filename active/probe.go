@@ -35,6 +35,7 @@ func Probes() []Probe {
 		discoverProbes(),
 		transportProbes(),
 		headerProbes(),
+		paramProbes(),
 		metaProbes(),
 		versioningProbes(),
 		errorProbes(),

@@ -55,7 +55,8 @@ func TestScanPassesAConformantServerOnEveryCoreRule(t *testing.T) {
 		"unsupported-version-error", "unsupported-version-http-400", "discover-versions-consistent",
 		"removed-methods-absent", "unknown-method-404", "error-id-echo", "origin-invalid-403", "origin-validated",
 		"declare-tools", "declare-prompts", "ignore-session-id", "ignore-last-event-id", "initialize-error-names-versions",
-		"ignore-invalid-cancel",
+		"ignore-invalid-cancel", "param-header-missing", "param-header-body-match", "param-header-invalid-chars",
+		"param-header-not-for-null", "param-integer-numeric",
 	} {
 		if got := statusOf(t, out.Result, name); got != rules.Pass {
 			for _, rr := range out.Result.Rules {
@@ -79,6 +80,7 @@ func TestScanCatchesEachSeededBug(t *testing.T) {
 		{"Mcp-Method not checked", fakeServer{skipMethodHeader: true}, []string{"mcp-method-required", "mcp-method-match"}},
 		{"Origin not checked", fakeServer{skipOrigin: true}, []string{"origin-invalid-403", "origin-validated"}},
 		{"Mcp-Name not decoded", fakeServer{noDecodeName: true}, []string{"mcp-name-base64-decoded"}},
+		{"Mcp-Param not checked", fakeServer{skipParamCheck: true}, []string{"param-header-missing", "param-header-body-match", "param-header-invalid-chars"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
