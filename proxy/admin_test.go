@@ -200,3 +200,24 @@ func TestAdminProbeWithoutAProberIs501(t *testing.T) {
 		t.Fatalf("POST /probe without a prober = %d, want 501", resp.StatusCode)
 	}
 }
+
+// FuzzParseSince: an accepted value is a time at or before now (a duration back, or a stamp),
+// and a duration round-trips.
+func FuzzParseSince(f *testing.F) {
+	for _, s := range []string{"24h", "1h30m", "2026-07-28T12:00:00Z", "2026-07-28T12:00:00.123456789+02:00", "-1h", "", "yesterday"} {
+		f.Add(s)
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseSince(s, now)
+		if err != nil {
+			return
+		}
+		if d, derr := time.ParseDuration(s); derr == nil && !got.Equal(now.Add(-d)) {
+			t.Fatalf("ParseSince(%q) = %v, want %v", s, got, now.Add(-d))
+		}
+		if _, perr := time.Parse(time.RFC3339, s); perr != nil && got.After(now) {
+			t.Fatalf("ParseSince(%q) = %v, after now", s, got)
+		}
+	})
+}

@@ -155,7 +155,7 @@ func (p *pipeline) gradeBatch(first *Capture) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := p.store.Record(ctx, b); err != nil {
-		p.log.Error("recording graded exchanges", "exchanges", len(b.Exchanges), "error", err)
+		p.log.Error("recording graded exchanges", logExchanges, len(b.Exchanges), logError, err)
 	}
 	for _, e := range summaries {
 		p.hub.publish(e)
@@ -225,9 +225,9 @@ func (p *pipeline) grade(c *Capture) (findings.Exchange, []findings.Finding) {
 	}
 	rec.Findings = len(fs)
 	if p.log.Enabled(context.Background(), slog.LevelInfo) {
-		p.log.Info("exchange", "exchange_id", c.ID, "target", c.Target, "method", method, "key", key,
-			"status", c.Status, "graded", rec.Graded, "findings", rec.Findings,
-			"duration_ms", rec.Duration.Milliseconds())
+		p.log.Info("exchange", logExchangeID, c.ID, logTarget, c.Target, logMethod, method, logKey, key,
+			logStatus, c.Status, logGraded, rec.Graded, logFindings, rec.Findings,
+			logDuration, rec.Duration.Milliseconds())
 	}
 	return rec, fs
 }
