@@ -14,7 +14,8 @@ import (
 // pages of one list, cursor stability and invalid cursors.
 func cachingProbes() []Probe {
 	return []Probe{
-		{Name: "cache-hints", Run: probeCacheHints, RuleIDs: ids("cache-hints-present", "ttl-nonnegative-integer", "cache-scope-enum")},
+		{Name: "cache-hints", Run: probeCacheHints, RuleIDs: ids("cache-hints-present", "ttl-nonnegative-integer", "cache-scope-enum",
+			"discover-result-shape", "discover-server-info")},
 		{Name: "cache-pages", Run: probeCachePages, RuleIDs: ids("cache-scope-same-all-pages", "stable-cursors")},
 		{Name: "invalid-cursor", Run: probeInvalidCursor, RuleIDs: ids("invalid-cursor-32602")},
 	}
@@ -46,7 +47,8 @@ func cacheableCalls(t *Target) []struct {
 }
 
 // probeCacheHints: complete results of discover, the four lists and resources/read MUST carry
-// ttlMs (an integer >= 0) and cacheScope ("public" or "private").
+// ttlMs (an integer >= 0) and cacheScope ("public" or "private"). The DiscoverResult, itself a
+// CacheableResult, is also graded for its required members and serverInfo.
 func probeCacheHints(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	var out []rules.Outcome
 	for _, c := range cacheableCalls(t) {
@@ -55,7 +57,8 @@ func probeCacheHints(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 			out = append(out, undecidedCut(rules.IDOf("cache-hints-present"), c.method, ex))
 			continue
 		}
-		out = append(out, passiveFor(ex, nil, "cache-hints-present", "ttl-nonnegative-integer", "cache-scope-enum")...)
+		out = append(out, passiveFor(ex, nil, "cache-hints-present", "ttl-nonnegative-integer", "cache-scope-enum",
+			"discover-result-shape", "discover-server-info")...)
 	}
 	return out, nil
 }

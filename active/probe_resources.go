@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -15,6 +16,7 @@ func resourceProbes() []Probe {
 		{Name: "resources-list", Requires: rules.FeatureResources, RuleIDs: ids("resources-list-current"), Run: probeResourcesList},
 		{Name: "resource-not-found", Requires: rules.FeatureResources, RuleIDs: ids("resource-not-found-32602", "no-empty-contents-missing"), Run: probeResourceNotFound},
 		{Name: "resource-bad-uri", Requires: rules.FeatureResources, RuleIDs: ids("validate-resource-uris"), Run: probeResourceBadURI},
+		{Name: "resource-path-traversal", Requires: rules.FeatureResources, RuleIDs: ids("no-path-traversal"), Run: probePathTraversal},
 	}
 }
 
@@ -79,4 +81,72 @@ func probeResourceBadURI(ctx context.Context, t *Target) ([]rules.Outcome, error
 		return []rules.Outcome{stamp(rules.Failed(id, observed(label, ex)+"; a malformed URI was served"), ex)}, nil
 	}
 	return []rules.Outcome{stamp(rules.Passed(id, observed(label, ex)+"; refused"), ex)}, nil
+}
+
+// fileURIs returns the file:// URIs among the listed resources and resource templates (a
+// template's variables cut off at the first "{").
+func fileURIs(ctx context.Context, t *Target) []string {
+	var out []string
+	for _, u := range t.Resources {
+		if strings.HasPrefix(strings.ToLower(u), "file://") {
+			out = append(out, u)
+		}
+	}
+	ex := t.Call(ctx, "resources/templates/list", nil, wire.WithLabel("resources/templates/list"))
+	var res struct {
+		ResourceTemplates []struct {
+			URITemplate string `json:"uriTemplate"`
+		} `json:"resourceTemplates"`
+	}
+	if r := ex.Reply(); r != nil && r.Error == nil && json.Unmarshal(r.Result, &res) == nil {
+		for _, tpl := range res.ResourceTemplates {
+			if strings.HasPrefix(strings.ToLower(tpl.URITemplate), "file://") {
+				base, _, _ := strings.Cut(tpl.URITemplate, "{")
+				out = append(out, base)
+			}
+		}
+	}
+	return out
+}
+
+// traversalURI climbs out of the directory of a file:// URI to /etc/passwd.
+func traversalURI(base string) string {
+	dir := base
+	if i := strings.LastIndex(dir, "/"); i > len("file://") {
+		dir = dir[:i+1]
+	}
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	return dir + strings.Repeat("../", 12) + "etc/passwd"
+}
+
+// probePathTraversal: servers MUST sanitize file:// paths against directory traversal. The probe
+// reads ../ sequences out of the directory of a file resource the server lists (plain and
+// percent-encoded) and fails the server if either read is served. It only applies to servers
+// that expose file:// resources or templates.
+func probePathTraversal(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	id := rules.IDOf("no-path-traversal")
+	bases := fileURIs(ctx, t)
+	if len(bases) == 0 {
+		return []rules.Outcome{rules.Absent(id, "the server lists no file:// resources or templates")}, nil
+	}
+	plain := traversalURI(bases[0])
+	encoded := strings.ReplaceAll(plain, "../", "%2e%2e/")
+	var out []rules.Outcome
+	for _, uri := range []string{plain, encoded} {
+		label := fmt.Sprintf("resources/read of %q", uri)
+		ex := t.Call(ctx, "resources/read", map[string]any{"uri": uri}, wire.WithLabel(label))
+		if cut(ex) {
+			out = append(out, undecidedCut(id, label, ex))
+			continue
+		}
+		var contents []json.RawMessage
+		if r := resultOf(ex); r != nil && json.Unmarshal(r["contents"], &contents) == nil && len(contents) > 0 {
+			out = append(out, stamp(rules.Failed(id, observed(label, ex)+"; a path outside the resource root was served"), ex))
+		} else {
+			out = append(out, stamp(rules.Passed(id, observed(label, ex)+"; the traversal was not served"), ex))
+		}
+	}
+	return out, nil
 }

@@ -42,6 +42,8 @@ type areaServer struct {
 	noElicitValidation bool // form content is used without checking it against requestedSchema
 	formLink           bool // the form elicitation's message carries a URL
 	elicitURL          string
+	fileRoot           bool // list a file:// resource, refusing traversal
+	traversal          bool // with fileRoot: serve any file:// path, ../ included
 	ignoreCaps         bool // every request is treated as declaring elicitation
 	connectionCaps     bool // a connection that once declared elicitation keeps it
 
@@ -128,11 +130,17 @@ func (a *areaServer) serve(w http.ResponseWriter, r *http.Request) {
 	case "tools/call":
 		a.toolsCall(w, m, p, r.RemoteAddr)
 	case "resources/list":
-		writeResult(w, m.ID, hints(map[string]any{"resources": []any{map[string]any{"uri": "test://a", "name": "a"}}}, "public", a))
+		res := []any{map[string]any{"uri": "test://a", "name": "a"}}
+		if a.fileRoot {
+			res = append(res, map[string]any{"uri": "file:///srv/data/readme.txt", "name": "readme"})
+		}
+		writeResult(w, m.ID, hints(map[string]any{"resources": res}, "public", a))
 	case "resources/templates/list":
 		writeResult(w, m.ID, hints(map[string]any{"resourceTemplates": []any{}}, "public", a))
 	case "resources/read":
 		switch uri := str("uri"); {
+		case strings.HasPrefix(uri, "file:///srv/data/") && a.fileRoot && (a.traversal || !strings.Contains(strings.ToLower(uri), "..") && !strings.Contains(strings.ToLower(uri), "%2e")):
+			writeResult(w, m.ID, hints(map[string]any{"contents": []any{map[string]any{"uri": uri, "text": "root:x:0:0"}}}, "private", a))
 		case uri == "test://a":
 			writeResult(w, m.ID, hints(map[string]any{"contents": []any{map[string]any{"uri": uri, "text": "alpha"}}}, "public", a))
 		case a.notFoundEmpty:
