@@ -49,6 +49,9 @@ type Snapshot struct {
 	// may exist.
 	FindingsCapped bool
 	Conn           Conn
+	// OlderNotLoaded is true when the store held more history than was loaded on connect;
+	// GapNotLoaded when a reconnect could not load everything missed while away.
+	OlderNotLoaded, GapNotLoaded bool
 	// Version increases on every change.
 	Version uint64
 }
@@ -65,6 +68,8 @@ type Cache struct {
 	pending  map[string][]findings.Finding
 	found    []findings.Finding
 	capped   bool
+	older    bool
+	gap      bool
 	conn     Conn
 	version  uint64
 	notify   chan struct{}
@@ -189,6 +194,19 @@ func (c *Cache) SetFindings(fs []findings.Finding, capped bool) {
 	c.changedLocked()
 }
 
+// SetHistoryCapped records that a history load hit its limit: on the first connect older
+// exchanges exist that were not loaded; on a reconnect, some exchanges of the gap are missing.
+func (c *Cache) SetHistoryCapped(first bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if first {
+		c.older = true
+	} else {
+		c.gap = true
+	}
+	c.changedLocked()
+}
+
 // SetConn records the state of the admin API link.
 func (c *Cache) SetConn(conn Conn) {
 	c.mu.Lock()
@@ -203,5 +221,5 @@ func (c *Cache) Snapshot() Snapshot {
 	defer c.mu.Unlock()
 	rows := c.rows[c.start:len(c.rows):len(c.rows)]
 	return Snapshot{Rows: rows, Dropped: c.dropped, Findings: c.found, FindingsCapped: c.capped,
-		Conn: c.conn, Version: c.version}
+		Conn: c.conn, OlderNotLoaded: c.older, GapNotLoaded: c.gap, Version: c.version}
 }

@@ -88,16 +88,60 @@ func (c *Client) Findings(ctx context.Context, limit int) ([]findings.Finding, e
 	return fs, err
 }
 
-// Exchanges returns up to limit stored exchanges started at or after since (zero: any),
-// newest first.
-func (c *Client) Exchanges(ctx context.Context, since time.Time, limit int) ([]findings.Exchange, error) {
+// historyTimeout bounds loading the exchange history, which may carry many bodies.
+const historyTimeout = 60 * time.Second
+
+// maxHistoryBytes bounds the history answer; bodies are dropped while it is read, so this
+// bounds transfer, not memory.
+const maxHistoryBytes = 1 << 30
+
+// ExchangeRows returns up to limit stored exchanges started at or after since, newest first,
+// as list rows. The admin API sends every exchange with its bodies; they are decoded one at a
+// time and dropped, so memory stays proportional to the rows, not the bodies.
+func (c *Client) ExchangeRows(ctx context.Context, since time.Time, limit int) ([]Row, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	if !since.IsZero() {
 		q.Set("since", since.UTC().Format(time.RFC3339Nano))
 	}
-	var exs []findings.Exchange
-	err := c.getJSON(ctx, "/exchanges", q, &exs)
-	return exs, err
+	var rows []Row
+	err := c.eachExchange(ctx, q, func(ex findings.Exchange) bool {
+		rows = append(rows, rowOf(ex))
+		return true
+	})
+	return rows, err
+}
+
+// eachExchange streams GET /exchanges?q, calling fn for each exchange until it returns false.
+func (c *Client) eachExchange(ctx context.Context, q url.Values, fn func(findings.Exchange) bool) error {
+	ctx, cancel := context.WithTimeout(ctx, historyTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("/exchanges", q), nil)
+	if err != nil {
+		return fmt.Errorf("building GET /exchanges: %w", err)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("GET /exchanges: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("GET /exchanges: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+	}
+	dec := json.NewDecoder(io.LimitReader(resp.Body, maxHistoryBytes))
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("decoding GET /exchanges: %w", err)
+	}
+	for dec.More() {
+		var ex findings.Exchange
+		if err := dec.Decode(&ex); err != nil {
+			return fmt.Errorf("decoding GET /exchanges: %w", err)
+		}
+		if !fn(ex) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // detailWindow is how many exchanges after the wanted one Exchange reads to find it.
@@ -118,14 +162,19 @@ func (c *Client) Exchange(ctx context.Context, r Row) (findings.Exchange, error)
 	if r.Key != "" {
 		q.Set("key", r.Key)
 	}
-	var exs []findings.Exchange
-	if err := c.getJSON(ctx, "/exchanges", q, &exs); err != nil {
+	var found *findings.Exchange
+	err := c.eachExchange(ctx, q, func(ex findings.Exchange) bool {
+		if ex.ID == r.ID {
+			found = &ex
+			return false
+		}
+		return true
+	})
+	if err != nil {
 		return findings.Exchange{}, err
 	}
-	for _, ex := range exs {
-		if ex.ID == r.ID {
-			return ex, nil
-		}
+	if found != nil {
+		return *found, nil
 	}
 	return findings.Exchange{}, ErrExchangeGone
 }

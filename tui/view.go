@@ -75,6 +75,12 @@ func (m *Model) statusLine() string {
 	if m.shown.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("%d older not shown", m.shown.Dropped))
 	}
+	if m.shown.OlderNotLoaded {
+		parts = append(parts, "older history not loaded")
+	}
+	if m.shown.GapNotLoaded {
+		parts = append(parts, "some exchanges missed while disconnected")
+	}
 	return fit(m.styles.Dim.Render(strings.Join(parts, " · ")), m.width)
 }
 

@@ -16,6 +16,9 @@ const (
 	maxBackoff = 10 * time.Second
 	// findingsLimit is how many aggregated findings are loaded.
 	findingsLimit = 5000
+	// historyLimit is how many stored exchanges are loaded on connect; live ones are added
+	// up to the ring's capacity.
+	historyLimit = 2000
 	// findingsEvery throttles reloading the aggregated findings while new ones stream in.
 	findingsEvery = time.Second
 )
@@ -77,18 +80,20 @@ func loadHistory(ctx context.Context, c *Client, cache *Cache, last *time.Time) 
 		return err
 	}
 	cache.SetFindings(fs, len(fs) >= findingsLimit)
-	exs, err := c.Exchanges(ctx, *last, DefaultCapacity)
+	first := last.IsZero()
+	rows, err := c.ExchangeRows(ctx, *last, historyLimit)
 	if err != nil {
 		return err
 	}
-	rows := make([]Row, len(exs))
-	for i, ex := range exs {
-		rows[i] = rowOf(ex)
-		if ex.Start.After(*last) {
-			*last = ex.Start
+	for _, r := range rows {
+		if r.Started.After(*last) {
+			*last = r.Started
 		}
 	}
 	cache.AddExchanges(rows)
+	if len(rows) >= historyLimit {
+		cache.SetHistoryCapped(first)
+	}
 	return nil
 }
 

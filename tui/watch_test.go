@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcp-sentinel/sentinel/findings"
 	"github.com/mcp-sentinel/sentinel/proxy"
@@ -175,4 +178,46 @@ func TestWatchSaysWhenTheAdminAPIIsDownAndRecovers(t *testing.T) {
 	})
 	up.Store(true)
 	waitUntil(t, "the retry to go live", func() bool { return cache.Snapshot().Conn.State == Live })
+}
+
+func TestWatchSaysWhenOlderHistoryWasNotLoaded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/events":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		case "/exchanges":
+			if r.URL.Query().Get("limit") != fmt.Sprint(historyLimit) {
+				t.Errorf("history asked for limit %q, want %d", r.URL.Query().Get("limit"), historyLimit)
+			}
+			var b strings.Builder
+			b.WriteString("[")
+			for i := range historyLimit {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, `{"id":"e%d","rpcMethod":"ping","responseBody":"eyJqc29ucnBjIjoiMi4wIn0="}`, i)
+			}
+			b.WriteString("]")
+			_, _ = io.WriteString(w, b.String())
+		default:
+			_, _ = io.WriteString(w, "[]")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := NewClient(srv.URL, nil)
+	cache := NewCache(0)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	go Watch(ctx, c, cache, nil)
+	waitUntil(t, "the history to load", func() bool { return cache.Snapshot().Conn.State == Live })
+	s := cache.Snapshot()
+	if len(s.Rows) != historyLimit || !s.OlderNotLoaded {
+		t.Fatalf("loaded %d rows, older-not-loaded %v; want %d and true", len(s.Rows), s.OlderNotLoaded, historyLimit)
+	}
+	m := New(Options{Source: cache, API: c, Now: func() time.Time { return t0 }, Location: time.UTC})
+	drive(t, m, tea.WindowSizeMsg{Width: 200, Height: 24})
+	mustContain(t, screen(m), "older history not loaded")
 }
