@@ -173,6 +173,9 @@ type callParams struct {
 	inputResponses map[string]any
 }
 
+// httpClient is shared so connections are reused, as a real client's would be.
+var httpClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 128, MaxConnsPerHost: 256}}
+
 // call sends one tools/call as a raw 2026-07-28 request and decodes the reply. Transport
 // failures are returned, not fatal, so load tests can count them.
 func (e *brokerEnv) call(ctx context.Context, token, tool string, args map[string]any, p callParams) (reply, error) {
@@ -203,8 +206,10 @@ func (e *brokerEnv) call(ctx context.Context, token, tool string, args map[strin
 	req.Header.Set("MCP-Protocol-Version", protocolVersion)
 	req.Header.Set("Mcp-Method", "tools/call")
 	req.Header.Set("Mcp-Name", tool)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		return reply{}, err
 	}
