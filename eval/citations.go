@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -64,6 +65,11 @@ var (
 	sentenceEnd = regexp.MustCompile(`[.!?](?:\s|$)|\n`)
 )
 
+// MaxCitations bounds how many citations ExtractCitations returns and ResolveCitations checks,
+// so hostile input ("%41%42 ..." repeated) costs bounded time. Citations beyond it are dropped in
+// position order; the groundedness score then rests on the first MaxCitations.
+const MaxCitations = 256
+
 // labelAliases maps abbreviations to one canonical label.
 var labelAliases = map[string]string{"sec.": "section", "§": "section", "art.": "article", "fig.": "figure", "para.": "paragraph"}
 
@@ -74,13 +80,13 @@ func ExtractCitations(response string) []Citation {
 	taken := func(s, e int) bool {
 		return slices.ContainsFunc(out, func(c Citation) bool { return s < c.End && c.Start < e })
 	}
-	for _, m := range sourceRe.FindAllStringSubmatchIndex(response, -1) {
+	for _, m := range sourceRe.FindAllStringSubmatchIndex(response, MaxCitations) {
 		if m[1] < len(response) && response[m[1]] == '(' {
 			continue // a markdown link, not a marker
 		}
 		out = append(out, Citation{Kind: CitationSource, Text: response[m[0]:m[1]], Key: strings.ToLower(response[m[2]:m[3]]), Start: m[0], End: m[1]})
 	}
-	for _, m := range quoteRe.FindAllStringSubmatchIndex(response, -1) {
+	for _, m := range quoteRe.FindAllStringSubmatchIndex(response, MaxCitations) {
 		gs, ge := m[2], m[3]
 		if gs < 0 {
 			gs, ge = m[4], m[5]
@@ -91,7 +97,7 @@ func ExtractCitations(response string) []Citation {
 		}
 		out = append(out, Citation{Kind: CitationQuote, Text: response[m[0]:m[1]], Key: q, Start: m[0], End: m[1]})
 	}
-	for _, m := range referenceRe.FindAllStringSubmatchIndex(response, -1) {
+	for _, m := range referenceRe.FindAllStringSubmatchIndex(response, MaxCitations) {
 		if taken(m[0], m[1]) {
 			continue
 		}
@@ -107,7 +113,7 @@ func ExtractCitations(response string) []Citation {
 		out = append(out, Citation{Kind: CitationReference, Text: response[m[0]:m[1]],
 			Key: label + " " + strings.ToLower(response[m[6]:m[7]]), Start: m[0], End: m[1]})
 	}
-	for _, m := range numberRe.FindAllStringIndex(response, -1) {
+	for _, m := range numberRe.FindAllStringIndex(response, MaxCitations) {
 		s, e := m[0], m[1]
 		for s < e && (response[s] == ' ' || response[s] == '\t') {
 			s++
@@ -126,6 +132,9 @@ func ExtractCitations(response string) []Citation {
 		out = append(out, Citation{Kind: CitationNumber, Text: raw, Key: key, Unit: unit, Start: s, End: e})
 	}
 	slices.SortFunc(out, func(a, b Citation) int { return a.Start - b.Start })
+	if len(out) > MaxCitations {
+		out = out[:MaxCitations]
+	}
 	bindSources(response, out)
 	return out
 }
@@ -145,13 +154,10 @@ func canonicalNumber(raw string) (string, bool) {
 // bindSources sets ContextID on claims that share a sentence with a source marker.
 func bindSources(response string, cs []Citation) {
 	bounds := sentenceEnd.FindAllStringIndex(response, -1)
+	// sentenceOf is the index of the first sentence end at or after pos.
 	sentenceOf := func(pos int) int {
-		for i, b := range bounds {
-			if pos < b[0] || (pos < b[1] && pos == b[0]) {
-				return i
-			}
-		}
-		return len(bounds)
+		i, _ := slices.BinarySearchFunc(bounds, pos, func(b []int, p int) int { return cmp.Compare(b[0], p) })
+		return i
 	}
 	marker := map[int]string{}
 	for _, c := range cs {

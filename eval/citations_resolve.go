@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,15 +27,51 @@ var (
 // support only if no denial surrounds it in its sentence ("no section 9.2 exists", "section 9.2
 // was removed"): a denial mentions the thing precisely to say it is not there.
 func ResolveCitations(citations []Citation, context []ContextItem) []CitationStatus {
-	lowered := make([]string, len(context))
+	if len(citations) > MaxCitations {
+		citations = citations[:MaxCitations]
+	}
+	r := &resolver{context: context, lowered: make([]string, len(context)), res: map[string]*regexp.Regexp{}}
 	for i, c := range context {
-		lowered[i] = foldSpaces(c.Text)
+		r.lowered[i] = foldSpaces(c.Text)
 	}
 	out := make([]CitationStatus, 0, len(citations))
 	for _, c := range citations {
-		out = append(out, resolveOne(c, context, lowered))
+		out = append(out, r.resolveOne(c))
 	}
 	return out
+}
+
+// resolver holds what ResolveCitations computes once per call: folded context texts, each item's
+// figures by value and unit (built on first use), and compiled mention expressions per reference.
+type resolver struct {
+	context []ContextItem
+	lowered []string
+	figures []itemFigures
+	res     map[string]*regexp.Regexp
+}
+
+type itemFigures struct {
+	values map[string]bool
+	units  map[string]bool
+}
+
+func (r *resolver) figuresOf(i int) itemFigures {
+	if r.figures == nil {
+		r.figures = make([]itemFigures, len(r.context))
+		for k, text := range r.lowered {
+			f := itemFigures{values: map[string]bool{}, units: map[string]bool{}}
+			for _, m := range numberRe.FindAllStringIndex(text, -1) {
+				if v, ok := canonicalNumber(text[m[0]:m[1]]); ok {
+					f.values[v] = true
+					if u := numberUnit(text, m[0], m[1]); u != "" {
+						f.units[u] = true
+					}
+				}
+			}
+			r.figures[k] = f
+		}
+	}
+	return r.figures[i]
 }
 
 // itemFor finds the item a source key names: by ID, else by 1-based position.
@@ -50,7 +87,8 @@ func itemFor(key string, context []ContextItem) int {
 	return -1
 }
 
-func resolveOne(c Citation, context []ContextItem, lowered []string) CitationStatus {
+func (r *resolver) resolveOne(c Citation) CitationStatus {
+	context := r.context
 	st := CitationStatus{Citation: c}
 	if c.Kind == CitationSource {
 		if i := itemFor(c.Key, context); i >= 0 {
@@ -66,7 +104,7 @@ func resolveOne(c Citation, context []ContextItem, lowered []string) CitationSta
 	}
 	var seen support
 	find := func(i int) bool {
-		got := supports(c, lowered[i])
+		got := r.supports(c, i)
 		seen = max(seen, got)
 		return got == supFound
 	}
@@ -113,31 +151,30 @@ const (
 	supFound                // affirmatively supported
 )
 
-// supports reports how text relates to c.
-func supports(c Citation, text string) support {
+// supports reports how context item i relates to c.
+func (r *resolver) supports(c Citation, i int) support {
+	text := r.lowered[i]
 	switch c.Kind {
 	case CitationQuote:
 		if strings.Contains(text, c.Key) {
 			return supFound
 		}
 	case CitationNumber:
-		sameUnit := false
-		for _, m := range numberRe.FindAllStringIndex(text, -1) {
-			k, ok := canonicalNumber(text[m[0]:m[1]])
-			if !ok {
-				continue
-			}
-			if k == c.Key {
-				return supFound
-			}
-			sameUnit = sameUnit || c.Unit != "" && numberUnit(text, m[0], m[1]) == c.Unit
-		}
-		if sameUnit {
+		f := r.figuresOf(i)
+		switch {
+		case f.values[c.Key]:
+			return supFound
+		case c.Unit != "" && f.units[c.Unit]:
 			return supContradicted
 		}
 	case CitationReference:
+		re, ok := r.res[c.Key]
+		if !ok {
+			re = mentionRe(c.Key)
+			r.res[c.Key] = re
+		}
 		denied := false
-		for _, m := range mentions(c.Key, text) {
+		for _, m := range mentions(re, c.Key, text) {
 			if !isDenied(text, m[0], m[1]) {
 				return supFound
 			}
@@ -150,25 +187,35 @@ func supports(c Citation, text string) support {
 	return supNone
 }
 
-// mentions finds where text names a reference: the label with its identifier ("section 9.2",
-// "§ 9.2", "sec. 9.2"), not followed by more digits ("section 9.21" is another section).
-func mentions(key, text string) [][2]int {
+// mentionRe builds the expression that finds a reference in text: the label with its
+// identifier ("section 9.2", "§ 9.2", "sec. 9.2"), not followed by more digits ("section 9.21" is
+// another section).
+func mentionRe(key string) *regexp.Regexp {
 	label, id, _ := strings.Cut(key, " ")
-	var labels []string
-	labels = append(labels, regexp.QuoteMeta(label))
+	labels := []string{regexp.QuoteMeta(label)}
 	for alias, canon := range labelAliases {
 		if canon == label {
 			labels = append(labels, regexp.QuoteMeta(alias))
 		}
 	}
-	expr := `(?:\b(?:` + strings.Join(labels, "|") + `)|§)\s*` + regexp.QuoteMeta(id) + `(?:[^0-9a-z.]|\.(?:[^0-9]|$)|$)`
-	if label != "section" {
-		expr = `\b(?:` + strings.Join(labels, "|") + `)\s*` + regexp.QuoteMeta(id) + `(?:[^0-9a-z.]|\.(?:[^0-9]|$)|$)`
+	slices.Sort(labels)
+	section := ""
+	if label == "section" {
+		section = "|§"
 	}
-	re, err := regexp.Compile(expr)
+	re, err := regexp.Compile(`(?:\b(?:` + strings.Join(labels, "|") + `)` + section + `)\s*` + regexp.QuoteMeta(id) + `(?:[^0-9a-z.]|\.(?:[^0-9]|$)|$)`)
 	if err != nil {
 		return nil
 	}
+	return re
+}
+
+// mentions finds where text names the reference key, as spans ending after its identifier.
+func mentions(re *regexp.Regexp, key, text string) [][2]int {
+	if re == nil {
+		return nil
+	}
+	_, id, _ := strings.Cut(key, " ")
 	var out [][2]int
 	for _, m := range re.FindAllStringIndex(text, 16) {
 		end := m[0] + strings.Index(text[m[0]:], id) + len(id)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -128,4 +129,18 @@ func FuzzExtractCitations(f *testing.F) {
 			t.Fatalf("groundedness score %v outside [0,1]", g.Score)
 		}
 	})
+}
+
+// Hostile input must not make resolution quadratic: citations are capped, and each context item's
+// figures are indexed once.
+func TestCitationsAreBoundedOnHostileInput(t *testing.T) {
+	hostile := strings.Repeat("%41%42 section 9.2 [1] ", 20000)
+	cs := ExtractCitations(hostile)
+	if len(cs) > MaxCitations {
+		t.Fatalf("ExtractCitations returned %d citations, cap is %d", len(cs), MaxCitations)
+	}
+	st := ResolveCitations(append(cs, cs...), []ContextItem{{ID: "1", Text: hostile}})
+	if len(st) > MaxCitations {
+		t.Errorf("ResolveCitations checked %d citations, cap is %d", len(st), MaxCitations)
+	}
 }
