@@ -29,3 +29,25 @@ func TestParseToolReadsAnnotationsAndHeaderParams(t *testing.T) {
 		t.Error("a nameless tool was accepted")
 	}
 }
+
+func TestExtensionIDProblem(t *testing.T) {
+	tests := []struct {
+		id string
+		ok bool
+	}{
+		{"io.modelcontextprotocol/tasks", true},
+		{"com.example/my-ext.v2", true},
+		{"x/y", true},
+		{"tasks", false},
+		{"1bad/x", false},
+		{"com.example-/x", false},
+		{"com.example/-x", false},
+		{"a/b/c", false},
+		{"/x", false},
+	}
+	for _, tc := range tests {
+		if got := ExtensionIDProblem(tc.id); (got == "") != tc.ok {
+			t.Errorf("ExtensionIDProblem(%q) = %q, want ok=%v", tc.id, got, tc.ok)
+		}
+	}
+}

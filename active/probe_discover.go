@@ -2,8 +2,12 @@ package active
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
+	"sort"
+	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -15,6 +19,7 @@ import (
 func discoverProbes() []Probe {
 	return []Probe{
 		{Name: "discover-implemented", RuleIDs: ids("discover-implemented"), AnyEra: true, Run: probeDiscoverImplemented},
+		{Name: "extension-ids", RuleIDs: ids("extension-id-grammar"), Requires: rules.FeatureExtensions, Run: probeExtensionIDs},
 		{Name: "declared-capabilities", RuleIDs: ids("declare-tools", "declare-resources", "declare-prompts", "declare-completions"), Run: probeDeclared},
 	}
 }
@@ -71,4 +76,54 @@ func probeDeclared(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// Extension identifiers follow the _meta key grammar with the prefix required: dot-separated
+// labels (a letter first, a letter or digit last), a slash, then a name (alphanumeric at both
+// ends; '-', '_' and '.' inside).
+var (
+	extLabel = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+	extName  = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+)
+
+// ExtensionIDProblem says what is wrong with an extension identifier, "" when it is well formed.
+func ExtensionIDProblem(id string) string {
+	prefix, name, ok := strings.Cut(id, "/")
+	if !ok || strings.Contains(name, "/") {
+		return "it has no prefix ending in one '/'"
+	}
+	for _, l := range strings.Split(prefix, ".") {
+		if !extLabel.MatchString(l) {
+			return fmt.Sprintf("prefix label %q must start with a letter and end with a letter or digit", l)
+		}
+	}
+	if !extName.MatchString(name) {
+		return fmt.Sprintf("name %q must start and end with a letter or digit", name)
+	}
+	return ""
+}
+
+// probeExtensionIDs: keys of capabilities.extensions MUST follow the _meta key grammar, prefix
+// mandatory. It reads the DiscoverResult the era gate already holds.
+func probeExtensionIDs(_ context.Context, t *Target) ([]rules.Outcome, error) {
+	id := rules.IDOf("extension-id-grammar")
+	var exts map[string]json.RawMessage
+	if err := json.Unmarshal(t.Capabilities["extensions"], &exts); err != nil {
+		return []rules.Outcome{stamp(rules.Failed(id, "capabilities.extensions is not an object"), t.Discover)}, nil
+	}
+	keys := make([]string, 0, len(exts))
+	for k := range exts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var bad []string
+	for _, k := range keys {
+		if p := ExtensionIDProblem(k); p != "" {
+			bad = append(bad, fmt.Sprintf("%q: %s", k, p))
+		}
+	}
+	if len(bad) > 0 {
+		return []rules.Outcome{stamp(rules.Failed(id, "server/discover declares extension "+strings.Join(bad, "; ")), t.Discover)}, nil
+	}
+	return []rules.Outcome{stamp(rules.Passed(id, fmt.Sprintf("extension identifiers %v are well formed", keys)), t.Discover)}, nil
 }
