@@ -51,7 +51,7 @@ func (s Styles) levelBadge(l rules.Level) string {
 	case 1:
 		return s.Should.Render(symShould + " " + string(l))
 	}
-	return string(l)
+	return Clean(string(l))
 }
 
 // statusBadge renders an outcome status with its symbol.
@@ -66,7 +66,7 @@ func (s Styles) statusBadge(st rules.Status) string {
 	case "":
 		return ""
 	}
-	return s.Warn.Render(symUngraded + " " + string(st))
+	return s.Warn.Render(symUngraded + " " + Clean(string(st)))
 }
 
 // plainHelpStyles are the key reminder's styles without colour.
