@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -207,5 +208,36 @@ func TestEvaluatorLogsOneLinePerVerdict(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], `"decided_by":"heuristic"`) || !strings.Contains(lines[0], `"metric":"flag_injection"`) {
 		t.Errorf("log = %q, want one line with metric and decided_by", buf.String())
+	}
+}
+
+func TestCallerCancellationIsAnErrorNotAVerdict(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	judge := &StubJudge{Delay: time.Second, Name: "slow"}
+	e := &Evaluator{Judge: judge}
+	pol := policyFor(MetricInjection, FailOpen)
+	pol.MaxJudgeLatencyMs = 5000
+	go func() {
+		for i := 0; judge.Calls() == 0 && i < 5000; i++ { // bounded: at most ~5 s
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	_, err := e.FlagInjection(ctx, InjectionInput{Text: ambiguousText}, pol)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("FlagInjection after the caller cancelled = %v, want context.Canceled", err)
+	}
+}
+
+// The metric's budget is its own: a caller with a generous deadline does not extend it.
+func TestJudgeBudgetIsIndependentOfTheCallersDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	e := &Evaluator{Judge: SlowJudge(10 * time.Second)}
+	pol := policyFor(MetricInjection, FailClosed)
+	pol.MaxJudgeLatencyMs = 20
+	v, err := e.FlagInjection(ctx, InjectionInput{Text: ambiguousText}, pol)
+	if err != nil || v.Outcome != OutcomeTimeout {
+		t.Errorf("FlagInjection = %s, %v; want a timeout verdict", v.Outcome, err)
 	}
 }
