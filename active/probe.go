@@ -49,6 +49,7 @@ func Probes() []Probe {
 		subscriptionProbes(),
 		mrtrProbes(),
 		authProbes(),
+		loggingProbes(),
 	}
 	var out []Probe
 	for _, g := range groups {

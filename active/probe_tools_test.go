@@ -44,6 +44,9 @@ type areaServer struct {
 	elicitURL          string
 	fileRoot           bool // list a file:// resource, refusing traversal
 	traversal          bool // with fileRoot: serve any file:// path, ../ included
+	logging            bool // declare logging; echo logs at the requested level
+	logBelow           bool // with logging: echo logs at debug whatever was asked
+	acceptBadLevel     bool // with logging: an unknown logLevel is accepted
 	ignoreCaps         bool // every request is treated as declaring elicitation
 	connectionCaps     bool // a connection that once declared elicitation keeps it
 
@@ -120,11 +123,18 @@ func (a *areaServer) serve(w http.ResponseWriter, r *http.Request) {
 		_ = json.Unmarshal(p[k], &s)
 		return s
 	}
+	level, hasLevel := m.MetaString(wire.MetaLogLevel)
+	if a.logging && hasLevel && !a.acceptBadLevel && !strings.Contains(" debug info notice warning error critical alert emergency ", " "+level+" ") {
+		writeErr(w, 200, m.ID, wire.CodeInvalidParams, "Unknown log level", nil)
+		return
+	}
 	switch m.Method {
 	case "server/discover":
-		writeResult(w, m.ID, hints(map[string]any{"supportedVersions": []string{wire.ProtocolVersion}, "capabilities": map[string]any{
-			"tools": map[string]any{"listChanged": true}, "resources": map[string]any{"subscribe": true}, "prompts": map[string]any{}, "completions": map[string]any{},
-		}}, "public", a))
+		caps := map[string]any{"tools": map[string]any{"listChanged": true}, "resources": map[string]any{"subscribe": true}, "prompts": map[string]any{}, "completions": map[string]any{}}
+		if a.logging {
+			caps["logging"] = map[string]any{}
+		}
+		writeResult(w, m.ID, hints(map[string]any{"supportedVersions": []string{wire.ProtocolVersion}, "capabilities": caps}, "public", a))
 	case "tools/list":
 		a.toolsList(w, m.ID, str("cursor"), p["cursor"] != nil)
 	case "tools/call":
@@ -224,7 +234,20 @@ func (a *areaServer) toolsCall(w http.ResponseWriter, m *wire.Message, p map[str
 			sc = map[string]any{"echo": 5}
 		}
 		js, _ := json.Marshal(sc)
-		writeResult(w, m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": string(js)}}, "structuredContent": sc})
+		result := map[string]any{"content": []any{map[string]any{"type": "text", "text": string(js)}}, "structuredContent": sc}
+		if level, ok := m.MetaString(wire.MetaLogLevel); ok && a.logging {
+			if a.logBelow {
+				level = "debug"
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("X-Accel-Buffering", "no")
+			logMsg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": level, "data": "echoing"}})
+			result["resultType"] = "complete"
+			final, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+			_, _ = io.WriteString(w, "event: message\ndata: "+string(logMsg)+"\n\nevent: message\ndata: "+string(final)+"\n\n")
+			return
+		}
+		writeResult(w, m.ID, result)
 	case "ask":
 		a.ask(w, m, p, args, remote)
 	default:
