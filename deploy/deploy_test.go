@@ -218,13 +218,13 @@ func TestKubernetesManifests(t *testing.T) {
 var flagRE = regexp.MustCompile(`^--([a-z0-9-]+)`)
 
 // commandFlags collects, per program and subcommand ("broker serve", "sentinel proxy"), the flags
-// that the deployment files pass.
+// that the deployment files pass to our own programs.
 func commandFlags(t *testing.T) map[string]map[string]bool {
 	t.Helper()
 	out := map[string]map[string]bool{}
 	add := func(args []string) {
-		if len(args) < 2 {
-			return
+		if len(args) < 2 || (args[0] != "sentinel" && args[0] != "broker") {
+			return // third-party programs (envoy, smokescreen, the collector) have their own docs
 		}
 		key := args[0] + " " + args[1]
 		for _, a := range args[2:] {
