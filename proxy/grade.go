@@ -58,10 +58,11 @@ type pipeline struct {
 	hub     *hub
 	log     *slog.Logger
 
-	mu      sync.Mutex
-	history map[string]*targetHistory
-	wg      sync.WaitGroup
-	stop    chan struct{}
+	mu       sync.Mutex
+	history  map[string]*targetHistory
+	wg       sync.WaitGroup
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 type targetHistory struct {
@@ -162,9 +163,10 @@ func (p *pipeline) gradeBatch(first *Capture) {
 	}
 }
 
-// close stops the workers after they drained the queue, or when ctx ends.
+// close stops the workers after they drained the queue, or when ctx ends. Calling it again
+// waits again and is otherwise harmless.
 func (p *pipeline) close(ctx context.Context) error {
-	close(p.stop)
+	p.stopOnce.Do(func() { close(p.stop) })
 	done := make(chan struct{})
 	go func() { p.wg.Wait(); close(done) }()
 	select {

@@ -2,7 +2,10 @@ package proxy
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -148,3 +151,50 @@ func TestTapDeliversOnceWithCappedBody(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// capture is a slog handler that keeps every record, for asserting on the canonical line.
+type capture struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (c *capture) Enabled(context.Context, slog.Level) bool { return true }
+func (c *capture) Handle(_ context.Context, r slog.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.records = append(c.records, r.Clone())
+	return nil
+}
+func (c *capture) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c *capture) WithGroup(string) slog.Handler      { return c }
+
+func (c *capture) exchangeLines() []map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]string
+	for _, r := range c.records {
+		if r.Message != "exchange" {
+			continue
+		}
+		m := map[string]string{}
+		r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.String(); return true })
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestEachExchangeLogsOneCanonicalLine(t *testing.T) {
+	h := &capture{}
+	r := newRig(t, jsonUpstream(`{"jsonrpc":"2.0","id":1,"result":{}}`), Options{Logger: slog.New(h)})
+	post(t, r.front.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"token":"SECRET"}}}`)
+	waitFor(t, "the canonical line", func() bool { return len(h.exchangeLines()) == 1 })
+	line := h.exchangeLines()[0]
+	for key, want := range map[string]string{logKey: "tools/call:x", logMethod: "tools/call", logStatus: "200", logGraded: Graded, logFindings: "0"} {
+		if line[key] != want {
+			t.Errorf("log %s = %q, want %q (line %v)", key, line[key], want, line)
+		}
+	}
+	if strings.Contains(fmt.Sprint(line), "SECRET") {
+		t.Errorf("the log line carries a payload value: %v", line)
+	}
+}

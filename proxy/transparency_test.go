@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -234,4 +235,72 @@ func TestForwardModeServesAbsoluteURLs(t *testing.T) {
 		exs := r.exchanges(t)
 		return len(exs) == 1 && exs[0].Target == r.upstream.URL+"/json" && exs[0].RPCMethod == "ping"
 	})
+}
+
+// A client that goes away in the middle of an SSE stream: the upstream must see its request
+// cancelled, as it would without the proxy, and the exchange is recorded with the error.
+func TestClientDisconnectMidStreamReachesUpstream(t *testing.T) {
+	cancelled := make(chan struct{})
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			close(cancelled)
+		case <-time.After(10 * time.Second):
+		}
+	})
+	r := newRig(t, up, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, "GET", r.front.URL+"/mcp", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(resp.Body).ReadString('\n'); !strings.HasPrefix(line, "data: ") {
+		t.Fatalf("first line = %q, want the first event", line)
+	}
+	cancel()
+	resp.Body.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream never saw the client go away mid-stream")
+	}
+	waitFor(t, "the cut exchange recorded with its error", func() bool {
+		exs := r.exchanges(t)
+		return len(exs) == 1 && exs[0].Status == 200 && exs[0].Error != ""
+	})
+}
+
+func TestRoutesSendEachPrefixToItsUpstream(t *testing.T) {
+	hit := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"upstream":%q,"path":%q}`, name, r.URL.Path)
+		})
+	}
+	a, b := httptest.NewServer(hit("a")), httptest.NewServer(hit("b"))
+	t.Cleanup(a.Close)
+	t.Cleanup(b.Close)
+	ra, _ := ParseRoute("/a=" + a.URL + "/mcp")
+	rb, _ := ParseRoute("/b=" + b.URL + "/mcp")
+	r := newRigFor(t, a, Options{Routes: []Route{ra, rb}})
+	for path, want := range map[string]string{
+		"/a":     `{"upstream":"a","path":"/mcp"}`,
+		"/b/mcp": `{"upstream":"b","path":"/mcp"}`,
+	} {
+		if _, body := post(t, r.front.URL+path, `{}`); string(body) != want {
+			t.Errorf("POST %s = %s, want %s", path, body, want)
+		}
+	}
+	resp, err := http.Post(r.front.URL+"/c", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("POST /c (no route) = %d, want 404", resp.StatusCode)
+	}
 }
