@@ -42,6 +42,9 @@ func (t *Target) discover(ctx context.Context) error {
 		t.EraWhy = fmt.Sprintf("server/discover answered but its supportedVersions %v does not list %s", t.SupportedVersions, wire.ProtocolVersion)
 	} else {
 		t.EraWhy = fmt.Sprintf("a well-formed server/discover got %s", ex.Summary())
+		if ex.Status() == http.StatusNotFound && ex.Reply() == nil {
+			t.EraWhy += " (a 404 without a JSON-RPC body usually means the path is not the MCP endpoint: check --endpoint)"
+		}
 	}
 	t.Era = "unknown"
 	if st := ex.Status(); (st == http.StatusUnauthorized || st == http.StatusForbidden) && len(wire.HeaderValues(ex.Response.Header, wire.HeaderAuthenticate)) > 0 {
