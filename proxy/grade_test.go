@@ -198,3 +198,32 @@ func TestEachExchangeLogsOneCanonicalLine(t *testing.T) {
 		t.Errorf("the log line carries a payload value: %v", line)
 	}
 }
+
+func TestTapLeavesAnUpgradedConnectionUnwrapped(t *testing.T) {
+	type rwc struct {
+		io.Reader
+		io.Writer
+		io.Closer
+	}
+	raw := rwc{strings.NewReader(""), io.Discard, io.NopCloser(nil)}
+	delivered := make(chan *Capture, 1)
+	tap := &Tap{Base: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 101, Header: http.Header{"Upgrade": {"websocket"}}, Body: raw}, nil
+	}), Deliver: func(c *Capture) { delivered <- c }}
+	req, _ := http.NewRequest("GET", "http://x/ws", nil)
+	resp, err := tap.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := resp.Body.(io.ReadWriter); !ok {
+		t.Fatal("the 101 body lost its Write method: a WebSocket through the proxy would break")
+	}
+	select {
+	case c := <-delivered:
+		if c.Status != 101 {
+			t.Fatalf("capture status %d, want 101", c.Status)
+		}
+	default:
+		t.Fatal("the handshake was not delivered")
+	}
+}

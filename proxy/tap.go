@@ -103,6 +103,12 @@ func (t *Tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	c.Upstream = time.Since(c.Start)
 	c.Status, c.ResponseHeader = resp.StatusCode, resp.Header.Clone()
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// The body is now the raw connection (a WebSocket, say), which the proxy library must
+		// see unwrapped: record the handshake and leave the bytes alone.
+		f.done(func() { c.End = time.Now() })
+		return resp, nil
+	}
 	abort := abortFrom(req.Context())
 	resp.Body = newTee(resp.Body, maxBody, func(b []byte, tooLarge bool, err error) {
 		if err != nil && abort != nil {
