@@ -36,7 +36,12 @@ func probeDiscoverImplemented(_ context.Context, t *Target) ([]rules.Outcome, er
 	if t.Modern {
 		return []rules.Outcome{stamp(rules.Passed(id, observed(label, ex)+fmt.Sprintf("; supportedVersions %v", t.SupportedVersions)), ex)}, nil
 	}
-	return []rules.Outcome{stamp(rules.Failed(id, fmt.Sprintf("%s; era %s: %s", observed(label, ex), t.Era, t.EraWhy)), ex)}, nil
+	why := strings.TrimPrefix(strings.TrimPrefix(t.EraWhy, "a well-formed server/discover got "+ex.Summary()), "; ")
+	obs := fmt.Sprintf("%s; era %s", observed(label, ex), t.Era)
+	if why != "" {
+		obs += ": " + why
+	}
+	return []rules.Outcome{stamp(rules.Failed(id, obs), ex)}, nil
 }
 
 // probeDeclared: "Servers that support tools MUST declare the tools capability" (and likewise
