@@ -216,6 +216,9 @@ func prmOutcomes(ctx context.Context, t *Target, challenge, scope string) []rule
 	} else if doc.Resource != "" {
 		out = append(out, stamp(rules.Passed(slash, obs), ex))
 	}
+	if len(doc.AuthorizationServers) > 0 {
+		fetchASMetadata(ctx, t, doc.AuthorizationServers[0])
+	}
 	hasOffline := strings.Contains(" "+scope+" ", " offline_access ")
 	for _, s := range doc.ScopesSupported {
 		if s == "offline_access" {
@@ -240,4 +243,26 @@ func sameResource(resource, endpoint string) bool {
 	}
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host) &&
 		strings.TrimSuffix(a.Path, "/") == strings.TrimSuffix(b.Path, "/")
+}
+
+// fetchASMetadata reads the first authorization server's metadata (RFC 8414, path-inserted then
+// root) so the recorded traffic shows whether it still offers Dynamic Client Registration, a
+// deprecated mechanism the deprecation inventory lists. It grades nothing itself: the
+// authorization server is not the server under test.
+func fetchASMetadata(ctx context.Context, t *Target, issuer string) {
+	u, err := url.Parse(issuer)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return
+	}
+	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server"
+	candidates := []string{root}
+	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
+		candidates = []string{root + p, root}
+	}
+	for _, c := range candidates {
+		ex := t.SendBare(ctx, wire.RequestSpec{Method: http.MethodGet, URL: c, Header: http.Header{wire.HeaderAccept: {"application/json"}}, Label: "GET " + c})
+		if ex.Status() == http.StatusOK {
+			return
+		}
+	}
 }

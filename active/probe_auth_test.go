@@ -1,9 +1,13 @@
 package active
 
 import (
+	"context"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcp-sentinel/sentinel/passive"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
@@ -38,5 +42,33 @@ func TestAuthParam(t *testing.T) {
 	}
 	if _, ok := authParam(ch, "realm"); ok {
 		t.Error("found an absent param")
+	}
+}
+
+// TestAuthProbeRecordsDCR proves the scan's traffic shows a deprecated registration mechanism to
+// the deprecation inventory, and that only loopback was contacted.
+func TestAuthProbeRecordsDCR(t *testing.T) {
+	for _, dcr := range []bool{true, false} {
+		srv := &areaServer{token: "t0k3n", dcr: dcr}
+		url := srv.start(t)
+		out, err := Scan(context.Background(), Options{Endpoint: url, Timeout: 20 * time.Second, Rules: []string{"prm-implemented"},
+			Header: http.Header{"Authorization": {"Bearer t0k3n"}}, Secrets: []string{"t0k3n"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := false
+		for _, ex := range out.Exchanges {
+			if !strings.HasPrefix(ex.Request.URL, srv.url) {
+				t.Errorf("the scan contacted %s", ex.Request.URL)
+			}
+			for _, s := range passive.Deprecations(ex) {
+				if s.Kind == rules.EvidenceDCREndpoint {
+					seen = true
+				}
+			}
+		}
+		if seen != dcr {
+			t.Errorf("dcr=%v: DCR sighting seen=%v", dcr, seen)
+		}
 	}
 }

@@ -39,6 +39,7 @@ type areaServer struct {
 	noChallenge        bool // 401 without WWW-Authenticate
 	queryToken         bool // accept ?access_token=
 	offlineScope       bool // PRM offers offline_access
+	dcr                bool // the authorization server offers Dynamic Client Registration
 	noElicitValidation bool // form content is used without checking it against requestedSchema
 	formLink           bool // the form elicitation's message carries a URL
 	elicitURL          string
@@ -90,13 +91,22 @@ func (a *areaServer) authorized(r *http.Request) bool {
 }
 
 func (a *areaServer) serve(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-authorization-server") {
+		md := map[string]any{"issuer": a.url + "/as", "authorization_endpoint": a.url + "/as/authorize", "token_endpoint": a.url + "/as/token"}
+		if a.dcr {
+			md["registration_endpoint"] = a.url + "/as/register"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(md)
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
 		scopes := []string{"mcp:read"}
 		if a.offlineScope {
 			scopes = append(scopes, "offline_access")
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"resource": a.url + "/mcp", "authorization_servers": []string{"https://as.example"}, "scopes_supported": scopes})
+		_ = json.NewEncoder(w).Encode(map[string]any{"resource": a.url + "/mcp", "authorization_servers": []string{a.url + "/as"}, "scopes_supported": scopes})
 		return
 	}
 	if r.Method != http.MethodPost {

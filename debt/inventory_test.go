@@ -220,3 +220,31 @@ func TestServerOnly(t *testing.T) {
 		t.Error("ServerOnly dropped server items")
 	}
 }
+
+// TestEveryFeatureKnown proves each sighting passive can report maps to a registry entry, so no
+// evidence is silently dropped from the inventory.
+func TestEveryFeatureKnown(t *testing.T) {
+	exs := append(legacyServer(), modernServer()...)
+	exs = append(exs,
+		exchange("as", "GET", ``, 200, nil, `{"issuer":"https://as.example","registration_endpoint":"https://as.example/register"}`),
+		exchange("sse", "GET", ``, 200, http.Header{"Content-Type": {"text/event-stream"}}, "event: endpoint\ndata: /messages?s=1\n\nid: 7\ndata: {}\n\n"),
+		exchange("ping", "POST", `{"jsonrpc":"2.0","id":9,"method":"ping"}`, 200, nil, `{"jsonrpc":"2.0","id":9,"result":{}}`),
+		exchange("code", "POST", `{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"x://y"}}`, 200, nil, `{"jsonrpc":"2.0","id":10,"error":{"code":-32002,"message":"not found"}}`),
+	)
+	exs[len(exs)-4].Request.URL = "https://as.example/.well-known/oauth-authorization-server"
+	features := registry()
+	keys := map[string]bool{}
+	for _, ex := range exs {
+		for _, s := range passive.Deprecations(ex) {
+			keys[s.Feature] = true
+			if _, ok := features[s.Feature]; !ok {
+				t.Errorf("sighting %+v names no registry entry", s)
+			}
+		}
+	}
+	for _, want := range []string{"dynamic-client-registration", "http-sse", "resumability", "ping", "retired-error-codes", "initialize", "sessions", "logging"} {
+		if !keys[want] {
+			t.Errorf("no sighting for %s (got %v)", want, keys)
+		}
+	}
+}

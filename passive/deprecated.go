@@ -91,6 +91,11 @@ func sightings(v *view) []Sighting {
 	if _, ok := lookupHeader(reqHeader, headerLastEventID); ok {
 		add("resumability", EvidenceClientLastEvent, SideClient, "the client sent Last-Event-ID to resume a stream")
 	}
+	if asMetadata(v.ex.Request.URL) && v.status == 200 && v.ex.Response != nil {
+		if ep, ok := stringOf(decodeObject(v.ex.Response.Body)["registration_endpoint"]); ok && ep != "" {
+			add("dynamic-client-registration", rules.EvidenceDCREndpoint, SideServer, "the authorization server metadata advertises registration_endpoint %q", clip(ep))
+		}
+	}
 	if v.ex.Request.Method == http.MethodGet && v.status == 200 && v.sse {
 		add("get-stream", rules.EvidenceGETStream, SideServer, "the server opened an event stream for GET %s", clip(v.ex.Request.URL))
 	}
@@ -269,4 +274,10 @@ func AnsweredDiscover(ex *wire.Exchange) bool {
 		}
 	}
 	return false
+}
+
+// asMetadata reports whether a URL is an authorization server metadata document (RFC 8414 or
+// OpenID discovery).
+func asMetadata(u string) bool {
+	return strings.Contains(u, "/.well-known/oauth-authorization-server") || strings.Contains(u, "/.well-known/openid-configuration")
 }
