@@ -49,6 +49,9 @@ type Snapshot struct {
 	// may exist.
 	FindingsCapped bool
 	Conn           Conn
+	// Features are the deprecated or removed features (registry keys) seen in use on exchanges
+	// whose bodies the TUI has read, sorted.
+	Features []string
 	// OlderNotLoaded is true when the store held more history than was loaded on connect;
 	// GapNotLoaded when a reconnect could not load everything missed while away.
 	OlderNotLoaded, GapNotLoaded bool
@@ -69,6 +72,8 @@ type Cache struct {
 	found    []findings.Finding
 	capped   bool
 	older    bool
+	features map[string]bool
+	featList []string
 	gap      bool
 	conn     Conn
 	version  uint64
@@ -194,6 +199,31 @@ func (c *Cache) SetFindings(fs []findings.Finding, capped bool) {
 	c.changedLocked()
 }
 
+// AddFeatures records deprecated or removed features seen in use.
+func (c *Cache) AddFeatures(keys []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	added := false
+	for _, k := range keys {
+		if !c.features[k] {
+			if c.features == nil {
+				c.features = map[string]bool{}
+			}
+			c.features[k] = true
+			added = true
+		}
+	}
+	if !added {
+		return
+	}
+	c.featList = make([]string, 0, len(c.features)) // a fresh slice: snapshots keep theirs
+	for k := range c.features {
+		c.featList = append(c.featList, k)
+	}
+	sort.Strings(c.featList)
+	c.changedLocked()
+}
+
 // SetHistoryCapped records that a history load hit its limit: on the first connect older
 // exchanges exist that were not loaded; on a reconnect, some exchanges of the gap are missing.
 func (c *Cache) SetHistoryCapped(first bool) {
@@ -221,5 +251,5 @@ func (c *Cache) Snapshot() Snapshot {
 	defer c.mu.Unlock()
 	rows := c.rows[c.start:len(c.rows):len(c.rows)]
 	return Snapshot{Rows: rows, Dropped: c.dropped, Findings: c.found, FindingsCapped: c.capped,
-		Conn: c.conn, OlderNotLoaded: c.older, GapNotLoaded: c.gap, Version: c.version}
+		Conn: c.conn, Features: c.featList, OlderNotLoaded: c.older, GapNotLoaded: c.gap, Version: c.version}
 }

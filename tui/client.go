@@ -96,19 +96,28 @@ const historyTimeout = 60 * time.Second
 const maxHistoryBytes = 1 << 30
 
 // ExchangeRows returns up to limit stored exchanges started at or after since, newest first,
-// as list rows. The admin API sends every exchange with its bodies; they are decoded one at a
-// time and dropped, so memory stays proportional to the rows, not the bodies.
-func (c *Client) ExchangeRows(ctx context.Context, since time.Time, limit int) ([]Row, error) {
+// as list rows, with the deprecated or removed features their bodies show in use. The admin
+// API sends every exchange with its bodies; they are decoded one at a time and dropped, so
+// memory stays proportional to the rows, not the bodies.
+func (c *Client) ExchangeRows(ctx context.Context, since time.Time, limit int) ([]Row, []string, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	if !since.IsZero() {
 		q.Set("since", since.UTC().Format(time.RFC3339Nano))
 	}
 	var rows []Row
+	seen := map[string]bool{}
+	var features []string
 	err := c.eachExchange(ctx, q, func(ex findings.Exchange) bool {
 		rows = append(rows, rowOf(ex))
+		for _, f := range featuresOf(ex) {
+			if !seen[f] {
+				seen[f] = true
+				features = append(features, f)
+			}
+		}
 		return true
 	})
-	return rows, err
+	return rows, features, err
 }
 
 // eachExchange streams GET /exchanges?q, calling fn for each exchange until it returns false.

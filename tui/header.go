@@ -86,30 +86,18 @@ func eraSeen(snap Snapshot, probeEra string) string {
 	return "not seen yet"
 }
 
-// deprecationLine lists deprecated features the findings or methods show in use, with the
-// nearest earliest-removal date. A failing rule that grades several features at once
-// (deprecated-features-avoided) does not say which one is in use, so it is named as such instead
-// of being credited to all of them.
+// deprecationLine names the deprecated features seen in use (from exchanges whose bodies were
+// read, see featuresOf) with the nearest earliest-removal date. A failing deprecation rule whose
+// exchange was not read yet is named as the rule, not credited to a guessed feature.
 func deprecationLine(s Styles, snap Snapshot) string {
-	deps := rules.Deprecations()
-	covers := map[string]int{} // rule name -> how many features it grades
-	for _, d := range deps {
-		for _, r := range d.Rules {
-			covers[r]++
-		}
+	inUse := map[string]bool{}
+	for _, k := range snap.Features {
+		inUse[k] = true
 	}
-	failing := map[string]bool{}
-	for _, f := range snap.Findings {
-		failing[ruleName(f.RuleID)] = true
-	}
-	methods := map[string]bool{}
-	for i := range snap.Rows {
-		methods["method:"+snap.Rows[i].Method] = true
-	}
-	var names, unattributed []string
+	var names []string
 	var nearest time.Time
-	for _, d := range deps {
-		if !inUse(d, failing, methods, covers) {
+	for _, d := range rules.Deprecations() {
+		if !inUse[d.Key] {
 			continue
 		}
 		names = append(names, d.Name)
@@ -117,38 +105,21 @@ func deprecationLine(s Styles, snap Snapshot) string {
 			nearest = d.RemovableOn()
 		}
 	}
-	for r, n := range covers {
-		if n > 1 && failing[r] {
-			unattributed = append(unattributed, r)
+	var failing []string
+	seen := map[string]bool{}
+	for _, f := range snap.Findings {
+		if sightingRules[f.RuleID] && !seen[f.RuleID] {
+			seen[f.RuleID] = true
+			failing = append(failing, ruleName(f.RuleID))
 		}
 	}
-	sort.Strings(names)
-	sort.Strings(unattributed)
+	sort.Strings(failing)
 	switch {
-	case len(names) == 0 && len(unattributed) == 0:
+	case len(names) == 0 && len(failing) == 0:
 		return s.Dim.Render("deprecated features in use: none seen")
 	case len(names) == 0:
-		return s.Warn.Render(fmt.Sprintf("%s deprecated feature(s) in use, see rule %s", symShould, strings.Join(unattributed, ", ")))
+		return s.Warn.Render(fmt.Sprintf("%s deprecated feature(s) in use, see rule %s", symShould, strings.Join(failing, ", ")))
 	}
-	line := fmt.Sprintf("%s deprecated in use: %s · removable on or after %s", symShould, strings.Join(names, ", "), nearest.Format("2006-01-02"))
-	if len(unattributed) > 0 {
-		line += " · see also " + strings.Join(unattributed, ", ")
-	}
-	return s.Warn.Render(line)
-}
-
-// inUse reports whether a feature shows in use: a failing rule that grades it alone, or a
-// method that is evidence of it.
-func inUse(d rules.Deprecation, failing, methods map[string]bool, covers map[string]int) bool {
-	for _, r := range d.Rules {
-		if failing[r] && covers[r] == 1 {
-			return true
-		}
-	}
-	for _, e := range d.Evidence {
-		if methods[e.Kind] {
-			return true
-		}
-	}
-	return false
+	return s.Warn.Render(fmt.Sprintf("%s deprecated in use: %s · removable on or after %s", symShould,
+		strings.Join(names, ", "), nearest.Format("2006-01-02")))
 }

@@ -83,6 +83,7 @@ func newFixture(t *testing.T) *fixture {
 		{ID: "ex-1", Target: "http://127.0.0.1:8080/mcp", Started: t0, Method: "initialize", Key: "initialize", Status: 200, Graded: "graded", Count: 1, Duration: 5 * time.Millisecond},
 	}
 	cache.AddExchanges(rows)
+	cache.AddFeatures([]string{"logging"})
 	cache.SetConn(Conn{State: Live, Since: t0})
 	api := &fakeAPI{exchanges: map[string]findings.Exchange{
 		"ex-3": {ID: "ex-3", Target: "http://127.0.0.1:8080/mcp", HTTPMethod: "POST", URL: "http://127.0.0.1:8080/mcp", Status: 200,

@@ -2,8 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +25,26 @@ func TestHeaderSaysWhatWasSeen(t *testing.T) {
 	mustContain(t, screen(f.m),
 		"upstream http://127.0.0.1:8080/mcp", "era legacy (initialize)",
 		"✖ MUST 1", "▲ SHOULD NOT 1", "● live",
-		"deprecated feature(s) in use, see rule deprecated-features-avoided")
+		"▲ deprecated in use: Logging · removable on or after 2027-07-28")
+}
+
+func TestHeaderNamesTheRuleWhenTheFeatureIsNotKnown(t *testing.T) {
+	cache := NewCache(0)
+	cache.SetFindings([]findings.Finding{finding(t, "deprecated-features-avoided", "initialize", "ex-1", 1)}, false)
+	m := New(Options{Source: cache, API: &fakeAPI{}, Now: func() time.Time { return t0 }, Location: time.UTC})
+	mustContain(t, screen(m), "▲ deprecated feature(s) in use, see rule deprecated-features-avoided")
+}
+
+func TestFeaturesOfReadsTheBodies(t *testing.T) {
+	ex := findings.Exchange{ID: "x", HTTPMethod: "POST", URL: "http://u/mcp", Status: 200,
+		RequestHeader:  http.Header{"Content-Type": {"application/json"}},
+		RequestBody:    []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`),
+		ResponseHeader: http.Header{"Content-Type": {"application/json"}},
+		ResponseBody:   []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"logging":{}},"serverInfo":{"name":"s","version":"1"}}}`)}
+	got := featuresOf(ex)
+	if !slices.Contains(got, "logging") || !slices.Contains(got, "initialize") {
+		t.Fatalf("featuresOf = %v, want logging and initialize", got)
+	}
 }
 
 func TestHeaderSaysNothingSeenYetBeforeTraffic(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/findings"
+	"github.com/mcp-sentinel/sentinel/rules"
 )
 
 // Backoff bounds for reconnecting to the admin API.
@@ -40,6 +41,9 @@ func Watch(ctx context.Context, c *Client, cache *Cache, log *slog.Logger) {
 		refresh := make(chan struct{}, 1)
 		loopCtx, cancel := context.WithCancel(ctx)
 		go refreshFindings(loopCtx, c, cache, &stale, refresh, log)
+		live := &liveState{cache: cache, last: &last, stale: &stale, refresh: refresh,
+			resolve: make(chan Row, 16), sighted: map[string]bool{}, log: log}
+		go resolveFeatures(loopCtx, c, cache, live.resolve, log)
 		connected := false
 		err := c.Events(loopCtx, func() error {
 			if err := loadHistory(loopCtx, c, cache, &last); err != nil {
@@ -50,7 +54,7 @@ func Watch(ctx context.Context, c *Client, cache *Cache, log *slog.Logger) {
 			cache.SetConn(Conn{State: Live, Since: time.Now()})
 			return nil
 		}, func(ev sseEvent) error {
-			applyEvent(cache, ev, &last, &stale, refresh, log)
+			live.apply(ev)
 			return nil
 		})
 		cancel()
@@ -81,10 +85,11 @@ func loadHistory(ctx context.Context, c *Client, cache *Cache, last *time.Time) 
 	}
 	cache.SetFindings(fs, len(fs) >= findingsLimit)
 	first := last.IsZero()
-	rows, err := c.ExchangeRows(ctx, *last, historyLimit)
+	rows, features, err := c.ExchangeRows(ctx, *last, historyLimit)
 	if err != nil {
 		return err
 	}
+	cache.AddFeatures(features)
 	for _, r := range rows {
 		if r.Started.After(*last) {
 			*last = r.Started
@@ -97,30 +102,75 @@ func loadHistory(ctx context.Context, c *Client, cache *Cache, last *time.Time) 
 	return nil
 }
 
-func applyEvent(cache *Cache, ev sseEvent, last *time.Time, stale *atomic.Bool, refresh chan struct{}, log *slog.Logger) {
+// liveState is what one live-stream connection remembers between events.
+type liveState struct {
+	cache   *Cache
+	last    *time.Time
+	stale   *atomic.Bool
+	refresh chan struct{}
+	resolve chan Row
+	// sighted are exchanges with a finding from a rule that grades deprecated features: once
+	// their summary (and so their stored record) arrives, their bodies are read for features.
+	sighted map[string]bool
+	log     *slog.Logger
+}
+
+// sightingRules are the rules whose failures mean "a deprecated feature is in use" without
+// saying which; the exchange is read to find out.
+var sightingRules = map[string]bool{rules.IDOf("deprecated-features-avoided"): true, rules.IDOf("no-new-http-sse"): true}
+
+func (s *liveState) apply(ev sseEvent) {
 	switch ev.Name {
 	case "finding":
 		var f findings.Finding
 		if err := json.Unmarshal(ev.Data, &f); err != nil {
-			log.Warn("undecodable finding event", "error", err)
+			s.log.Warn("undecodable finding event", "error", err)
 			return
 		}
-		cache.AddLiveFinding(f)
-		stale.Store(true)
+		s.cache.AddLiveFinding(f)
+		if sightingRules[f.RuleID] && f.ExchangeID != "" && len(s.sighted) < maxPending {
+			s.sighted[f.ExchangeID] = true
+		}
+		s.stale.Store(true)
 		select {
-		case refresh <- struct{}{}:
+		case s.refresh <- struct{}{}:
 		default:
 		}
 	case "exchange":
 		var r Row
 		if err := json.Unmarshal(ev.Data, &r); err != nil {
-			log.Warn("undecodable exchange event", "error", err)
+			s.log.Warn("undecodable exchange event", "error", err)
 			return
 		}
-		if r.Started.After(*last) {
-			*last = r.Started
+		if r.Started.After(*s.last) {
+			*s.last = r.Started
 		}
-		cache.AddExchange(r)
+		s.cache.AddExchange(r)
+		if s.sighted[r.ID] {
+			delete(s.sighted, r.ID)
+			select {
+			case s.resolve <- r:
+			default: // a burst of sightings: the header keeps naming the rule instead
+			}
+		}
+	}
+}
+
+// resolveFeatures reads the bodies of exchanges with deprecation sightings and records the
+// features they show, one request at a time.
+func resolveFeatures(ctx context.Context, c *Client, cache *Cache, in <-chan Row, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-in:
+			ex, err := c.Exchange(ctx, r)
+			if err != nil {
+				log.Warn("reading an exchange for deprecated features", "exchange_id", r.ID, "error", err)
+				continue
+			}
+			cache.AddFeatures(featuresOf(ex))
+		}
 	}
 }
 

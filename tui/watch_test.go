@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -124,6 +125,9 @@ func TestWatchFollowsARealProxy(t *testing.T) {
 	if live.Count > 0 && len(live.Findings) == 0 {
 		t.Fatalf("the live exchange reported %d findings but none arrived on the stream", live.Count)
 	}
+	if !slices.Contains(s.Features, "logging") {
+		t.Fatalf("features %v: the history's initialize declared logging", s.Features)
+	}
 	ex, err := r.client.Exchange(t.Context(), live)
 	if err != nil {
 		t.Fatalf("Exchange(%s): %v", live.ID, err)
@@ -131,6 +135,19 @@ func TestWatchFollowsARealProxy(t *testing.T) {
 	if !strings.Contains(string(ex.RequestBody), "tools/list") || ex.ResponseHeader.Get("Content-Type") == "" {
 		t.Fatalf("exchange detail lacks the bodies or headers: %+v", ex)
 	}
+}
+
+func TestWatchFindsDeprecatedFeaturesInLiveTraffic(t *testing.T) {
+	r := newAdminRig(t)
+	cache := NewCache(0)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	go Watch(ctx, r.client, cache, nil)
+	waitUntil(t, "the stream to go live", func() bool { return cache.Snapshot().Conn.State == Live })
+	r.post(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	waitUntil(t, "the logging capability to be read from the live exchange", func() bool {
+		return slices.Contains(cache.Snapshot().Features, "logging")
+	})
 }
 
 func TestProbeThroughTheRealAdminAPI(t *testing.T) {
