@@ -53,6 +53,9 @@ func Do(ctx context.Context, client *http.Client, spec RequestSpec, lim Limits, 
 	for k, vs := range spec.Header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
+	if host := spec.Header.Get("Host"); host != "" {
+		req.Host = host // Go sends req.Host, never a Host entry of the header map
+	}
 	req.Close = spec.Close
 	resp, err := client.Do(req)
 	if err != nil {

@@ -203,3 +203,17 @@ func TestNewCallBuildsAWellFormedRequestAndItsBrokenVariants(t *testing.T) {
 		t.Errorf("GET variant %+v", g)
 	}
 }
+
+func TestDoSendsAHostOverride(t *testing.T) {
+	got := make(chan string, 1)
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Host
+		w.WriteHeader(202)
+	})
+	spec := NewCall("server/discover", nil, WithHeader("Host", "evil.invalid"))
+	spec.URL = srv.URL
+	Do(context.Background(), srv.Client(), spec, Limits{})
+	if h := <-got; h != "evil.invalid" {
+		t.Errorf("server saw Host %q", h)
+	}
+}

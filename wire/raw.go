@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -87,10 +88,16 @@ func dialRaw(ctx context.Context, u *url.URL) (net.Conn, error) {
 // sorted for a stable order), Content-Length and Connection: close.
 func rawRequest(method string, u *url.URL, spec RequestSpec) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), u.Host)
+	host := u.Host
+	if h := spec.Header.Get("Host"); h != "" {
+		host = h
+	}
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), host)
 	names := make([]string, 0, len(spec.Header))
 	for k := range spec.Header {
-		names = append(names, k)
+		if !strings.EqualFold(k, "Host") {
+			names = append(names, k)
+		}
 	}
 	sort.Strings(names)
 	for _, k := range names {

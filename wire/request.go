@@ -16,7 +16,7 @@ type RequestSpec struct {
 	Method string
 	// URL is the endpoint; empty means "the target's endpoint" (filled in by the sender).
 	URL string
-	// Header is sent as is (canonicalised names), except that Host comes from URL.
+	// Header is sent as is; a Host entry replaces the Host taken from URL (DNS-rebinding probes).
 	Header http.Header
 	// Body is sent verbatim; nil sends no body.
 	Body []byte
