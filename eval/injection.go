@@ -144,33 +144,39 @@ func payloadMapper(p Payload, sub *Normalized, parent func(s, e int) (int, int),
 	}
 }
 
-// matchPatterns finds every anchor occurrence in t and runs the anchored patterns there.
+// matchPatterns finds every anchor occurrence in t and runs the anchored patterns there. A
+// pattern's need-words are first checked against the whole text once, so a pattern whose
+// vocabulary is absent costs nothing per occurrence.
 func matchPatterns(t string, emit func(p *pattern, s, e int)) {
-	for _, a := range anchorList {
-		pats := anchorIndex[a]
-		seen := 0
-		for i := 0; i < len(t) && seen < maxAnchorHits; {
-			k := strings.Index(t[i:], a)
-			if k < 0 {
-				break
-			}
-			pos := i + k
-			i = pos + len(a)
-			if !boundaryBefore(t, pos, a) {
+	seen := make([]int, len(anchorList))
+	present := map[*pattern]bool{}
+	anchorFinder.each(t, func(ai, pos int) bool {
+		a := anchorList[ai]
+		if seen[ai] >= maxAnchorHits || !boundaryBefore(t, pos, a) {
+			return true
+		}
+		seen[ai]++
+		window := t[pos:min(len(t), pos+patternWindow)]
+		for _, p := range anchorIndex[a] {
+			if p.lineStart && !atLineStart(t, pos) {
 				continue
 			}
-			seen++
-			window := t[pos:min(len(t), pos+patternWindow)]
-			for _, p := range pats {
-				if p.lineStart && !atLineStart(t, pos) || p.need != nil && !containsAny(window, p.need) {
+			if p.need != nil {
+				ok, known := present[p]
+				if !known {
+					ok = containsAny(t, p.need)
+					present[p] = ok
+				}
+				if !ok || !containsAny(window, p.need) {
 					continue
 				}
-				if loc := p.re.FindStringIndex(window); loc != nil {
-					emit(p, pos, pos+loc[1])
-				}
+			}
+			if loc := p.re.FindStringIndex(window); loc != nil {
+				emit(p, pos, pos+loc[1])
 			}
 		}
-	}
+		return true
+	})
 }
 
 func containsAny(s string, words []string) bool {

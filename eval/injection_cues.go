@@ -1,9 +1,6 @@
 package eval
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
 // FamilyAgentDirected marks text that no pattern matched but that, within one short window,
 // combines several kinds of weak cue an injection is made of: it addresses an agent, talks about
@@ -36,25 +33,32 @@ var cueKinds = [][]string{
 	{"important", "!!!", "attention", "urgent", "immediately", "p.s.", "note:"},
 }
 
+// cueWords flattens cueKinds for one-pass search; cueKindOf[i] is cueWords[i]'s kind.
+var cueWords, cueKindOf, cueFinder = buildCueIndex()
+
+func buildCueIndex() ([]string, []int, *multiIndex) {
+	var words []string
+	var kinds []int
+	for k, ws := range cueKinds {
+		for _, w := range ws {
+			words = append(words, w)
+			kinds = append(kinds, k)
+		}
+	}
+	return words, kinds, newMultiIndex(words)
+}
+
 // agentDirectedHit finds the window with the most distinct cue kinds.
 func agentDirectedHit(n *Normalized) (hit, bool) {
 	type occ struct{ pos, end, kind int }
 	var occs []occ
-	for kind, words := range cueKinds {
-		for _, w := range words {
-			for i := 0; i < len(n.Text) && len(occs) < maxCueOccurrences; {
-				k := strings.Index(n.Text[i:], w)
-				if k < 0 {
-					break
-				}
-				pos := i + k
-				i = pos + len(w)
-				if containsWord(n.Text[max(0, pos-1):min(len(n.Text), pos+len(w)+2)], w) {
-					occs = append(occs, occ{pos, pos + len(w), kind})
-				}
-			}
+	cueFinder.each(n.Text, func(wi, pos int) bool {
+		w := cueWords[wi]
+		if containsWord(n.Text[max(0, pos-1):min(len(n.Text), pos+len(w)+2)], w) {
+			occs = append(occs, occ{pos, pos + len(w), cueKindOf[wi]})
 		}
-	}
+		return len(occs) < maxCueOccurrences
+	})
 	if len(occs) < cueMinKinds {
 		return hit{}, false
 	}

@@ -188,8 +188,12 @@ var patterns = []*pattern{
 		`\s*(?:모든\s*)?(?:지시|명령|지침)(?:를|을|사항을)?\s*(?:모두\s*)?무시`),
 }
 
-// anchorIndex maps each anchor to the patterns that start with it, in a stable order.
-var anchorIndex, anchorList = buildAnchorIndex()
+// anchorIndex maps each anchor to the patterns that start with it, in a stable order;
+// anchorFinder finds every anchor in one pass.
+var (
+	anchorIndex, anchorList = buildAnchorIndex()
+	anchorFinder            = newMultiIndex(anchorList)
+)
 
 func buildAnchorIndex() (map[string][]*pattern, []string) {
 	idx := map[string][]*pattern{}

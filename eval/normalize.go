@@ -145,12 +145,22 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 	var tags []byte
 	var tagOffs []int
 	tagStart := -1
-	var it norm.Iter
-	it.InitString(norm.NFKC, src)
-	for !it.Done() {
-		start := it.Pos()
-		seg := it.Next()
-		orig := src[start:it.Pos()]
+	var seg []byte
+	for start := 0; start < len(src); {
+		// Fast path: an ASCII byte not followed by a possible combining mark is its own
+		// NFKC segment and normalises to itself.
+		if c := src[start]; c < utf8.RuneSelf && (start+1 == len(src) || src[start+1] < utf8.RuneSelf) {
+			out = append(out, foldedRune{r: rune(c), off: start})
+			start++
+			continue
+		}
+		end := start + norm.NFKC.NextBoundaryInString(src[start:], true)
+		if end <= start {
+			_, size := utf8.DecodeRuneInString(src[start:])
+			end = start + size
+		}
+		orig := src[start:end]
+		seg = norm.NFKC.AppendString(seg[:0], orig)
 		changed := string(seg) != orig
 		for i := 0; i < len(seg); {
 			r, size := utf8.DecodeRune(seg[i:])
@@ -177,6 +187,7 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 			}
 			out = append(out, foldedRune{r: r, off: start})
 		}
+		start = end
 	}
 	if len(tags) > 0 {
 		tagOffs = append(tagOffs, tagOffs[len(tagOffs)-1]+4)
@@ -248,38 +259,51 @@ func isWordRune(r rune) bool {
 // buildText lower-cases, collapses whitespace, and records offsets; it also keeps a case-preserving
 // copy for the decoders (base64 and hex are case-sensitive).
 func (n *Normalized) buildText(runes []foldedRune) {
-	var b, c strings.Builder
-	b.Grow(len(runes))
-	c.Grow(len(runes))
+	b := make([]byte, 0, len(runes)+8)
+	c := make([]byte, 0, len(runes)+8)
 	offs := make([]int, 0, len(runes)+1)
 	cOffs := make([]int, 0, len(runes)+1)
 	pendingSpace, pendingNL, spaceOff := false, false, 0
 	for _, fr := range runes {
-		start := c.Len()
-		c.WriteRune(fr.r)
-		for range c.Len() - start {
+		r := fr.r
+		if r < utf8.RuneSelf {
+			c = append(c, byte(r))
 			cOffs = append(cOffs, fr.off)
+		} else {
+			start := len(c)
+			c = utf8.AppendRune(c, r)
+			for range len(c) - start {
+				cOffs = append(cOffs, fr.off)
+			}
 		}
-		if unicode.IsSpace(fr.r) {
+		if r == ' ' || r == '\n' || r == '\t' || r == '\r' || r >= utf8.RuneSelf && unicode.IsSpace(r) || r == '\v' || r == '\f' {
 			if !pendingSpace {
 				spaceOff = fr.off
 			}
 			pendingSpace = true
-			pendingNL = pendingNL || fr.r == '\n'
+			pendingNL = pendingNL || r == '\n'
 			continue
 		}
 		if pendingSpace {
 			if pendingNL {
-				b.WriteByte('\n')
+				b = append(b, '\n')
 			} else {
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			}
 			offs = append(offs, spaceOff)
 			pendingSpace, pendingNL = false, false
 		}
-		start = b.Len()
-		b.WriteRune(unicode.ToLower(fr.r))
-		for range b.Len() - start {
+		if r < utf8.RuneSelf {
+			if r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			b = append(b, byte(r))
+			offs = append(offs, fr.off)
+			continue
+		}
+		start := len(b)
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+		for range len(b) - start {
 			offs = append(offs, fr.off)
 		}
 	}
@@ -287,9 +311,9 @@ func (n *Normalized) buildText(runes []foldedRune) {
 	if len(n.Original) > MaxNormalizeBytes {
 		end = MaxNormalizeBytes
 	}
-	n.Text = b.String()
+	n.Text = string(b)
 	n.offsets = append(offs, end)
-	n.cased = c.String()
+	n.cased = string(c)
 	n.casedAt = append(cOffs, end)
 }
 
