@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/findings"
 )
 
 // freeAddr returns a loopback address that was free a moment ago.
@@ -103,4 +105,36 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestRetentionPrunesOldRowsAndStopsWithItsContext(t *testing.T) {
+	s, err := findings.Open(t.Context(), filepath.Join(t.TempDir(), "f.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	old := time.Now().Add(-48 * time.Hour)
+	if err := s.RecordFinding(t.Context(), findings.Finding{Target: "http://t", RuleID: "r", FirstSeen: old}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { prune(ctx, s, 24*time.Hour, slog.New(slog.DiscardHandler)); close(done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fs, _ := s.Findings(t.Context(), findings.Filter{})
+		if len(fs) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a 24h retention left %d findings from 48h ago", len(fs))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("prune did not return after its context ended")
+	}
 }
