@@ -190,7 +190,8 @@ func (c *Client) Exchange(ctx context.Context, r Row) (findings.Exchange, error)
 
 // Events opens the live stream and calls fn for each event until ctx ends, the stream ends or
 // stays silent for IdleTimeout, or fn fails. connected is called once the proxy accepted the
-// subscription, before any event is read, so a caller can load history without a gap.
+// subscription, before any event is read, so a caller can start loading history without a gap;
+// it must not block for long (the proxy drops events for a reader that falls behind).
 func (c *Client) Events(parent context.Context, connected func() error, fn func(sseEvent) error) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
@@ -213,6 +214,7 @@ func (c *Client) Events(parent context.Context, connected func() error, fn func(
 	if err := connected(); err != nil {
 		return err
 	}
+	idle.Reset(IdleTimeout)
 	err = readSSE(&idleReader{r: resp.Body, t: idle}, fn)
 	switch {
 	case parent.Err() != nil:

@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,30 +41,39 @@ func Watch(ctx context.Context, c *Client, cache *Cache, log *slog.Logger) {
 		cache.SetConn(Conn{State: Connecting, Attempt: attempt})
 		var stale atomic.Bool
 		refresh := make(chan struct{}, 1)
-		loopCtx, cancel := context.WithCancel(ctx)
+		loopCtx, cancel := context.WithCancelCause(ctx)
 		go refreshFindings(loopCtx, c, cache, &stale, refresh, log)
 		live := &liveState{cache: cache, last: &last, stale: &stale, refresh: refresh,
-			resolve: make(chan Row, 16), sighted: map[string]bool{}, log: log}
+			resolve: make(chan Row, 16), sighted: map[string]bool{}, log: log, loading: true}
 		go resolveFeatures(loopCtx, c, cache, live.resolve, log)
-		connected := false
+		var connected atomic.Bool
 		err := c.Events(loopCtx, func() error {
-			if err := loadHistory(loopCtx, c, cache, &last); err != nil {
-				return err
-			}
-			connected = true
-			attempt, backoff = 0, minBackoff
-			cache.SetConn(Conn{State: Live, Since: time.Now()})
+			// Load history while the stream is read into a queue, so the proxy never has to
+			// drop live events for a reader busy loading.
+			go func() {
+				if err := loadHistory(loopCtx, c, cache, &last); err != nil {
+					cancel(err)
+					return
+				}
+				if live.loaded() {
+					connected.Store(true)
+				}
+			}()
 			return nil
 		}, func(ev sseEvent) error {
 			live.apply(ev)
 			return nil
 		})
-		cancel()
+		if cause := context.Cause(loopCtx); cause != nil && ctx.Err() == nil && !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
+		cancel(nil)
+		live.close()
+		if connected.Load() {
+			attempt, backoff = 0, minBackoff
+		}
 		if ctx.Err() != nil {
 			return
-		}
-		if connected {
-			backoff = minBackoff
 		}
 		attempt++
 		log.Warn("admin API unreachable", "error", err, "retry_in", backoff.String())
@@ -104,6 +115,13 @@ func loadHistory(ctx context.Context, c *Client, cache *Cache, last *time.Time) 
 
 // liveState is what one live-stream connection remembers between events.
 type liveState struct {
+	mu sync.Mutex
+	// loading queues events while the history loads; overflow counts what was lost.
+	loading  bool
+	queued   []sseEvent
+	overflow bool
+	closed   bool
+
 	cache   *Cache
 	last    *time.Time
 	stale   *atomic.Bool
@@ -119,7 +137,51 @@ type liveState struct {
 // saying which; the exchange is read to find out.
 var sightingRules = map[string]bool{rules.IDOf("deprecated-features-avoided"): true, rules.IDOf("no-new-http-sse"): true}
 
+// maxQueued bounds the events held while the history loads.
+const maxQueued = 20000
+
+// apply handles one live event, or queues it while the history is loading.
 func (s *liveState) apply(ev sseEvent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loading {
+		if len(s.queued) < maxQueued {
+			s.queued = append(s.queued, ev)
+		} else {
+			s.overflow = true
+		}
+		return
+	}
+	s.applyLocked(ev)
+}
+
+// loaded applies the events queued during the history load, in order, and goes live, unless
+// the connection already closed; it reports whether it went live.
+func (s *liveState) loaded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	for _, ev := range s.queued {
+		s.applyLocked(ev)
+	}
+	s.queued, s.loading = nil, false
+	if s.overflow {
+		s.cache.SetHistoryCapped(false)
+	}
+	s.cache.SetConn(Conn{State: Live, Since: time.Now()})
+	return true
+}
+
+// close marks the connection over, so a history load finishing late cannot claim "live".
+func (s *liveState) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+}
+
+func (s *liveState) applyLocked(ev sseEvent) {
 	switch ev.Name {
 	case "finding":
 		var f findings.Finding
