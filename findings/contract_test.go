@@ -207,14 +207,19 @@ func TestConcurrentWritersShareOneStore(t *testing.T) {
 	lite := filepath.Join(t.TempDir(), "shared.db")
 	for name, dsn := range map[string]string{"sqlite": lite, "postgres": pg.DSN} {
 		t.Run(name, func(t *testing.T) {
+			// Both open at once on a fresh database, as proxies started together do.
 			var stores [2]Store
+			var openErrs [2]error
+			var opening sync.WaitGroup
 			for i := range stores {
-				s, err := Open(t.Context(), dsn, nil)
-				if err != nil {
-					t.Fatalf("Open #%d = %v", i, err)
+				opening.Go(func() { stores[i], openErrs[i] = Open(t.Context(), dsn, nil) })
+			}
+			opening.Wait()
+			for i, s := range stores {
+				if openErrs[i] != nil {
+					t.Fatalf("Open #%d = %v", i, openErrs[i])
 				}
 				t.Cleanup(func() { _ = s.Close() })
-				stores[i] = s
 			}
 			var wg sync.WaitGroup
 			errs := make(chan error, 40)

@@ -134,10 +134,24 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 			findings INTEGER NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS exchanges_started ON exchanges (started)`,
 	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("opening the %s findings store: %w (check --db)", s.d.name, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if s.d.dollarN {
+		// Proxies starting together against one PostgreSQL store create the schema one at a time.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7306394519247431)`); err != nil {
+			return fmt.Errorf("locking the postgres findings schema: %w", err)
+		}
+	}
 	for _, q := range stmts {
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("creating the %s findings schema: %w", s.d.name, err)
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("creating the %s findings schema: %w", s.d.name, err)
 	}
 	return nil
 }
