@@ -238,3 +238,36 @@ func TestWatchSaysWhenOlderHistoryWasNotLoaded(t *testing.T) {
 	drive(t, m, tea.WindowSizeMsg{Width: 200, Height: 24})
 	mustContain(t, screen(m), "older history not loaded")
 }
+
+func TestWatchKeepsEventsThatArriveWhileHistoryLoads(t *testing.T) {
+	sent := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/events":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "event: exchange\ndata: {\"id\":\"live-1\",\"rpcMethod\":\"tools/list\"}\n\n")
+			w.(http.Flusher).Flush()
+			close(sent)
+			<-r.Context().Done()
+		case "/exchanges":
+			select { // answer only once the live event is on the wire
+			case <-sent:
+			case <-time.After(5 * time.Second):
+			}
+			_, _ = io.WriteString(w, `[{"id":"old-1","rpcMethod":"initialize"}]`)
+		default:
+			_, _ = io.WriteString(w, "[]")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := NewClient(srv.URL, nil)
+	cache := NewCache(0)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	go Watch(ctx, c, cache, nil)
+	waitUntil(t, "history and the live event", func() bool { return len(cache.Snapshot().Rows) == 2 })
+	if got := fmt.Sprint(ids(cache.Snapshot().Rows)); got != "[old-1 live-1]" {
+		t.Fatalf("rows %s, want the history first, then the event that arrived during the load", got)
+	}
+}
