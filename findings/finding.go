@@ -21,11 +21,13 @@ type Finding struct {
 	Key string `json:"key"`
 	// Level, Remediation and SpecURL are copied from the registry when the finding is recorded,
 	// so a stored finding reads without the registry that produced it.
-	Level       rules.Level  `json:"level"`
-	Status      rules.Status `json:"status"`
-	Observed    string       `json:"observed"`
-	Remediation string       `json:"remediation,omitempty"`
-	SpecURL     string       `json:"specUrl,omitempty"`
+	Level rules.Level `json:"level"`
+	// Status is the outcome the finding records (fail: the proxy stores failures).
+	Status rules.Status `json:"status"`
+	// Observed is the latest evidence, in the check's words (a byte span for an injection).
+	Observed    string `json:"observed"`
+	Remediation string `json:"remediation,omitempty"`
+	SpecURL     string `json:"specUrl,omitempty"`
 	// ExchangeID is the most recent exchange that showed the finding.
 	ExchangeID string `json:"exchangeId,omitempty"`
 	// FirstSeen and LastSeen bound when the finding was observed; Count is how many times.
@@ -53,6 +55,8 @@ func FromOutcome(target, key string, o rules.Outcome, seen time.Time) Finding {
 // Exchange is a stored exchange: the request and response as they crossed the proxy, with
 // credentials removed, bodies capped and redacted, and the grading verdict.
 type Exchange struct {
+	// ID is the proxy's exchange ID; Target the upstream endpoint graded; Start when the
+	// request arrived.
 	ID     string    `json:"id"`
 	Target string    `json:"target"`
 	Start  time.Time `json:"started"`
@@ -64,7 +68,9 @@ type Exchange struct {
 	RPCMethod  string `json:"rpcMethod,omitempty"`
 	Key        string `json:"key,omitempty"`
 	// Status is the upstream's HTTP status, 0 when no response arrived (see Error).
-	Status         int         `json:"status"`
+	Status int `json:"status"`
+	// RequestHeader and ResponseHeader are stored without credential headers; the bodies are
+	// capped (Options.MaxStoredBody) and redacted.
 	RequestHeader  http.Header `json:"requestHeader,omitempty"`
 	RequestBody    []byte      `json:"requestBody,omitempty"`
 	ResponseHeader http.Header `json:"responseHeader,omitempty"`

@@ -21,13 +21,19 @@ const DefaultMaxBody = 4 << 20
 // Capture is what the tap saw of one exchange: the request and response as they crossed, each
 // body kept up to the cap. It is delivered once, after both bodies ended.
 type Capture struct {
-	ID     string
-	Start  time.Time
-	End    time.Time
+	// ID names the exchange in the store and the live stream: a per-run random prefix and a
+	// sequence number, so proxies sharing a store do not collide.
+	ID string
+	// Start is when the request reached the tap; End when the response body ended or was cut.
+	Start time.Time
+	End   time.Time
+	// Target is the graded endpoint: the upstream URL without its query.
 	Target string
 	// Upstream is how long the upstream took to answer with headers (0 when it did not).
 	Upstream time.Duration
 
+	// Method, URL and RequestHeader are the request as sent upstream; RequestBody is its first
+	// MaxBody bytes.
 	Method        string
 	URL           string
 	RequestHeader http.Header
@@ -36,7 +42,8 @@ type Capture struct {
 	// then only a prefix.
 	RequestTooLarge bool
 
-	// Status is 0 when no response arrived (Err says why).
+	// Status is 0 when no response arrived (Err says why). ResponseHeader is as received, and
+	// ResponseBody its first MaxBody bytes.
 	Status           int
 	ResponseHeader   http.Header
 	ResponseBody     []byte
