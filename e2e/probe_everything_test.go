@@ -82,6 +82,14 @@ var pinnedEverythingFailures = []struct {
 			return ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().Error == nil, ex.Summary()
 		},
 	},
+	{
+		rule:   "invalid-loglevel-32602",
+		clause: "server/utilities/logging#error-handling: a request whose _meta logLevel is not a recognized level SHOULD be rejected with -32602",
+		demonstrate: func(t *testing.T, url string) (bool, string) {
+			ex := send(t, url, wire.NewCall("server/discover", nil, wire.WithMeta(wire.MetaLogLevel, "not-a-level")))
+			return ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().Error == nil, ex.Summary()
+		},
+	},
 }
 
 // demonstratePromptWithoutArgs gets test_prompt_with_arguments (arg1 and arg2 required) with no
