@@ -1,0 +1,51 @@
+package findings
+
+import (
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/rules"
+)
+
+// BenchmarkRecordBatch writes what one grading round of 64 small exchanges writes to SQLite: the
+// exchanges (headers stripped, bodies redacted) and two findings each.
+func BenchmarkRecordBatch(b *testing.B) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	hdr := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer x"}}
+	body := []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hello"}]}}`)
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		var batch Batch
+		for range 64 {
+			n++
+			id := strconv.Itoa(n)
+			batch.Exchanges = append(batch.Exchanges, Exchange{ID: id, Target: "http://t/mcp", Start: time.Now(),
+				RequestHeader: hdr, RequestBody: body, ResponseHeader: hdr, ResponseBody: body, Graded: "graded"})
+			for _, r := range []string{"MCP/2026-07-28/MUST/a", "MCP/2026-07-28/SHOULD/b"} {
+				batch.Findings = append(batch.Findings, Finding{Target: "http://t/mcp", RuleID: r, Key: "tools/call:x",
+					Status: rules.Fail, Observed: "seen", ExchangeID: id, FirstSeen: time.Now()})
+			}
+		}
+		if err := s.Record(b.Context(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRedactorPayloadClean is the common case: a payload that names no secret.
+func BenchmarkRedactorPayloadClean(b *testing.B) {
+	r := NewRedactor(nil)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = r.Payload(body)
+	}
+}
