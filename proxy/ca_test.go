@@ -56,3 +56,25 @@ func TestParseCARejectsAKeyThatDoesNotMatch(t *testing.T) {
 		t.Fatal("ParseCA with a key that does not match = nil error, want one")
 	}
 }
+
+func TestWithoutACAHTTPSIsTunnelledUntouched(t *testing.T) {
+	up := httptest.NewTLSServer(jsonUpstream(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	t.Cleanup(up.Close)
+	r := newRigFor(t, up, Options{})
+	proxyURL, _ := url.Parse(r.front.URL)
+	tr := up.Client().Transport.(*http.Transport).Clone()
+	tr.Proxy = http.ProxyURL(proxyURL)
+	resp, err := (&http.Client{Transport: tr}).Post(up.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatalf("POST through the tunnel: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("through the tunnel: %q", body)
+	}
+	// The upstream's own certificate reached the client: nothing was intercepted.
+	if !resp.TLS.PeerCertificates[0].Equal(up.Certificate()) {
+		t.Fatal("the client saw a certificate other than the upstream's: the tunnel intercepted TLS")
+	}
+}
