@@ -131,7 +131,11 @@ func (p *probePane) render() {
 	case !p.started:
 		b.add("no probe run yet: press p to run the active prober against the upstream through the proxy")
 	case p.running:
-		b.add("%s", p.styles.Title.Render(fmt.Sprintf("probe running… %d step(s) so far", len(p.steps))))
+		now := ""
+		if n := len(p.steps); n > 0 {
+			now = ": " + Clean(p.steps[n-1].Message)
+		}
+		b.add("%s", p.styles.Title.Render(fmt.Sprintf("probe running… %d step(s) so far%s", len(p.steps), now)))
 	case p.err != "":
 		b.add("%s", p.styles.ErrMsg.Render(symError+" "+Clean(p.err)))
 	case p.res != nil:
