@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sentinel/sentinel/passive"
 	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -328,5 +329,23 @@ func TestScanSaysWhenAuthorizationBlocksTheEraGate(t *testing.T) {
 	notes := strings.Join(out.Result.Notes, " ")
 	if out.Result.Era != "unknown (authorization required)" || !strings.Contains(notes, "--token") {
 		t.Errorf("era %q notes %q", out.Result.Era, notes)
+	}
+}
+
+func TestOnlyEndpointTrafficIsGraded(t *testing.T) {
+	srv := (&fakeServer{}).start(t)
+	var graded []string
+	opts := Options{Endpoint: srv.URL, Passive: func(ex *wire.Exchange, _ *passive.History) []rules.Outcome {
+		graded = append(graded, ex.Request.URL)
+		return nil
+	}}.withDefaults()
+	tg := &Target{Endpoint: srv.URL, Options: opts, Client: opts.Client, history: passive.NewHistory()}
+	tg.Send(context.Background(), wire.RequestSpec{Method: http.MethodGet, URL: srv.URL + "/.well-known/oauth-protected-resource"})
+	tg.Call(context.Background(), "server/discover", nil)
+	if len(graded) != 1 || graded[0] != srv.URL {
+		t.Errorf("graded %v, want only the endpoint", graded)
+	}
+	if n := len(tg.Exchanges()); n != 2 {
+		t.Errorf("%d exchanges recorded, want 2", n)
 	}
 }

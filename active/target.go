@@ -135,6 +135,9 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 	if spec.URL == "" {
 		spec.URL = t.Endpoint
 	}
+	// Only MCP traffic is graded: a request elsewhere (OAuth metadata at a well-known URL) is
+	// recorded, but the rules of MCP messages say nothing about its answer.
+	graded = graded && spec.URL == t.Endpoint
 	if operator && len(t.Options.Header) > 0 {
 		spec = spec.Clone()
 		if spec.Header == nil {
