@@ -183,6 +183,8 @@ func (r *resolver) supports(c Citation, i int) support {
 		if denied {
 			return supDenied
 		}
+	case CitationSource:
+		// Resolved by name in resolveOne; a marker is never looked for in an item's text.
 	}
 	return supNone
 }

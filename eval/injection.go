@@ -28,8 +28,9 @@ const (
 
 // InjectionScan is the deterministic tier's result for one text.
 type InjectionScan struct {
-	// Score in [0,1]: 1 - Π(1 - w_f) over the strongest match w_f of each family, raised by
-	// obfuscation signals when a family matched. HEURISTIC: weights are hand-set, see docs/scoring.md.
+	// Score in [0,1]: 1 - Π(1 - w) over independent matches (per family, the strongest match of
+	// each pattern not overlapping a stronger one), raised by obfuscation signals when a family
+	// matched. HEURISTIC: weights are hand-set, see docs/scoring.md.
 	Score    float64  `json:"score"`
 	Families []string `json:"families,omitempty"` // families that matched, sorted
 	Evidence []Span   `json:"evidence,omitempty"` // spans in the original text

@@ -54,7 +54,7 @@ type HTTPJudge struct {
 	URL      string // the full endpoint URL (…/chat/completions or …/messages)
 	ModelID  string
 	Key      Secret
-	Client   *http.Client // nil means http.DefaultClient (the context still bounds every call)
+	Client   *http.Client `json:"-"` // nil means http.DefaultClient (the context still bounds every call)
 }
 
 var _ Judge = (*HTTPJudge)(nil)
@@ -104,7 +104,7 @@ func (j *HTTPJudge) Judge(ctx context.Context, req JudgeRequest) (JudgeVerdict, 
 	if err != nil {
 		return JudgeVerdict{}, fmt.Errorf("judge %s: calling %s: %w", j.Model(), j.URL, j.scrub(err))
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // the reply is fully read; a close error changes nothing
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxJudgeReplyBytes))
 	if err != nil {
 		return JudgeVerdict{}, fmt.Errorf("judge %s: reading reply: %w", j.Model(), err)

@@ -107,9 +107,12 @@ func TestHTTPJudgeNeverLeaksItsKey(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logs, nil)).Info("judge", "judge", j, "key", j.Key, "err", err)
-	js, _ := json.Marshal(j)
+	js, _ := json.Marshal(struct {
+		Model string
+		Key   Secret
+	}{j.Model(), j.Key})
 	for name, out := range map[string]string{"error": err.Error(), "log": logs.String(), "json": string(js),
-		"%v": fmt.Sprintf("%v", j), "%#v": fmt.Sprintf("%#v", j), "key %s": fmt.Sprintf("%s", j.Key)} {
+		"%v": fmt.Sprintf("%v", j), "%#v": fmt.Sprintf("%#v", j), "key": fmt.Sprint(j.Key)} {
 		if strings.Contains(out, testKey) {
 			t.Errorf("%s output contains the key: %s", name, out)
 		}

@@ -67,6 +67,7 @@ func BuildEvaluationResult(requestID string, verdicts []Verdict, policy TenantPo
 		trust = math.Min(trust, blockTrustCap)
 	case ActionWarn:
 		trust = math.Min(trust, warnTrustCap)
+	case ActionAllow:
 	}
 	r.TrustScore = int(math.Round(math.Max(0, math.Min(100, trust))))
 	return r
