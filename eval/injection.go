@@ -38,12 +38,15 @@ type InjectionScan struct {
 }
 
 // Band says where a score falls relative to a threshold: -1 clearly below (pass), 0 ambiguous
-// (escalate to a judge), +1 clearly at or above (flag).
+// (escalate to a judge), +1 clearly at or above (flag). Near the ends of [0,1] the band is cut:
+// with a threshold above 1-AmbiguousMargin a score at or above the threshold is clear, and a
+// score of exactly 0 (no evidence at all) is always clear, so a strict low threshold does not
+// send every benign text to the judge.
 func Band(score, threshold float64) int {
 	switch {
 	case score >= threshold+AmbiguousMargin || (score >= threshold && threshold+AmbiguousMargin > 1):
 		return 1
-	case score < threshold-AmbiguousMargin:
+	case score < threshold-AmbiguousMargin || score == 0 && threshold > 0:
 		return -1
 	}
 	return 0

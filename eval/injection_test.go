@@ -101,3 +101,27 @@ func FuzzDetectInjection(f *testing.F) {
 		}
 	})
 }
+
+func TestBand(t *testing.T) {
+	tests := []struct {
+		name             string
+		score, threshold float64
+		want             int
+	}{
+		{"far below the threshold is clear", 0.1, 0.5, -1},
+		{"just below the threshold is ambiguous", 0.3, 0.5, 0},
+		{"just above the threshold is ambiguous", 0.6, 0.5, 0},
+		{"far above the threshold is clear", 0.8, 0.5, 1},
+		{"the upper edge of the band is clear", 0.75, 0.5, 1},
+		{"no evidence is clear even under a strict threshold", 0, 0.1, -1},
+		{"some evidence under a strict threshold is ambiguous", 0.05, 0.1, 0},
+		{"at a high threshold reaching it is clear", 0.9, 0.9, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Band(tt.score, tt.threshold); got != tt.want {
+				t.Errorf("Band(%v, %v) = %d, want %d", tt.score, tt.threshold, got, tt.want)
+			}
+		})
+	}
+}
