@@ -20,7 +20,7 @@ const (
 	floorGroundedPrecision  = 0.90
 	floorGroundedRecall     = 0.85
 	ceilGroundedFPR         = 0.10
-	floorGroundedDecided    = 0.85
+	floorGroundedDecided    = 0.80
 	corpusThreshold         = 0.5
 )
 
