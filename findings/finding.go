@@ -3,7 +3,6 @@ package findings
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -107,11 +106,6 @@ type Filter struct {
 
 // DefaultLimit is how many rows a query returns when Filter.Limit is 0.
 const DefaultLimit = 1000
-
-// ruleMatches reports whether a filter value names the rule id (full ID or name).
-func ruleMatches(filter, id string) bool {
-	return filter == "" || filter == id || strings.HasSuffix(id, "/"+filter)
-}
 
 // FindingStore records and reads findings. Implementations are safe for concurrent use.
 type FindingStore interface {

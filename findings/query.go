@@ -151,7 +151,7 @@ func (s *sqlStore) Findings(ctx context.Context, f Filter) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("querying findings: %w", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var out []Finding
 	for rows.Next() {
 		var fd Finding
@@ -220,7 +220,7 @@ func (s *sqlStore) Exchanges(ctx context.Context, f Filter) ([]Exchange, error) 
 	if err != nil {
 		return nil, fmt.Errorf("querying exchanges: %w", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var out []Exchange
 	for rows.Next() {
 		ex, err := scanExchange(rows)

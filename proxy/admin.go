@@ -60,7 +60,9 @@ func (p *Proxy) Admin(opts AdminOptions) http.Handler {
 	})
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		p.metrics.writeTo(w)
+		if err := p.metrics.writeTo(w); err != nil {
+			p.log.Debug("writing /metrics", logError, err)
+		}
 	})
 	mux.HandleFunc("GET /findings", func(w http.ResponseWriter, r *http.Request) {
 		f, err := filterFrom(r.URL.Query(), time.Now())

@@ -221,3 +221,17 @@ func FuzzParseSince(f *testing.F) {
 		}
 	})
 }
+
+func TestEscapeLabel(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"MCP/2026-07-28/MUST/x", "MCP/2026-07-28/MUST/x"},
+		{`a"b`, `a\"b`},
+		{`a\b`, `a\\b`},
+		{"a\nb", `a\nb`},
+	}
+	for _, tt := range tests {
+		if got := escapeLabel(tt.in); got != tt.want {
+			t.Errorf("escapeLabel(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -60,28 +60,42 @@ func (h *histogram) observe(seconds float64) {
 	h.sumNs.Add(int64(math.Round(seconds * 1e9)))
 }
 
-func (h *histogram) write(w io.Writer, name, help string) {
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+func (h *histogram) write(w *promWriter, name, help string) {
+	w.printf("# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
 	var cum int64
 	for i, b := range h.bounds {
 		cum += h.counts[i].Load()
-		fmt.Fprintf(w, "%s_bucket{le=\"%g\"} %d\n", name, b, cum)
+		w.printf("%s_bucket{le=\"%g\"} %d\n", name, b, cum)
 	}
-	fmt.Fprintf(w, "%s_bucket{le=\"+Inf\"} %d\n", name, h.count.Load())
-	fmt.Fprintf(w, "%s_sum %g\n%s_count %d\n", name, float64(h.sumNs.Load())/1e9, name, h.count.Load())
+	w.printf("%s_bucket{le=\"+Inf\"} %d\n", name, h.count.Load())
+	w.printf("%s_sum %g\n%s_count %d\n", name, float64(h.sumNs.Load())/1e9, name, h.count.Load())
 }
 
-func counter(w io.Writer, name, help string, v int64) {
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+// promWriter keeps the first write error, so the exposition is written line by line and
+// checked once.
+type promWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (p *promWriter) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func counter(w *promWriter, name, help string, v int64) {
+	w.printf("# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
 }
 
 // writeTo renders every metric in the Prometheus text exposition format.
-func (m *metrics) writeTo(w io.Writer) {
+func (m *metrics) writeTo(out io.Writer) error {
+	w := &promWriter{w: out}
 	counter(w, "sentinel_proxy_exchanges_total", "Exchanges the proxy carried.", m.exchanges.Load())
 	counter(w, "sentinel_proxy_grading_dropped_total", "Exchanges not graded because the grading queue was full.", m.dropped.Load())
 	counter(w, "sentinel_proxy_grading_panics_total", "Checks that panicked (recovered).", m.panics.Load())
 	counter(w, "sentinel_proxy_not_graded_too_large_total", "Exchanges not graded because a body passed the cap.", m.tooLarge.Load())
-	fmt.Fprintf(w, "# HELP sentinel_proxy_findings_total Failing outcomes recorded, by rule and level.\n# TYPE sentinel_proxy_findings_total counter\n")
+	w.printf("# HELP sentinel_proxy_findings_total Failing outcomes recorded, by rule and level.\n# TYPE sentinel_proxy_findings_total counter\n")
 	m.mu.Lock()
 	keys := make([][2]string, 0, len(m.findings))
 	for k := range m.findings {
@@ -89,13 +103,16 @@ func (m *metrics) writeTo(w io.Writer) {
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
 	for _, k := range keys {
-		fmt.Fprintf(w, "sentinel_proxy_findings_total{rule=%q,level=%q} %d\n", escapeLabel(k[0]), escapeLabel(k[1]), m.findings[k])
+		w.printf("sentinel_proxy_findings_total{rule=\"%s\",level=\"%s\"} %d\n", escapeLabel(k[0]), escapeLabel(k[1]), m.findings[k])
 	}
 	m.mu.Unlock()
 	m.grading.write(w, "sentinel_proxy_grading_seconds", "Time spent grading one exchange.")
 	m.upstream.write(w, "sentinel_proxy_upstream_seconds", "Time until the upstream answered with headers.")
+	return w.err
 }
 
+// escapeLabel escapes a label value as the exposition format requires: backslash, double quote
+// and newline.
 func escapeLabel(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `'`).Replace(s)
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`).Replace(s)
 }

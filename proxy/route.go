@@ -51,8 +51,8 @@ func (rs routes) match(path, rawQuery string) (*url.URL, bool) {
 		}
 		rest := strings.TrimPrefix(path, p)
 		u := *r.Upstream
-		switch {
-		case rest == "" || rest == "/" || rest == u.Path:
+		switch rest {
+		case "", "/", u.Path:
 			if u.Path == "" {
 				u.Path = "/"
 			}
