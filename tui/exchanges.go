@@ -85,7 +85,7 @@ func (l *exchangeList) SetSize(w, h int) {
 const (
 	colTime    = 8
 	colMethod  = 16
-	colStatus  = 3
+	colStatus  = 4
 	colLatency = 6
 	colVerdict = 17
 )
@@ -108,7 +108,7 @@ func (l *exchangeList) View() string {
 		}
 		line := mark + fit(r.Started.In(l.loc).Format("15:04:05"), colTime) + " " +
 			fit(Clean(orDash(r.Method)), colMethod) + " " + fit(Clean(orDash(r.Name())), nameW) + " " +
-			fit(statusText(r.Status), colStatus) + " " + fmt.Sprintf("%*s", colLatency, latency(r.Duration)) + " "
+			fmt.Sprintf("%*s", colStatus, statusText(r.Status)) + " " + fmt.Sprintf("%*s", colLatency, latency(r.Duration)) + " "
 		line = fit(line, l.width-colVerdict) + l.verdict(r)
 		if i == l.cur.pos {
 			line = l.styles.Selected.Render(fit(line, l.width))
