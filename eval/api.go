@@ -3,7 +3,11 @@
 // EvaluationResult. Deterministic checks decide the clear cases; only the ambiguous band goes to a
 // judge, inside a per-metric latency budget.
 //
-// eval is a leaf: plain Go with no transport or MCP imports, and nothing of Sentinel's.
+// eval is a leaf: it imports nothing of Sentinel's and no MCP SDK, so the broker and the proxy can
+// both use it without either depending on the other. net/http appears only in the HTTP judge
+// (judge_http.go), which calls a model API; nothing here serves HTTP. The pipeline, the pattern
+// families, the HEURISTIC trust score and the fail-open/fail-closed choice are described in
+// docs/scoring.md.
 package eval
 
 import (
