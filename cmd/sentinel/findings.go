@@ -91,7 +91,7 @@ func runFindings(ctx context.Context, stdout io.Writer, c findingsConfig, now ti
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	fs, err := store.Findings(ctx, filter)
 	if err != nil {
 		return err

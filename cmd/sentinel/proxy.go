@@ -141,7 +141,7 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	opts.Store = store
 	p, err := proxy.New(opts)
 	if err != nil {
