@@ -19,6 +19,7 @@ import (
 func discoverProbes() []Probe {
 	return []Probe{
 		{Name: "discover-implemented", RuleIDs: ids("discover-implemented"), AnyEra: true, Run: probeDiscoverImplemented},
+		{Name: "message-patterns", RuleIDs: ids("support-message-patterns"), AnyEra: true, Run: probeMessagePatterns},
 		{Name: "extension-ids", RuleIDs: ids("extension-id-grammar"), Requires: rules.FeatureExtensions, Run: probeExtensionIDs},
 		{Name: "declared-capabilities", RuleIDs: ids("declare-tools", "declare-resources", "declare-prompts", "declare-completions"), Run: probeDeclared},
 	}
@@ -131,4 +132,27 @@ func probeExtensionIDs(_ context.Context, t *Target) ([]rules.Outcome, error) {
 		return []rules.Outcome{stamp(rules.Failed(id, "server/discover declares extension "+strings.Join(bad, "; ")), t.Discover)}, nil
 	}
 	return []rules.Outcome{stamp(rules.Passed(id, fmt.Sprintf("extension identifiers %v are well formed", keys)), t.Discover)}, nil
+}
+
+// probeMessagePatterns: servers MUST support the base protocol and its message patterns. From
+// outside, request/response is settled by the era gate's server/discover; MRTR is seen only
+// through a tool that answers input_required, and the listen rules judge subscribe/notify where it
+// is offered. A server outside the era supports none of the revision's patterns.
+func probeMessagePatterns(_ context.Context, t *Target) ([]rules.Outcome, error) {
+	id := rules.IDOf("support-message-patterns")
+	ex := t.Discover
+	if cut(ex) {
+		return []rules.Outcome{undecidedCut(id, "a well-formed server/discover", ex)}, nil
+	}
+	if !t.Modern {
+		return []rules.Outcome{stamp(rules.Failed(id, fmt.Sprintf("%s; the server does not serve the %s request/response pattern (era %s)",
+			observed("a well-formed server/discover", ex), wire.ProtocolVersion, t.Era)), ex)}, nil
+	}
+	obs := "request/response served (server/discover answered with a result)"
+	if t.MRTRTool != "" {
+		obs += fmt.Sprintf("; MRTR seen: tool %q answered input_required", t.MRTRTool)
+	} else {
+		obs += "; MRTR not exercised (no callable tool answered input_required)"
+	}
+	return []rules.Outcome{stamp(rules.Passed(id, obs), ex)}, nil
 }
