@@ -245,3 +245,22 @@ func FuzzParseJudgeReply(f *testing.F) {
 		}
 	})
 }
+
+// End to end: an ambiguous text goes through the Evaluator to a real HTTP judge, and the verdict
+// names the model that decided it.
+func TestEvaluatorWithHTTPJudgeDecidesTheAmbiguousBand(t *testing.T) {
+	srv, got := fakeProvider(t, ProviderOpenAI, envelope(ProviderOpenAI, `{"score": 0.9, "reason": "redirects the agent"}`), http.StatusOK)
+	e := &Evaluator{Judge: newJudge(ProviderOpenAI, srv.URL)}
+	v, err := e.FlagInjection(t.Context(), InjectionInput{Text: ambiguousText}, policyFor(MetricInjection, FailOpen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Outcome != OutcomeBlock || v.DecidedBy != DecidedByJudge || v.Judge != "openai:gpt-test" || v.Score != 0.9 {
+		t.Errorf("verdict = %s by %s (%s, score %v), want block by judge openai:gpt-test at 0.9", v.Outcome, v.DecidedBy, v.Judge, v.Score)
+	}
+	msgs, _ := (*got)["messages"].([]any)
+	last, _ := msgs[len(msgs)-1].(map[string]any)
+	if !strings.Contains(fmt.Sprint(last["content"]), "deterministic score") {
+		t.Errorf("judge request %v lacks the deterministic tier's hint", last)
+	}
+}
