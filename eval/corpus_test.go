@@ -231,6 +231,9 @@ func TestDevCorpus(t *testing.T) {
 		b.WriteString(cg.markdown("check_groundedness, development"))
 		b.WriteString(hg.markdown("check_groundedness, held-out 1"))
 		b.WriteString(bg.markdown("check_groundedness, held-out 2"))
+		b.WriteString("\nFirst, untuned runs (from the commit history; see docs/scoring.md): held-out 1 flag_injection precision 0.846, " +
+			"recall 0.550, FPR 0.100; held-out 2 flag_injection precision 0.875, recall 0.467, FPR 0.067. The deterministic " +
+			"tier is precise but misses about half of unseen phrasings; the judge is not optional.\n")
 		fmt.Fprintf(&b, "\nHard negatives (benign text that discusses injection, asks to disregard an email, code comments): %d items, FPR %.3f.\n\n",
 			hard.total, hard.fpr())
 		fmt.Fprintf(&b, "Correct by kind — flag_injection: %s. check_groundedness: %s.\n\n", ci.kinds(), cg.kinds())
