@@ -127,3 +127,18 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// The ASCII fast path must not skip composition: a base letter followed by a combining mark is
+// one NFKC segment.
+func TestNormalizeComposesAfterASCII(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"cafe\u0301 ok", "café ok"},
+		{"A\u030angstro\u0308m", "ångström"},
+		{"plain ascii", "plain ascii"},
+	}
+	for _, tt := range tests {
+		if got := Normalize(tt.in).Text; got != tt.want {
+			t.Errorf("Normalize(%q).Text = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
