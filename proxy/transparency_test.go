@@ -304,3 +304,34 @@ func TestRoutesSendEachPrefixToItsUpstream(t *testing.T) {
 		t.Errorf("POST /c (no route) = %d, want 404", resp.StatusCode)
 	}
 }
+
+// What the upstream receives must not depend on the proxy either: the same headers (names,
+// repeats, Accept-Encoding, Authorization) and the same body bytes.
+func TestUpstreamReceivesTheRequestUnchanged(t *testing.T) {
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		h := r.Header.Clone()
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "%s %s %s\n%v\n%q", r.Method, r.URL.RequestURI(), r.Host, h, body)
+	})
+	r := newRig(t, echo, Options{})
+	send := func(base string) string {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", base+"/mcp?x=1", bytes.NewReader([]byte("{\"a\":\"\\u00e9\"}\x00")))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer abc")
+		req.Header.Set("Accept-Encoding", "gzip, br")
+		req.Header.Add("Mcp-Param-Region", "eu")
+		req.Header.Add("Mcp-Param-Region", "us")
+		resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	direct, proxied := send(r.upstream.URL), send(r.front.URL)
+	if direct != proxied {
+		t.Fatalf("the upstream saw a different request through the proxy:\ndirect:  %s\nproxied: %s", direct, proxied)
+	}
+}
