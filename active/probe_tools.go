@@ -3,6 +3,7 @@ package active
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -195,7 +196,9 @@ func probeToolCall(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 			case !hasSC:
 				out = append(out, stamp(rules.Failed(conf, observed(label, ex)+"; the tool declares an outputSchema but the result has no structuredContent"), ex))
 			default:
-				if err := validateAgainst(d.OutputSchema, sc); err != nil {
+				if err := validateAgainst(d.OutputSchema, sc); errors.Is(err, errSchemaTooLarge) {
+					out = append(out, stamp(rules.Undecided(conf, "the tool's "+err.Error()), ex))
+				} else if err != nil {
 					out = append(out, stamp(rules.Failed(conf, fmt.Sprintf("%s; structuredContent does not conform to outputSchema: %v", observed(label, ex), firstLineOf(err.Error()))), ex))
 				} else {
 					out = append(out, stamp(rules.Passed(conf, observed(label, ex)+"; structuredContent conforms to outputSchema"), ex))
@@ -242,8 +245,47 @@ func mirrored(content, sc json.RawMessage) bool {
 	return false
 }
 
-// validateAgainst validates instance against schema (2020-12 by default), fetching nothing.
+// errSchemaTooLarge marks an outputSchema past the bounds the scan compiles.
+var errSchemaTooLarge = errors.New("outputSchema too large or too deep to compile safely")
+
+// nestingDepth returns the maximum nesting of objects and arrays in b, skipping strings.
+func nestingDepth(b []byte) int {
+	depth, max, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			max = maxInt(max, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return max
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// validateAgainst validates instance against schema (2020-12 by default), fetching nothing. A
+// schema past 64 KiB or 32 levels is not compiled (errSchemaTooLarge): compile time explodes on
+// hostile nesting, and the compiler cannot be interrupted by the probe's deadline.
 func validateAgainst(schema, instance json.RawMessage) error {
+	if len(schema) > 64<<10 || nestingDepth(schema) > 32 {
+		return errSchemaTooLarge
+	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schema)))
 	if err != nil {
 		return fmt.Errorf("decoding outputSchema: %w", err)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -443,5 +444,18 @@ func TestSampleArguments(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestValidateAgainstBounded(t *testing.T) {
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 200) + `{}` + strings.Repeat(`}}`, 200)
+	if err := validateAgainst(json.RawMessage(deep), json.RawMessage(`{}`)); !errors.Is(err, errSchemaTooLarge) {
+		t.Errorf("a 400-level schema: err = %v, want errSchemaTooLarge", err)
+	}
+	if err := validateAgainst(json.RawMessage(`{"type":"object","required":["a"]}`), json.RawMessage(`{}`)); err == nil {
+		t.Error("a missing required member validated")
+	}
+	if err := validateAgainst(json.RawMessage(`{"type":"object"}`), json.RawMessage(`{"a":1}`)); err != nil {
+		t.Errorf("a valid instance: %v", err)
 	}
 }

@@ -134,13 +134,17 @@ func checkSchemaDialect(v *view, _ *History) []rules.Outcome {
 	if v.method() != "tools/list" || !v.complete() {
 		return nil
 	}
-	n := 0
+	n, skipped := 0, 0
 	for _, raw := range decodeArray(v.result()["tools"]) {
 		t := decodeObject(raw)
 		name, _ := stringOf(t["name"])
 		for _, field := range []string{"inputSchema", "outputSchema"} {
 			s, ok := t[field]
 			if !ok || decodeObject(s) == nil {
+				continue
+			}
+			if n >= maxSchemas || len(s) > maxSchemaBytes || jsonDepth(s) > maxSchemaDepth {
+				skipped++
 				continue
 			}
 			n++
@@ -152,7 +156,46 @@ func checkSchemaDialect(v *view, _ *History) []rules.Outcome {
 	if n == 0 {
 		return nil
 	}
-	return []rules.Outcome{pass("schemas-valid-dialect", fmt.Sprintf("%d schema(s) valid in their dialect", n))}
+	note := ""
+	if skipped > 0 {
+		note = fmt.Sprintf(" (%d more not compiled: past the bounds of %d schemas, %d bytes or depth %d)", skipped, maxSchemas, maxSchemaBytes, maxSchemaDepth)
+	}
+	return []rules.Outcome{pass("schemas-valid-dialect", fmt.Sprintf("%d schema(s) valid in their dialect%s", n, note))}
+}
+
+// Bounds on schema compilation: a passive check runs on live traffic, and a hostile schema
+// (thousands of levels deep) makes a validator's compile time explode. Schemas past a bound are
+// not judged rather than judged slowly.
+const (
+	maxSchemas     = 64
+	maxSchemaBytes = 64 << 10
+	maxSchemaDepth = 32
+)
+
+// jsonDepth returns the maximum nesting of objects and arrays in b, skipping string contents.
+func jsonDepth(b []byte) int {
+	depth, max, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return max
 }
 
 // compileSchema validates one schema against its meta-schema, with no network loader.
