@@ -37,6 +37,7 @@ func (t *Target) discover(ctx context.Context) error {
 		if slices.Contains(t.SupportedVersions, wire.ProtocolVersion) {
 			t.Era, t.Modern = EraModern, true
 			t.listPrimitives(ctx)
+			t.ServesLegacy(ctx) // settles the legacy-clients feature before gating
 			return nil
 		}
 		t.EraWhy = fmt.Sprintf("server/discover answered but its supportedVersions %v does not list %s", t.SupportedVersions, wire.ProtocolVersion)
@@ -100,6 +101,7 @@ func (t *Target) listPrimitives(ctx context.Context) {
 		}
 		if ex := t.Call(ctx, "tools/list", nil, wire.WithLabel("tools/list")); ex.Reply() != nil {
 			_ = wire.Decode(ex.Reply().Result, &res)
+			t.notePagination(ex)
 		}
 		for _, raw := range res.Tools {
 			if tl, ok := parseTool(raw); ok {
@@ -115,6 +117,7 @@ func (t *Target) listPrimitives(ctx context.Context) {
 		}
 		if ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list")); ex.Reply() != nil {
 			_ = wire.Decode(ex.Reply().Result, &res)
+			t.notePagination(ex)
 		}
 		for _, p := range res.Prompts {
 			t.Prompts = append(t.Prompts, p.Name)
@@ -128,6 +131,7 @@ func (t *Target) listPrimitives(ctx context.Context) {
 		}
 		if ex := t.Call(ctx, "resources/list", nil, wire.WithLabel("resources/list")); ex.Reply() != nil {
 			_ = wire.Decode(ex.Reply().Result, &res)
+			t.notePagination(ex)
 		}
 		for _, r := range res.Resources {
 			t.Resources = append(t.Resources, r.URI)
@@ -147,6 +151,13 @@ func (t *Target) listPrimitives(ctx context.Context) {
 		if !slices.ContainsFunc(t.Tools, func(tl Tool) bool { return tl.Name == n }) {
 			t.Note("--allow-call %q names no tool the server lists; it was ignored", n)
 		}
+	}
+}
+
+// notePagination records that a list answered with a nextCursor: the server paginates.
+func (t *Target) notePagination(ex *wire.Exchange) {
+	if c, ok := ex.Reply().ResultString("nextCursor"); ok && c != "" {
+		t.Paginated = true
 	}
 }
 

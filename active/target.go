@@ -61,6 +61,8 @@ type Target struct {
 	Callable []string
 	// MRTRTool is an allowed tool known to answer input_required; empty when none is known.
 	MRTRTool string
+	// Paginated reports whether a first list page carried a nextCursor.
+	Paginated bool
 
 	legacyOnce sync.Once
 	legacyEx   *wire.Exchange
@@ -257,6 +259,27 @@ func (t *Target) Feature(f rules.Feature) (present, usable bool, why string) {
 			}
 		}
 		return false, false, "no listed tool declares an x-mcp-header parameter"
+	case rules.FeaturePagination:
+		if t.Paginated {
+			return true, true, ""
+		}
+		return false, false, "no list the scan read returned a nextCursor on its first page"
+	case rules.FeatureFileResources:
+		for _, u := range t.Resources {
+			if strings.HasPrefix(strings.ToLower(u), "file://") {
+				return true, true, ""
+			}
+		}
+		return false, false, "the server lists no file:// resource"
+	case rules.FeatureLegacyClients:
+		if t.legacyVer != "" {
+			return true, true, ""
+		}
+		return false, false, "a legacy initialize handshake did not succeed: the server serves no pre-2026 clients"
+	case rules.FeatureTwoPrincipals:
+		return true, false, "needs credentials for a second principal, which a one-token scan does not have"
+	case rules.FeatureIntermediary:
+		return true, false, "the scan cannot tell from outside whether the target is an intermediary in front of another server"
 	}
 	return true, false, fmt.Sprintf("the scan cannot establish the %q feature from outside", f)
 }
