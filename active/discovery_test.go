@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/mcp-sentinel/sentinel/rules"
 )
 
 func TestMinimalArgumentsFillsOnlyRequiredProperties(t *testing.T) {
@@ -48,6 +50,37 @@ func TestExtensionIDProblem(t *testing.T) {
 	for _, tc := range tests {
 		if got := ExtensionIDProblem(tc.id); (got == "") != tc.ok {
 			t.Errorf("ExtensionIDProblem(%q) = %q, want ok=%v", tc.id, got, tc.ok)
+		}
+	}
+}
+
+func TestFeatureSaysAbsentUnusableOrUsable(t *testing.T) {
+	caps := map[string]json.RawMessage{"tools": json.RawMessage(`{}`), "resources": json.RawMessage(`{"subscribe":true}`)}
+	tests := []struct {
+		name            string
+		tg              *Target
+		f               rules.Feature
+		present, usable bool
+	}{
+		{"declared capability", &Target{Capabilities: caps}, rules.FeatureTools, true, true},
+		{"undeclared capability", &Target{Capabilities: caps}, rules.FeaturePrompts, false, false},
+		{"dotted capability", &Target{Capabilities: caps}, rules.FeatureSubscribe, true, true},
+		{"tools but none callable", &Target{Capabilities: caps}, rules.FeatureCallableTool, true, false},
+		{"a callable tool", &Target{Capabilities: caps, Callable: []string{"x"}}, rules.FeatureCallableTool, true, true},
+		{"no pagination seen", &Target{}, rules.FeaturePagination, false, false},
+		{"pagination seen", &Target{Paginated: true}, rules.FeaturePagination, true, true},
+		{"file resource", &Target{Resources: []string{"FILE:///etc/x"}}, rules.FeatureFileResources, true, true},
+		{"no file resource", &Target{Resources: []string{"test://a"}}, rules.FeatureFileResources, false, false},
+		{"legacy served", &Target{legacyVer: "2025-11-25"}, rules.FeatureLegacyClients, true, true},
+		{"second principal", &Target{}, rules.FeatureTwoPrincipals, true, false},
+	}
+	for _, tc := range tests {
+		p, u, why := tc.tg.Feature(tc.f)
+		if p != tc.present || u != tc.usable {
+			t.Errorf("%s: present %v usable %v (%s), want %v %v", tc.name, p, u, why, tc.present, tc.usable)
+		}
+		if (!p || !u) && why == "" {
+			t.Errorf("%s: no reason given", tc.name)
 		}
 	}
 }
