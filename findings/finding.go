@@ -69,7 +69,8 @@ type Exchange struct {
 	// Status is the upstream's HTTP status, 0 when no response arrived (see Error).
 	Status int `json:"status"`
 	// RequestHeader and ResponseHeader are stored without credential headers; the bodies are
-	// capped (Options.MaxStoredBody) and redacted.
+	// stored decoded (a gzip Content-Encoding inflated), capped (Options.MaxStoredBody) and
+	// redacted.
 	RequestHeader  http.Header `json:"requestHeader,omitempty"`
 	RequestBody    []byte      `json:"requestBody,omitempty"`
 	ResponseHeader http.Header `json:"responseHeader,omitempty"`
