@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -84,4 +85,33 @@ func LoadCA(certFile, keyFile string) (*tls.Certificate, error) {
 		return nil, fmt.Errorf("reading the CA key: %w (create one with `sentinel ca init`)", err)
 	}
 	return ParseCA(c, k)
+}
+
+// maxCachedLeaves bounds the leaf certificates kept for intercepted hosts.
+const maxCachedLeaves = 1024
+
+// leafCache keeps the leaf certificate signed for each intercepted host, so a client that opens
+// many connections does not pay for a signature each time. It satisfies goproxy.CertStorage.
+type leafCache struct {
+	mu sync.Mutex
+	m  map[string]*tls.Certificate
+}
+
+// Fetch returns the cached leaf for host, or generates and keeps one. When full, the cache
+// starts over rather than growing.
+func (c *leafCache) Fetch(host string, gen func() (*tls.Certificate, error)) (*tls.Certificate, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cert, ok := c.m[host]; ok {
+		return cert, nil
+	}
+	cert, err := gen()
+	if err != nil {
+		return nil, fmt.Errorf("signing a leaf certificate for %s: %w", host, err)
+	}
+	if c.m == nil || len(c.m) >= maxCachedLeaves {
+		c.m = make(map[string]*tls.Certificate)
+	}
+	c.m[host] = cert
+	return cert, nil
 }

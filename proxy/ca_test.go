@@ -78,3 +78,17 @@ func TestWithoutACAHTTPSIsTunnelledUntouched(t *testing.T) {
 		t.Fatal("the client saw a certificate other than the upstream's: the tunnel intercepted TLS")
 	}
 }
+
+func TestLeafCacheSignsOncePerHost(t *testing.T) {
+	var c leafCache
+	signed := 0
+	gen := func() (*tls.Certificate, error) { signed++; return &tls.Certificate{}, nil }
+	for _, h := range []string{"a", "a", "b", "a"} {
+		if _, err := c.Fetch(h, gen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if signed != 2 {
+		t.Fatalf("signed %d leaves for hosts a and b, want 2", signed)
+	}
+}

@@ -97,6 +97,7 @@ func New(opts *Options) (*Proxy, error) {
 		return r, nil
 	})
 	if opts.CA != nil {
+		gp.CertStore = &leafCache{}
 		action := &goproxy.ConnectAction{Action: goproxy.ConnectMitm, TLSConfig: goproxy.TLSConfigFromCA(opts.CA)}
 		gp.OnRequest().HandleConnectFunc(func(host string, _ *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
 			return action, host
