@@ -84,13 +84,13 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		return nil, fmt.Errorf("creating HTTP handler: allowed origins: %w", err)
 	}
 	server := o.Server
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+	sdk := decodeParamHeaders(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		JSONResponse:                 true,
 		Logger:                       log,
 		MaxRequestBodyBytes:          DefaultMaxBodyBytes,
 		PropagateRequestCancellation: true,
-	})
+	}))
 	mux := http.NewServeMux()
 	var authed http.Handler
 	if o.Fixed != nil {

@@ -164,7 +164,9 @@ func (s *Stateful) askOnTimeout(ctx context.Context, req *mcp.CallToolRequest, b
 	if req.Params.RequestState == "" {
 		caps := req.ClientCapabilities()
 		if caps == nil || caps.Elicitation == nil {
-			data, _ := json.Marshal(mcp.MissingRequiredClientCapabilityData{RequiredCapabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}})
+			// Written by hand: the SDK's ClientCapabilities always marshals "roots", which this
+			// request does not need.
+			data := json.RawMessage(`{"requiredCapabilities":{"elicitation":{}}}`)
 			return "", "", nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities,
 				Message: "onTimeout was not given and this request did not declare the elicitation capability to ask for it: pass onTimeout, or declare elicitation", Data: data}
 		}
@@ -220,10 +222,9 @@ func (s *Stateful) inputRequired(b seal.Binding, f policyFlow) (*mcp.CallToolRes
 				"type":        "string",
 				"title":       "When the judge model does not answer in time",
 				"description": "fail_open: allow the response (availability first; an injection may pass). fail_closed: block the response (safety first; a slow judge blocks legitimate traffic).",
-				"oneOf": []map[string]string{
-					{"const": string(eval.FailOpen), "title": "fail_open — allow the response when the judge times out"},
-					{"const": string(eval.FailClosed), "title": "fail_closed — block the response when the judge times out"},
-				},
+				// A plain enum (the untitled single-select form) is what every elicitation client
+				// renders; the description says what each value means.
+				"enum": []string{string(eval.FailOpen), string(eval.FailClosed)},
 			},
 		},
 	}

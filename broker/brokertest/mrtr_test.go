@@ -32,7 +32,7 @@ func TestSetMetricPolicyWithoutElicitationAnswersMissingCapability(t *testing.T)
 		var data struct {
 			RequiredCapabilities map[string]any `json:"requiredCapabilities"`
 		}
-		if err := json.Unmarshal(r.Error.Data, &data); err != nil || data.RequiredCapabilities["elicitation"] == nil {
+		if err := json.Unmarshal(r.Error.Data, &data); err != nil || data.RequiredCapabilities["elicitation"] == nil || len(data.RequiredCapabilities) != 1 {
 			t.Fatalf("error data = %s, want requiredCapabilities.elicitation", r.Error.Data)
 		}
 		if rev := policyRevision(t, st, "acme", eval.MetricGroundedness); rev != 0 {

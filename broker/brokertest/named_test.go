@@ -90,7 +90,7 @@ func TestInboundTokenNeverForwarded(t *testing.T) {
 		st := openStore(t, b)
 		e := startBroker(t, st, envOptions{scorer: scorer})
 		tok := e.token(t, nil)
-		r := e.mustCall(t, tok, eval.MetricInjection, map[string]any{"response": "The weather is fine today.", "response_format": "detailed"}, callParams{})
+		r := e.mustCall(t, tok, eval.MetricInjection, map[string]any{"response": judgeBait, "response_format": "detailed"}, callParams{})
 		if r.Status != http.StatusOK || r.isError() {
 			t.Fatalf("flag_injection: status %d, %v", r.Status, r.Result)
 		}
