@@ -3,6 +3,10 @@
 // ends. Stores that must pass the same contract on SQLite and PostgreSQL (the findings store, the
 // broker's store) use it so the PostgreSQL half never silently skips.
 //
+//	c := pgtest.Start(t)     // one cluster, stopped by t.Cleanup
+//	dsn := c.NewDatabase(t)  // an empty database of its own, for one test
+//	db, err := sql.Open("pgx", dsn)
+//
 // Binaries come from $SENTINEL_PG_BIN, else the newest /usr/lib/postgresql/*/bin. When they are
 // missing the test fails (never skips) and says to run `make test`, which installs them.
 //
@@ -18,6 +22,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -59,6 +64,8 @@ type Cluster struct {
 	binDir  string
 	asUser  bool
 	stopped bool
+	mu      sync.Mutex
+	dbs     int
 }
 
 // Start initialises and starts a cluster and registers its stop with t.Cleanup. It fails the test
@@ -108,6 +115,22 @@ func start(ctx context.Context) (*Cluster, error) {
 	}
 	c.DSN = fmt.Sprintf("host=%s user=postgres dbname=postgres sslmode=disable", dir)
 	return c, nil
+}
+
+// NewDatabase creates an empty database in the cluster and returns its DSN, so tests sharing one
+// cluster (one start per package instead of one per test) stay isolated from each other.
+func (c *Cluster) NewDatabase(t testing.TB) string {
+	t.Helper()
+	c.mu.Lock()
+	c.dbs++
+	name := fmt.Sprintf("test_%d", c.dbs)
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	defer cancel()
+	if out, err := c.run(ctx, "createdb", "-h", c.Dir, "-U", "postgres", name); err != nil {
+		t.Fatalf("pgtest: creating database %s: %v\n%s", name, err, out)
+	}
+	return fmt.Sprintf("host=%s user=postgres dbname=%s sslmode=disable", c.Dir, name)
 }
 
 // Stop shuts the server down (fast mode) and removes its folder. A second call does nothing.

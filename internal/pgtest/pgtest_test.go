@@ -3,6 +3,7 @@ package pgtest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +17,14 @@ func TestStartServesSocketAndStopRemovesFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(c.Dir); !os.IsNotExist(err) {
 		t.Fatalf("folder %s still there after Stop (err %v)", c.Dir, err)
+	}
+}
+
+func TestNewDatabaseGivesEachTestItsOwnDatabase(t *testing.T) {
+	c := Start(t)
+	a, b := c.NewDatabase(t), c.NewDatabase(t)
+	if a == b || !strings.Contains(a, "dbname=test_") {
+		t.Fatalf("NewDatabase twice = %q and %q, want two distinct test databases", a, b)
 	}
 }
 
