@@ -51,8 +51,9 @@ func callWith(ctx context.Context, t *Target, label, tool string, args, caps map
 	return t.Call(ctx, "tools/call", params, wire.WithLabel(label))
 }
 
-// findInterim returns the first callable tool that answers input_required, trying t.MRTRTool
-// first, each with every capability declared.
+// findInterim returns a callable tool that answers input_required, trying t.MRTRTool first,
+// each with every capability declared. It prefers a tool whose interim result carries both
+// requestState and inputRequests, since that exercises the most rules.
 func findInterim(ctx context.Context, t *Target) (*interim, bool) {
 	defs := callableDefs(t)
 	for i, d := range defs {
@@ -60,8 +61,10 @@ func findInterim(ctx context.Context, t *Target) (*interim, bool) {
 			defs[0], defs[i] = defs[i], defs[0]
 		}
 	}
+	var best *interim
+	bestScore := -1
 	for n, d := range defs {
-		if n >= 8 {
+		if n >= 8 || bestScore == 3 {
 			break
 		}
 		args := sampleArguments(d.InputSchema)
@@ -73,9 +76,18 @@ func findInterim(ctx context.Context, t *Target) (*interim, bool) {
 		it := &interim{tool: d, args: args, firstExchange: ex}
 		_ = json.Unmarshal(r["inputRequests"], &it.requests)
 		it.hasState = json.Unmarshal(r["requestState"], &it.state) == nil && r["requestState"] != nil
-		return it, true
+		score := 0
+		if it.hasState {
+			score += 2
+		}
+		if len(it.requests) > 0 {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore = it, score
+		}
 	}
-	return nil, false
+	return best, best != nil
 }
 
 // responsesFor fulfils input requests: an accepted elicitation with sample content (or a
