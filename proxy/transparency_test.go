@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,11 +21,12 @@ import (
 
 const tenMB = 10 << 20
 
-var bigBody = func() []byte {
+// bigBody is built on first use, so it does not weigh on the heap that make measure reports.
+var bigBody = sync.OnceValue(func() []byte {
 	b := make([]byte, tenMB)
 	_, _ = rand.Read(b)
 	return b
-}()
+})
 
 // upstreamMux serves every response shape the transparency tests compare.
 func upstreamMux() *http.ServeMux {
@@ -39,7 +41,7 @@ func upstreamMux() *http.ServeMux {
 	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
-		_, _ = w.Write(bigBody)
+		_, _ = w.Write(bigBody())
 	})
 	mux.HandleFunc("/binary", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
