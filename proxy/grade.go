@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -246,6 +247,11 @@ func (p *pipeline) runGraders(ex *wire.Exchange, target string) (out []rules.Out
 			p.metrics.panics.Add(1)
 			continue
 		}
+		for _, o := range os {
+			if recoveredPanic(o) {
+				p.metrics.panics.Add(1)
+			}
+		}
 		out = append(out, os...)
 	}
 	return out, panicked
@@ -258,6 +264,14 @@ func safeGrade(g Grader, ex *wire.Exchange, h *passive.History) (out []rules.Out
 		}
 	}()
 	return g.Grade(ex, h), true
+}
+
+// recoveredPanic reports whether an outcome is passive.Run's report of a check that panicked
+// (it recovers each check itself and says so in an indeterminate outcome), so /metrics counts
+// those panics too.
+func recoveredPanic(o rules.Outcome) bool {
+	return o.Status == rules.Indeterminate && strings.HasPrefix(o.Why, "passive check ") &&
+		strings.Contains(o.Why, " panicked: ")
 }
 
 // exchangeSummary is what the live stream carries for an exchange: no bodies or headers.

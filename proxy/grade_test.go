@@ -227,3 +227,18 @@ func TestTapLeavesAnUpgradedConnectionUnwrapped(t *testing.T) {
 		t.Fatal("the handshake was not delivered")
 	}
 }
+
+func TestPanicsRecoveredInsidePassiveRunAreCounted(t *testing.T) {
+	// passive.Run recovers a check's panic itself and reports it as this outcome.
+	reported := GraderFunc(func(*wire.Exchange, *passive.History) []rules.Outcome {
+		return []rules.Outcome{rules.Undecided(rules.IDOf("jsonrpc-envelope"), `passive check "x" panicked: boom`),
+			rules.Undecided(rules.IDOf("jsonrpc-envelope"), "the check could not see the body")}
+	})
+	r := newRig(t, jsonUpstream(`{}`), Options{Graders: []Grader{reported}})
+	post(t, r.front.URL+"/mcp", `{}`)
+	waitFor(t, "one panic counted", func() bool { return r.proxy.metrics.panics.Load() == 1 })
+	waitFor(t, "the exchange graded", func() bool { return len(r.exchanges(t)) == 1 })
+	if n := r.proxy.metrics.panics.Load(); n != 1 {
+		t.Fatalf("panics counted = %d, want 1 (the ordinary indeterminate is not a panic)", n)
+	}
+}
