@@ -144,7 +144,7 @@ func payloadMapper(p Payload, sub *Normalized, parent func(s, e int) (int, int),
 	return func(s, e int) (int, int) {
 		ds, de := sub.OriginalSpan(s, e) // offsets in p.Decoded
 		ds, de = clamp(ds, 0, len(p.offsets)-1), clamp(de, 0, len(p.offsets)-1)
-		return p.offsets[ds], max(p.offsets[de], p.offsets[ds]+1)
+		return int(p.offsets[ds]), int(max(p.offsets[de], p.offsets[ds]+1))
 	}
 }
 

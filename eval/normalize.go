@@ -41,7 +41,7 @@ type Payload struct {
 	Decoded  string `json:"decoded"`
 	// offsets maps each byte of Decoded to an original offset when decoding preserves positions
 	// (rot13, tag characters); nil means every match maps to the whole span.
-	offsets []int
+	offsets []int32
 	// keep, when set, limits matches in Decoded to those overlapping these original spans (a
 	// whole-text rewrite such as rejoined spaced letters must not re-report ordinary matches).
 	keep [][2]int
@@ -67,10 +67,10 @@ type Normalized struct {
 	Comments []Extract `json:"comments,omitempty"`
 	Links    []Extract `json:"links,omitempty"`
 
-	offsets []int // len(Text)+1 original byte offsets
+	offsets []int32 // len(Text)+1 original byte offsets (int32: input is capped at MaxNormalizeBytes)
 	cased   string
-	casedAt []int // cased text (NFKC, invisibles stripped, case kept) and its offsets, for decoders
-	depth   int   // how many decodings deep this text is
+	casedAt []int32 // cased text (NFKC, invisibles stripped, case kept) and its offsets, for decoders
+	depth   int     // how many decodings deep this text is
 }
 
 // OriginalSpan maps a byte span of n.Text back to a span of n.Original. Out-of-range input is
@@ -81,7 +81,7 @@ func (n *Normalized) OriginalSpan(start, end int) (int, int) {
 	}
 	start = clamp(start, 0, len(n.Text))
 	end = clamp(end, start, len(n.Text))
-	os, oe := n.offsets[start], n.offsets[end]
+	os, oe := int(n.offsets[start]), int(n.offsets[end])
 	if end > start && oe <= os {
 		oe = os + 1
 	}
@@ -135,7 +135,7 @@ func normalize(text string, depth int) Normalized {
 // foldedRune is one rune after NFKC and stripping, with where it came from.
 type foldedRune struct {
 	r   rune
-	off int
+	off int32
 }
 
 // foldRunes applies NFKC segment by segment (keeping offsets), strips invisible characters and
@@ -143,14 +143,14 @@ type foldedRune struct {
 func (n *Normalized) foldRunes(src string) []foldedRune {
 	out := make([]foldedRune, 0, len(src))
 	var tags []byte
-	var tagOffs []int
+	var tagOffs []int32
 	tagStart := -1
 	var seg []byte
 	for start := 0; start < len(src); {
 		// Fast path: an ASCII byte not followed by a possible combining mark is its own
 		// NFKC segment and normalises to itself.
 		if c := src[start]; c < utf8.RuneSelf && (start+1 == len(src) || src[start+1] < utf8.RuneSelf) {
-			out = append(out, foldedRune{r: rune(c), off: start})
+			out = append(out, foldedRune{r: rune(c), off: int32(start)})
 			start++
 			continue
 		}
@@ -173,7 +173,7 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 				}
 				if c := r - 0xE0000; c >= 0x20 && c < 0x7F {
 					tags = append(tags, byte(c))
-					tagOffs = append(tagOffs, start)
+					tagOffs = append(tagOffs, int32(start))
 				}
 				continue
 			case kind == SignalZeroWidth && r == 0x200D && (len(out) == 0 || !unicode.IsLetter(out[len(out)-1].r)):
@@ -185,13 +185,13 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 			if changed && orig != "" && orig[0] >= utf8.RuneSelf && r < utf8.RuneSelf && unicode.IsLetter(r) {
 				n.addSignal(SignalCompatibility, start)
 			}
-			out = append(out, foldedRune{r: r, off: start})
+			out = append(out, foldedRune{r: r, off: int32(start)})
 		}
 		start = end
 	}
 	if len(tags) > 0 {
 		tagOffs = append(tagOffs, tagOffs[len(tagOffs)-1]+4)
-		n.Payloads = append(n.Payloads, Payload{Encoding: "tag", Start: tagStart, End: tagOffs[len(tagOffs)-1],
+		n.Payloads = append(n.Payloads, Payload{Encoding: "tag", Start: tagStart, End: int(tagOffs[len(tagOffs)-1]),
 			Decoded: strings.ToLower(string(tags)), offsets: tagOffs})
 	}
 	return out
@@ -238,7 +238,7 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 			}
 		}
 		if conf > 0 && (latin > 0 || other == 0) {
-			n.addSignal(SignalConfusable, runes[i].off)
+			n.addSignal(SignalConfusable, int(runes[i].off))
 			for k := i; k < j; k++ {
 				if f, ok := confusables[unicode.ToLower(runes[k].r)]; ok {
 					runes[k].r = f
@@ -261,9 +261,9 @@ func isWordRune(r rune) bool {
 func (n *Normalized) buildText(runes []foldedRune) {
 	b := make([]byte, 0, len(runes)+8)
 	c := make([]byte, 0, len(runes)+8)
-	offs := make([]int, 0, len(runes)+1)
-	cOffs := make([]int, 0, len(runes)+1)
-	pendingSpace, pendingNL, spaceOff := false, false, 0
+	offs := make([]int32, 0, len(runes)+1)
+	cOffs := make([]int32, 0, len(runes)+1)
+	pendingSpace, pendingNL, spaceOff := false, false, int32(0)
 	for _, fr := range runes {
 		r := fr.r
 		if r < utf8.RuneSelf {
@@ -312,9 +312,9 @@ func (n *Normalized) buildText(runes []foldedRune) {
 		end = MaxNormalizeBytes
 	}
 	n.Text = string(b)
-	n.offsets = append(offs, end)
+	n.offsets = append(offs, int32(end))
 	n.cased = string(c)
-	n.casedAt = append(cOffs, end)
+	n.casedAt = append(cOffs, int32(end))
 }
 
 // addSignal records one occurrence of a signal kind.

@@ -68,7 +68,7 @@ func (n *Normalized) scanSpacedLetters() {
 		return
 	}
 	b := make([]byte, 0, len(t))
-	offs := make([]int, 0, len(t)+1)
+	offs := make([]int32, 0, len(t)+1)
 	r := 0
 	for i := 0; i < len(t); i++ {
 		for r < len(runs) && i >= runs[r][1] {
@@ -83,7 +83,7 @@ func (n *Normalized) scanSpacedLetters() {
 	offs = append(offs, n.casedAt[len(t)])
 	keep := make([][2]int, len(runs))
 	for i, run := range runs {
-		keep[i] = [2]int{n.casedAt[run[0]], n.casedAt[run[1]]}
+		keep[i] = [2]int{int(n.casedAt[run[0]]), int(n.casedAt[run[1]])}
 	}
 	n.addSignal(SignalEncoded, keep[0][0])
 	n.Payloads = append(n.Payloads, Payload{Encoding: "spaced", Start: keep[0][0], End: keep[len(keep)-1][1],
@@ -127,7 +127,7 @@ func (n *Normalized) addPayload(enc string, casedStart, casedEnd int, decoded st
 	if len(decoded) > maxPayloadBytes {
 		decoded = decoded[:maxPayloadBytes]
 	}
-	start, end := n.casedAt[casedStart], n.casedAt[casedEnd]
+	start, end := int(n.casedAt[casedStart]), int(n.casedAt[casedEnd])
 	n.addSignal(SignalEncoded, start)
 	n.Payloads = append(n.Payloads, Payload{Encoding: enc, Start: start, End: end, Decoded: decoded})
 }
@@ -216,7 +216,7 @@ func (n *Normalized) scanROT13() {
 		return
 	}
 	n.addSignal(SignalEncoded, 0)
-	n.Payloads = append(n.Payloads, Payload{Encoding: "rot13", Start: n.offsets[0], End: n.offsets[len(n.Text)],
+	n.Payloads = append(n.Payloads, Payload{Encoding: "rot13", Start: int(n.offsets[0]), End: int(n.offsets[len(n.Text)]),
 		Decoded: rot, offsets: n.offsets})
 }
 
