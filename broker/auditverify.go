@@ -19,11 +19,11 @@ func VerifyAudit(ctx context.Context, st store.Audit, w io.Writer) error {
 	var b *audit.Break
 	switch {
 	case errors.As(err, &b):
-		fmt.Fprintf(w, "audit chain BROKEN at entry %d: %s (%d entries before it verify)\n", b.Seq, b.Reason, n)
+		_, _ = fmt.Fprintf(w, "audit chain BROKEN at entry %d: %s (%d entries before it verify)\n", b.Seq, b.Reason, n)
 		return b
 	case err != nil:
 		return fmt.Errorf("verifying the audit chain: %w", err)
 	}
-	fmt.Fprintf(w, "audit chain intact: %d entries, head %s\n", n, head)
+	_, _ = fmt.Fprintf(w, "audit chain intact: %d entries, head %s\n", n, head)
 	return nil
 }

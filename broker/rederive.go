@@ -36,14 +36,14 @@ type RederiveReport struct {
 
 // Write prints the report for an operator.
 func (r RederiveReport) Write(w io.Writer) {
-	fmt.Fprintf(w, "evaluation %s (%s), pinned metric %s, judge %s\n", r.EvaluationID, r.Tool, r.MetricVersion, r.JudgeModel)
+	_, _ = fmt.Fprintf(w, "evaluation %s (%s), pinned metric %s, judge %s\n", r.EvaluationID, r.Tool, r.MetricVersion, r.JudgeModel)
 	if r.Match {
-		fmt.Fprintln(w, "rederived: MATCH")
+		_, _ = fmt.Fprintln(w, "rederived: MATCH")
 		return
 	}
-	fmt.Fprintln(w, "rederived: MISMATCH")
+	_, _ = fmt.Fprintln(w, "rederived: MISMATCH")
 	for _, d := range r.Differences {
-		fmt.Fprintln(w, "  - "+d)
+		_, _ = fmt.Fprintln(w, "  - "+d)
 	}
 }
 

@@ -67,7 +67,7 @@ func TestNoteCarriesValuesAndIsSafeWhenAbsent(t *testing.T) {
 	if d, o := n.Values(); d != "judge" || o != "replayed" {
 		t.Fatalf("Values() = %q, %q", d, o)
 	}
-	var none *Note = NoteFrom(t.Context())
+	none := NoteFrom(t.Context())
 	none.SetDecidedBy("x")
 	if d, o := none.Values(); d != "" || o != "" {
 		t.Fatalf("nil note Values() = %q, %q", d, o)

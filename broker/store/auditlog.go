@@ -18,7 +18,7 @@ func (s *sqlStore) Append(ctx context.Context, e audit.Entry) (audit.Record, err
 	if err != nil {
 		return audit.Record{}, fmt.Errorf("appending to the audit log: %w", err)
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }()
 	if s.dialect == DialectPostgres {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, auditLockKey); err != nil {
 			return audit.Record{}, fmt.Errorf("appending to the audit log: taking the append lock: %w", err)
@@ -58,7 +58,7 @@ func (s *sqlStore) Walk(ctx context.Context, fn func(audit.Record) error) error 
 	if err != nil {
 		return fmt.Errorf("reading the audit log: %w", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	for rows.Next() {
 		var (
 			r  audit.Record

@@ -21,7 +21,7 @@ func (s *sqlStore) Once(ctx context.Context, key, tenant, tool string, fn Effect
 	if err != nil {
 		return nil, false, fmt.Errorf("starting the %s effect: %w", tool, err)
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }()
 	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO effects (idempotency_key, tenant, tool, created_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`), key, tenant, tool, micros(time.Now()))
 	if err != nil {

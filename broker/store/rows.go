@@ -103,7 +103,7 @@ func (s *sqlStore) Policies(ctx context.Context, tenant string) ([]PolicyRow, er
 	if err != nil {
 		return nil, fmt.Errorf("reading the policies of tenant %q: %w", tenant, err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var out []PolicyRow
 	for rows.Next() {
 		var (

@@ -75,7 +75,7 @@ func (s *sqlStore) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrating the %s store: %w", s.dialect, err)
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }()
 	if s.dialect == DialectPostgres {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLockKey); err != nil {
 			return fmt.Errorf("migrating: taking the migration lock: %w", err)

@@ -97,7 +97,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	log.Info("store ready", slog.String("dialect", st.Dialect()))
 	o := broker.RunOptions{Config: cfg, Dev: f.dev, NoAuth: f.noAuth, Scorer: scorer, Version: cli.VersionString(), Logger: log, Stdout: cmd.OutOrStdout(),
 		Store: st, StateKeys: keys, JudgeModel: judgeModel(scorer)}

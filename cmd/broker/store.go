@@ -108,12 +108,12 @@ the broker's role (broker_app) may append to but never alter the audit log.`,
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer func() { _ = st.Close() }()
 			v, err := store.Version(cmd.Context(), st)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s store at schema version %d\n", st.Dialect(), v)
+			_, _ = fmt.Fprintf(cmd.OutOrStdout(), "%s store at schema version %d\n", st.Dialect(), v)
 			return nil
 		},
 	}
@@ -136,7 +136,7 @@ not; exit 2 when the store cannot be read.`,
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer func() { _ = st.Close() }()
 			err = broker.VerifyAudit(cmd.Context(), st, cmd.OutOrStdout())
 			var b *audit.Break
 			if errors.As(err, &b) {
@@ -168,7 +168,7 @@ payload not archived, store unreachable). The judge is chosen as for serve.`,
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer func() { _ = st.Close() }()
 			scorer, err := newScorer(judge, slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 			if err != nil {
 				return err
