@@ -109,7 +109,7 @@ func noCredentials(t *testing.T, s Store) {
 	ctx := t.Context()
 	h := http.Header{"Authorization": {"Bearer SECRET-A"}, "Cookie": {"sid=SECRET-B"},
 		"X-Api-Key": {"SECRET-C"}, "Content-Type": {"application/json"}}
-	ex := Exchange{ID: "cred-1", Target: "http://cred", Start: t0, HTTPMethod: "POST", URL: "http://cred/mcp",
+	ex := Exchange{ID: "cred-1", Target: "http://cred", Start: t0, HTTPMethod: "POST", URL: "http://u:SECRET-I@cred/mcp?access_token=SECRET-H",
 		RequestHeader: h, ResponseHeader: http.Header{"Set-Cookie": {"sid=SECRET-D"}},
 		RequestBody:  []byte(`{"params":{"access_token":"SECRET-E","ssn":"SECRET-F","keep":"visible"}}`),
 		ResponseBody: []byte("event: message\ndata: {\"refresh_token\":\"SECRET-G\"}\n\n"), Graded: "graded"}
@@ -123,7 +123,7 @@ func noCredentials(t *testing.T, s Store) {
 	if err != nil || len(got) != 1 {
 		t.Fatalf("Exchanges = %d rows, %v; want 1", len(got), err)
 	}
-	dump := strings.Join([]string{string(got[0].RequestBody), string(got[0].ResponseBody),
+	dump := strings.Join([]string{got[0].URL, string(got[0].RequestBody), string(got[0].ResponseBody),
 		strings.Join(flatten(got[0].RequestHeader), " "), strings.Join(flatten(got[0].ResponseHeader), " ")}, "\n")
 	if strings.Contains(dump, "SECRET") {
 		t.Fatalf("stored exchange still holds a credential:\n%s", dump)

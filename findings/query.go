@@ -187,7 +187,7 @@ func (s *sqlStore) recordExchange(ctx context.Context, db execer, ex Exchange) e
 		truncated = 1
 	}
 	_, err = db.ExecContext(ctx, s.d.bind(insertExchange), ex.ID, ex.Target, ex.Start.UnixMicro(),
-		int64(ex.Duration), ex.HTTPMethod, ex.URL, ex.RPCMethod, ex.Key, ex.Status, string(reqHdr),
+		int64(ex.Duration), ex.HTTPMethod, s.redact.URL(ex.URL), ex.RPCMethod, ex.Key, ex.Status, string(reqHdr),
 		reqBody, string(respHdr), respBody, truncated, ex.Graded, ex.Error, ex.Findings)
 	if err != nil {
 		return fmt.Errorf("recording exchange %s: %w", ex.ID, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -169,4 +170,30 @@ func (r *Redactor) mayHold(body []byte) bool {
 		}
 	}
 	return false
+}
+
+// URL returns raw with credentials removed: userinfo dropped and the values of query
+// parameters named like a redacted key (?access_token=...) replaced. A URL that does not parse
+// is kept only up to its query.
+func (r *Redactor) URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		base, _, _ := strings.Cut(raw, "?")
+		return base
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		q := u.Query()
+		changed := false
+		for k := range q {
+			if r.keys[strings.ToLower(k)] {
+				q[k] = []string{Redacted}
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
+	}
+	return u.String()
 }

@@ -54,3 +54,19 @@ func FuzzRedactorPayload(f *testing.F) {
 		}
 	})
 }
+
+func TestRedactorURL(t *testing.T) {
+	r := NewRedactor([]string{"sig"})
+	tests := []struct{ in, want string }{
+		{"http://h/mcp", "http://h/mcp"},
+		{"http://user:pw@h/mcp?x=1", "http://h/mcp?x=1"},
+		{"http://h/mcp?access_token=abc&x=1", "http://h/mcp?access_token=%5Bredacted%5D&x=1"},
+		{"http://h/mcp?SIG=abc", "http://h/mcp?SIG=%5Bredacted%5D"},
+		{"http://h/%zz?token=abc", "http://h/%zz"},
+	}
+	for _, tt := range tests {
+		if got := r.URL(tt.in); got != tt.want {
+			t.Errorf("URL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
