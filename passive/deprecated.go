@@ -235,7 +235,9 @@ func checkDeprecated(v *view, _ *History) []rules.Outcome {
 			out = append(out, pass("explicit-state-ids", "no session id or cookie on the reply"))
 		}
 	}
-	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/")
+	// GET and DELETE are judged only when the client claims this revision by header: a dual-era
+	// server may serve a legacy client's GET stream or session DELETE.
+	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/") || headerValue(v.ex.Request.Header, headerProtocolVersion) < rules.Revision
 	if (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) && v.ex.Response != nil && !authStatus(v.status) && v.status != 405 && !wellKnown {
 		out = append(out, fail("get-delete-405", "%s on the endpoint got HTTP %d, not 405", v.ex.Request.Method, v.status))
 	} else if v.status == 405 && !wellKnown && (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) {
