@@ -156,6 +156,9 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 		_ = lnProxy.Close()
 		return fmt.Errorf("listening on %s: %w (choose another --admin)", c.admin, err)
 	}
+	if ip := lnAdmin.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+		log.Warn("the admin API listens beyond this machine and has no authentication: anyone who reaches it can read stored exchanges", "admin", lnAdmin.Addr().String())
+	}
 	proxySrv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	adminSrv := &http.Server{Handler: p.Admin(proxy.AdminOptions{Prober: newProber(), ProxyURL: "http://" + lnProxy.Addr().String()}),
 		ReadHeaderTimeout: 30 * time.Second}
