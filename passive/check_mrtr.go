@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 )
@@ -197,8 +198,9 @@ func checkMRTRCapabilities(v *view, _ *History) []rules.Outcome {
 }
 
 // checkRequestState records the requestState values the server issues and judges what the
-// server does with one the client altered. An altered state is the client's doing; serving it
-// as if it were genuine is the server's failure.
+// server does with one the client altered (a near copy of an issued state: a few bytes changed,
+// added or cut). An altered state is the client's doing; serving it as if it were genuine is the
+// server's failure. A state unlike any issued one says nothing: it may come from elsewhere.
 //
 //	"If requestState influences authorization, resource access, or business logic, servers MUST
 //	integrity-protect it ... and MUST reject state that fails verification."
@@ -219,14 +221,17 @@ func checkRequestState(v *view, h *History) []rules.Outcome {
 	if _, issued := h.RequestStates[sent]; issued {
 		return nil
 	}
-	issuedForMethod := false
-	for _, m := range h.RequestStates {
-		if m == v.method() {
-			issuedForMethod = true
+	altered := ""
+	for issued, m := range h.RequestStates {
+		if m == v.method() && nearVariant(sent, issued) {
+			altered = issued
+			break
 		}
 	}
-	if !issuedForMethod {
-		return nil // the state may predate what this history saw
+	if altered == "" {
+		// A state unlike any issued one may come from a replica or a time this history did not
+		// see; only a near copy of an issued state is evidence of tampering.
+		return nil
 	}
 	if _, isErr := v.errorCode(); isErr {
 		return []rules.Outcome{pass("request-state-integrity", "the client sent a requestState the server never issued (client fault); the server rejected it with an error")}
@@ -235,4 +240,26 @@ func checkRequestState(v *view, h *History) []rules.Outcome {
 		return []rules.Outcome{fail("request-state-integrity", "the client sent a requestState the server never issued for %s (client fault); the server accepted it and answered complete", v.methodLabel())}
 	}
 	return nil
+}
+
+// nearVariant reports whether sent looks like issued altered by hand: the same length with at
+// most a few bytes changed, or one extending or cutting the other by a few bytes.
+func nearVariant(sent, issued string) bool {
+	if sent == issued || len(issued) < 8 {
+		return false
+	}
+	if len(sent) == len(issued) {
+		diff := 0
+		for i := 0; i < len(sent); i++ {
+			if sent[i] != issued[i] {
+				diff++
+			}
+		}
+		return diff <= 4
+	}
+	short, long := sent, issued
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	return len(long)-len(short) <= 4 && strings.HasPrefix(long, short)
 }
