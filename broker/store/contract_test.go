@@ -36,7 +36,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	})
 }
 
-func openStore(t *testing.T, b backend) *sqlStore {
+func openStore(t testing.TB, b backend) *sqlStore {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
