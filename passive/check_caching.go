@@ -70,16 +70,20 @@ func checkCacheHints(v *view, h *History) []rules.Outcome {
 	}
 	if listMethods[method] && isStr && h != nil {
 		h.init()
-		if _, paged := v.reqParams["cursor"]; !paged {
-			if len(h.CacheScopes) < maxHistoryEntries {
-				h.CacheScopes[method] = scope
+		// A page is compared with the page whose nextCursor the client followed: keyed by the
+		// cursor, the lineage holds even when many clients (with private and public lists) share
+		// one History.
+		if cursor, paged := v.reqParamString("cursor"); paged {
+			if prev, ok := h.CacheScopes[method+"\x00"+cursor]; ok {
+				if prev == scope {
+					out = append(out, pass("cache-scope-same-all-pages", "a later page kept cacheScope "+scope))
+				} else {
+					out = append(out, fail("cache-scope-same-all-pages", "the page of %s that issued cursor %q had cacheScope %q; the page it leads to has %q", method, clip(cursor), prev, clip(scope)))
+				}
 			}
-		} else if first, ok := h.CacheScopes[method]; ok {
-			if first == scope {
-				out = append(out, pass("cache-scope-same-all-pages", "a later page kept cacheScope "+scope))
-			} else {
-				out = append(out, fail("cache-scope-same-all-pages", "the first page of %s had cacheScope %q; a later page has %q", method, first, clip(scope)))
-			}
+		}
+		if next, ok := stringOf(r["nextCursor"]); ok && next != "" && len(h.CacheScopes) < maxHistoryEntries {
+			h.CacheScopes[method+"\x00"+next] = scope
 		}
 	}
 	return out

@@ -8,7 +8,8 @@ import "encoding/json"
 type History struct {
 	// Tools maps a tool name to a digest of its last observed definition.
 	Tools map[string]string
-	// CacheScopes maps a list method to the cacheScope of its first page.
+	// CacheScopes maps a list method and a nextCursor it issued ("method\x00cursor") to the
+	// cacheScope of the page that issued the cursor.
 	CacheScopes map[string]string
 	// RequestStates maps requestState values issued by the server to the method they belong to.
 	RequestStates map[string]string
