@@ -219,6 +219,7 @@ func compileSchema(raw json.RawMessage) error {
 // noLoader refuses every external reference: a passive check never touches the network.
 type noLoader struct{}
 
+// Load refuses url; it satisfies jsonschema.URLLoader.
 func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external reference %s not fetched", url)
 }
