@@ -3,7 +3,9 @@
 // every response it receives; the proxy runs them on live traffic. No I/O, no clock, no state
 // except what History carries between exchanges of one target.
 //
-// passive imports rules and wire only; never broker or fixtures.
+// passive imports rules, wire and eval (the deterministic injection detector) only; never
+// active, proxy, broker or fixtures. Decoding is forgiving and case-sensitive, every loop over
+// peer data is bounded, and a check that panics is recovered by Run.
 package passive
 
 import (
