@@ -19,6 +19,6 @@ Exit codes: 0 clean shutdown (or a check passed), 1 a check failed (audit verify
 rederive), 2 could not run (bad flags or config, port in use, store unreachable).`,
 	}
 	root.AddCommand(cli.VersionCommand("broker"), newServeCmd(), newTokenCmd(), newManifestCmd(),
-		newMigrateCmd(), newAuditCmd(), newRederiveCmd())
+		newMigrateCmd(), newAuditCmd(), newRederiveCmd(), newRevokeCmd())
 	return root
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-sentinel/sentinel/broker"
 	"github.com/mcp-sentinel/sentinel/broker/audit"
+	"github.com/mcp-sentinel/sentinel/broker/handle"
 	"github.com/mcp-sentinel/sentinel/broker/seal"
 	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
@@ -188,5 +189,36 @@ payload not archived, store unreachable). The judge is chosen as for serve.`,
 	cmd.Flags().StringVar(&tenant, "tenant", "", "the tenant the handle was issued to")
 	cmd.Flags().StringVar(&subject, "subject", "", "the subject the handle was issued to")
 	cmd.Flags().StringVar(&judge, "judge", "", "judge model (overrides the environment), as for serve")
+	return cmd
+}
+
+func newRevokeCmd() *cobra.Command {
+	var dsn, tenant, subject string
+	cmd := &cobra.Command{
+		Use:   "revoke --tenant T --subject S [--db DSN] HANDLE",
+		Short: "Revoke a handle so get_evaluation refuses it",
+		Long: `Revoke HANDLE for the principal it was issued to (--tenant, --subject). A revoked
+handle is refused exactly like an unknown one. Exit 0 when revoked, 2 when the handle is not
+usable by that principal or the store cannot be reached.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if tenant == "" || subject == "" {
+				return errors.New("--tenant and --subject are required: a handle resolves only for its own principal")
+			}
+			st, err := openDB(cmd.Context(), dsn, false)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = st.Close() }()
+			if err := (&handle.Service{Store: st}).Revoke(cmd.Context(), tenant, subject, args[0]); err != nil {
+				return fmt.Errorf("revoking: %w", err)
+			}
+			_, _ = fmt.Fprintln(cmd.OutOrStdout(), "revoked")
+			return nil
+		},
+	}
+	dbFlag(cmd, &dsn)
+	cmd.Flags().StringVar(&tenant, "tenant", "", "the tenant the handle was issued to")
+	cmd.Flags().StringVar(&subject, "subject", "", "the subject the handle was issued to")
 	return cmd
 }

@@ -83,3 +83,35 @@ func TestRederiveAndMigrateRefuseWhatTheyCannotDo(t *testing.T) {
 		t.Fatalf("audit verify on an unreachable database: exit %d, %s; want 2", code, out)
 	}
 }
+
+func TestRevokeMakesAHandleUnusable(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "b.db")
+	cs := connect(t, &mcp.CommandTransport{Command: exec.Command(binary, "serve", "--stdio", "--dev", "--db", db)})
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	res := call("flag_injection", map[string]any{"response": "hello there"})
+	out, _ := res.StructuredContent.(map[string]any)
+	h, _ := out["handle"].(string)
+	if h == "" {
+		t.Fatalf("no handle in %v", res.StructuredContent)
+	}
+	if r := call("get_evaluation", map[string]any{"handle": h}); r.IsError {
+		t.Fatalf("get_evaluation before revoking: %v", r.Content)
+	}
+	if out, code := runCode(t, "revoke", "--db", db, "--tenant", "dev", "--subject", "someone-else", h); code != 2 {
+		t.Fatalf("revoke by another principal: exit %d, %s; want 2", code, out)
+	}
+	if out, code := runCode(t, "revoke", "--db", db, "--tenant", "dev", "--subject", "developer", h); code != 0 {
+		t.Fatalf("revoke: exit %d, %s", code, out)
+	}
+	if r := call("get_evaluation", map[string]any{"handle": h}); !r.IsError {
+		t.Fatalf("get_evaluation after revoking succeeded: %v", r.StructuredContent)
+	}
+}
