@@ -42,13 +42,18 @@ bench() {
 [ -d e2e ] && fragment scan-accuracy-and-speed ./e2e 'TestMeasureScan'
 [ -d eval ] && fragment eval-dev-corpus ./eval 'TestDevCorpus'
 [ -d proxy ] && fragment proxy-overhead ./proxy 'TestMeasureProxyOverhead'
-[ -d broker ] && fragment broker-throughput ./broker/... 'TestMeasureBroker'
+[ -d broker/brokertest ] && fragment broker-throughput ./broker/brokertest 'TestMeasureBroker'
+[ -d broker/measure ] && fragment broker-manifest ./broker/measure 'TestMeasureBroker'
 
 # Hot-path benchmarks.
 [ -d wire ] && bench "wire parsers" ./wire .
 [ -d passive ] && bench "passive checks" ./passive .
 [ -d report ] && bench "report renderers" ./report .
 [ -d eval ] && bench "eval (deterministic tier)" ./eval .
+[ -d proxy ] && bench "proxy" ./proxy .
+[ -d findings ] && bench "findings store" ./findings .
+[ -d tui ] && bench "tui" ./tui .
+[ -d broker ] && bench "broker" ./broker .
 
 {
 	echo "# Measurements"
