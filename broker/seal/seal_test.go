@@ -145,3 +145,24 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseKeys: parsing never panics, and every key it returns has an id without ':' or ','.
+func FuzzParseKeys(f *testing.F) {
+	f.Add("k1:" + strings.Repeat("ab", 32))
+	f.Add("a:00,b:ff")
+	f.Add(",,:")
+	f.Fuzz(func(t *testing.T, s string) {
+		keys, err := ParseKeys(s)
+		if err != nil {
+			return
+		}
+		if len(keys) == 0 {
+			t.Fatalf("ParseKeys(%q) = no keys and no error", s)
+		}
+		for _, k := range keys {
+			if strings.ContainsAny(k.ID, ":,") {
+				t.Fatalf("ParseKeys(%q) gave id %q", s, k.ID)
+			}
+		}
+	})
+}
