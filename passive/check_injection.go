@@ -31,8 +31,12 @@ const maxInjectionTexts = 256
 //	Servers MUST "sanitize tool outputs". A tool description that carries instructions to the
 //	model is the same failure one step earlier (tool poisoning), reported under the same rule
 //	until the registry has one of its own. A miss proves nothing; a hit names the span.
+//
+// Any result is scanned, whatever its resultType or none (a 2025-style tool result carries no
+// resultType): an injection reaches the model in either era, so the hazard does not wait for a
+// server to migrate.
 func checkInjection(v *view, _ *History) []rules.Outcome {
-	if detectInjection == nil || !v.complete() {
+	if detectInjection == nil || v.result() == nil {
 		return nil
 	}
 	var texts []scanText

@@ -2,6 +2,7 @@ package passive
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -101,6 +102,23 @@ func run(ex *wire.Exchange, h *History, es []entry) []rules.Outcome {
 	return stamp(out, ex)
 }
 
+// panicFormat is the Why of every outcome Run makes from a check that panicked; IsPanic is its
+// only reader, so callers that count such panics (the proxy's /metrics) never match prose.
+const panicFormat = "passive check %q panicked: %v"
+
+// IsPanic reports whether o is Run's report of a check that panicked and was recovered. The proxy
+// counts these in /metrics; testing through this function instead of matching the message means
+// rewording it cannot silently stop the count.
+func IsPanic(o rules.Outcome) bool {
+	if o.Status != rules.Indeterminate || !strings.HasPrefix(o.Why, `passive check "`) {
+		return false
+	}
+	var name string
+	var rest string
+	n, _ := fmt.Sscanf(o.Why, "passive check %q panicked: %s", &name, &rest)
+	return n >= 1 && strings.Contains(o.Why, fmt.Sprintf("%q panicked: ", name))
+}
+
 // safe runs one check, turning a panic into an indeterminate outcome that names the check.
 func safe(e entry, v *view, h *History) (out []rules.Outcome) {
 	defer func() {
@@ -109,7 +127,7 @@ func safe(e entry, v *view, h *History) (out []rules.Outcome) {
 			if len(e.rules) > 0 {
 				id = rules.IDOf(e.rules[0])
 			}
-			out = []rules.Outcome{rules.Undecided(id, fmt.Sprintf("passive check %q panicked: %v", e.name, r))}
+			out = []rules.Outcome{rules.Undecided(id, fmt.Sprintf(panicFormat, e.name, r))}
 		}
 	}()
 	return e.fn(v, h)

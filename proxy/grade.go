@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -270,8 +269,7 @@ func safeGrade(g Grader, ex *wire.Exchange, h *passive.History) (out []rules.Out
 // (it recovers each check itself and says so in an indeterminate outcome), so /metrics counts
 // those panics too.
 func recoveredPanic(o rules.Outcome) bool {
-	return o.Status == rules.Indeterminate && strings.HasPrefix(o.Why, "passive check ") &&
-		strings.Contains(o.Why, " panicked: ")
+	return passive.IsPanic(o)
 }
 
 // exchangeSummary is what the live stream carries for an exchange: no bodies or headers.
