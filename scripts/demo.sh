@@ -57,7 +57,7 @@ step "3. An old-style client talks to the fixture through sentinel proxy"
 start_bg proxy "$STATE/proxy.log" "$BIN/sentinel" proxy --upstream "$FIXTURE" --listen 127.0.0.1:0 \
 	--admin 127.0.0.1:0 --db "$STATE/findings.db"
 PROXY=$(wait_url "$STATE/proxy.log")
-ADMIN=$(sed -n 's/^.*admin API on \(http[^ ]*\).*$/\1/p' "$STATE/proxy.log" | head -n1)
+ADMIN=$(sed -n 's/^.*admin on \(http[^ ]*\).*$/\1/p' "$STATE/proxy.log" | head -n1)
 "$BIN/fixture" client --url "$PROXY" | sed 's/^/  client: /'
 sleep 1 # grading runs off the hot path; give the queue a moment to drain
 curl -fsS "$ADMIN/findings" | jq -r '.[] | "  \(.level)\t\(.ruleId | split("/") | last)\t\(.key)"' | sort -u | head -n 30

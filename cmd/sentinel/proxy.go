@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/active"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/findings"
+	"github.com/mcp-sentinel/sentinel/internal/telemetry"
 	"github.com/mcp-sentinel/sentinel/proxy"
 	"github.com/mcp-sentinel/sentinel/report"
 )
@@ -159,8 +160,18 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 	if ip := lnAdmin.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 		log.Warn("the admin API listens beyond this machine and has no authentication: anyone who reaches it can read stored exchanges", "admin", lnAdmin.Addr().String())
 	}
-	proxySrv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
-	adminSrv := &http.Server{Handler: p.Admin(proxy.AdminOptions{Prober: newProber(), ProxyURL: "http://" + lnProxy.Addr().String()}),
+	stopTracing, tracing, err := telemetry.Setup(ctx, "sentinel-proxy", cli.VersionString(), os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopTracing(context.Background()) }()
+	if tracing {
+		log.Info("exporting traces over OTLP", "endpoint", os.Getenv(telemetry.EnvEndpoint))
+	}
+	// Traffic spans are observe-only: the proxy never adds a header to what it forwards.
+	proxySrv := &http.Server{Handler: telemetry.Observe("proxy", p), ReadHeaderTimeout: 30 * time.Second}
+	adminSrv := &http.Server{Handler: telemetry.Middleware("proxy-admin",
+		p.Admin(proxy.AdminOptions{Prober: newProber(), ProxyURL: "http://" + lnProxy.Addr().String()})),
 		ReadHeaderTimeout: 30 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- proxySrv.Serve(lnProxy) }()

@@ -10,10 +10,12 @@
 package telemetry
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -98,20 +100,45 @@ func (r *statusRecorder) Flush() {
 	}
 }
 
+// Hijack passes connection takeover through (the proxy's CONNECT tunnels need it).
+func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := r.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, fmt.Errorf("telemetry: the underlying %T cannot be hijacked", r.ResponseWriter)
+	}
+	if r.status == 0 {
+		r.status = http.StatusSwitchingProtocols
+	}
+	return h.Hijack()
+}
+
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // Middleware wraps next with a server span per request (named "<HTTP method> <Mcp-Method>", with
-// the MCP method, name and protocol version as attributes, all from headers) and a request ID.
-// Without Setup having exported anything, the global no-op tracer makes the span free.
+// the MCP method, name and protocol version as attributes, all from headers) and a request ID,
+// echoed on the response. Without Setup having exported anything, the global no-op tracer makes the
+// span free.
 func Middleware(component string, next http.Handler) http.Handler {
+	return middleware(component, next, true)
+}
+
+// Observe is Middleware for a component that must not change traffic (the proxy): the span and the
+// request ID exist only on Sentinel's side; no header is added to the response.
+func Observe(component string, next http.Handler) http.Handler {
+	return middleware(component, next, false)
+}
+
+func middleware(component string, next http.Handler, echo bool) http.Handler {
 	tracer := otel.Tracer("github.com/mcp-sentinel/sentinel/" + component)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(RequestIDHeader)
 		if id == "" || len(id) > 128 {
 			id = newRequestID()
 		}
-		w.Header().Set(RequestIDHeader, id)
+		if echo {
+			w.Header().Set(RequestIDHeader, id)
+		}
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		ctx = otel.GetTextMapPropagator().Extract(ctx, propagation.HeaderCarrier(r.Header))
 		name := r.Method

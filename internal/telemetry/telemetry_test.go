@@ -146,3 +146,16 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
+
+// TestObserveAddsNoHeader shows the proxy's variant leaves the response untouched.
+func TestObserveAddsNoHeader(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Observe("proxy", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if RequestID(r.Context()) == "" {
+			t.Error("no request ID on Sentinel's side")
+		}
+	})).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", nil))
+	if len(rec.Header()) != 0 {
+		t.Errorf("Observe added response headers: %v", rec.Header())
+	}
+}
