@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/eval"
+	"github.com/mcp-sentinel/sentinel/internal/pgtest"
 )
 
 // Load shape: fixed counts, so the test's work (and its verdict) does not depend on speed.
@@ -183,5 +185,78 @@ func TestPostgresRestartFailsCleanlyAndRecovers(t *testing.T) {
 	}
 	if _, _, err := store.VerifyChain(ctxT(t), st); err != nil {
 		t.Fatalf("audit chain after the restart: %v", err)
+	}
+	restartUnderLoad(t, c, e, tok)
+}
+
+// restartUnderLoad restarts PostgreSQL while workers keep calling: every answer is either an
+// acknowledged evaluation or a clean -32603, nothing hangs past the client's deadline, and every
+// acknowledged evaluation is retrievable afterwards.
+func restartUnderLoad(t *testing.T, c *pgtest.Cluster, e *brokerEnv, tok string) {
+	// Each worker calls until it has made afterResume calls past the restart (bounded by
+	// maxCalls and the context), so load spans the whole outage and the recovery.
+	const workers, afterResume, maxCalls = 8, 10, 2000
+	var (
+		mu      sync.Mutex
+		handles []string
+		refused int
+		resumed atomic.Bool
+		wg      sync.WaitGroup
+	)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	started := make(chan struct{}, workers)
+	for w := range workers {
+		wg.Go(func() {
+			started <- struct{}{}
+			post := 0
+			for i := 0; i < maxCalls && post < afterResume && ctx.Err() == nil; i++ {
+				after := resumed.Load()
+				r, err := e.call(ctx, tok, eval.MetricInjection, map[string]any{"response": fmt.Sprintf("worker %d call %d", w, i)}, callParams{})
+				mu.Lock()
+				switch {
+				case err != nil:
+					t.Errorf("worker %d call %d: transport error %v (want an answer, even while the database is down)", w, i, err)
+				case r.Error != nil && r.Error.Code == -32603:
+					refused++
+				case r.Error == nil && !r.isError():
+					handles = append(handles, r.structured()["handle"].(string))
+				default:
+					t.Errorf("worker %d call %d: status %d, error %+v, result %v", w, i, r.Status, r.Error, r.Result)
+				}
+				mu.Unlock()
+				if after {
+					post++
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+	for range workers {
+		<-started
+	}
+	if err := c.Pause(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // let calls meet the stopped database
+	if err := c.Resume(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	resumed.Store(true)
+	wg.Wait()
+	t.Logf("restart under load: %d acknowledged, %d refused with -32603", len(handles), refused)
+	if len(handles) == 0 {
+		t.Fatal("no call succeeded around the restart")
+	}
+	if refused == 0 {
+		t.Log("no call met the stopped database; the outage was shorter than one call")
+	}
+	for _, h := range handles {
+		if got := e.mustCall(t, tok, broker.NameGetEvaluation, map[string]any{"handle": h}, callParams{}); got.isError() || got.Error != nil {
+			t.Fatalf("acknowledged evaluation %s is not retrievable after the restart: %v %+v", h, got.Result, got.Error)
+		}
+	}
+	if _, _, err := store.VerifyChain(ctxT(t), e.Store); err != nil {
+		t.Fatalf("audit chain after the restart under load: %v", err)
 	}
 }
