@@ -58,8 +58,9 @@ func (rr RuleResult) WouldSettle() string {
 		return "a scan in which the active probe for this rule can run to completion against the target"
 	case rules.CheckBoth:
 		return "a scan in which the active probe for this rule runs to completion, or live traffic that exercises it"
+	default:
+		return "evidence from outside the protocol (a code review or a test fixture)"
 	}
-	return "evidence from outside the protocol (a code review or a test fixture)"
 }
 
 // PrimaryArea is the rule's first area, the one reports group it under; "general" when the rule

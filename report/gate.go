@@ -35,8 +35,9 @@ func (g Gate) Counts(l rules.Level) bool {
 		return l.Mandatory()
 	case GateShould:
 		return true
+	default:
+		return false
 	}
-	return false
 }
 
 // Failures returns the rule results that fail the gate, in the result's order.

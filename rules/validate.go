@@ -133,7 +133,7 @@ func validateOne(r Rule) []problem {
 	if !r.Requires.Valid() {
 		add(ErrFeature, string(r.Requires))
 	}
-	if err, detail := checkURL(r.SpecURL); err != nil {
+	if detail, err := checkURL(r.SpecURL); err != nil {
 		add(err, detail)
 	}
 	if strings.TrimSpace(r.Requirement) == "" {
@@ -158,23 +158,23 @@ func validateOne(r Rule) []problem {
 }
 
 // checkURL checks that u is SpecBase + a known page, optionally followed by "#anchor".
-func checkURL(u string) (error, string) {
+func checkURL(u string) (string, error) {
 	rest, ok := strings.CutPrefix(u, SpecBase)
 	if !ok {
 		// The overview page is SpecBase without its trailing slash.
 		if u+"/" == SpecBase {
-			return nil, ""
+			return "", nil
 		}
-		return ErrURLBase, u
+		return u, ErrURLBase
 	}
 	page, frag, hasFrag := strings.Cut(rest, "#")
 	if !knownPage(page) {
-		return ErrURLPage, page
+		return page, ErrURLPage
 	}
 	if hasFrag && !anchor.MatchString(frag) {
-		return ErrURLAnchor, frag
+		return frag, ErrURLAnchor
 	}
-	return nil, ""
+	return "", nil
 }
 
 func knownPage(p string) bool {

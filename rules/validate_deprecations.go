@@ -40,7 +40,7 @@ func ValidateDeprecations(ds []Deprecation, rms []Removal, rs []Rule) []error {
 		if strings.TrimSpace(name) == "" || strings.TrimSpace(source) == "" || strings.TrimSpace(replacement) == "" {
 			fail(key, ErrDepText, "")
 		}
-		if err, detail := checkURL(url); err != nil {
+		if detail, err := checkURL(url); err != nil {
 			fail(key, ErrDepURL, detail)
 		}
 		kinds := map[string]bool{}

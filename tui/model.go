@@ -217,8 +217,9 @@ func (m *Model) active() component {
 		return m.probe
 	case viewDetail:
 		return m.detail
+	default:
+		return m.list
 	}
-	return m.list
 }
 
 func (m *Model) setStatus(s string) { m.status = Clean(s) }
@@ -340,6 +341,7 @@ func (m *Model) enter() tea.Cmd {
 		}
 		m.back, m.view = viewFindings, viewDetail
 		m.detail.showGroup(g)
+	default: // the detail and probe views have nothing to open
 	}
 	return nil
 }

@@ -179,6 +179,7 @@ func statusRank(s rules.Status) int {
 		return 1
 	case rules.Pass:
 		return 2
+	default:
+		return 3
 	}
-	return 3
 }

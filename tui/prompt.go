@@ -23,12 +23,6 @@ type prompt struct {
 	value string
 }
 
-// promptDoneMsg is sent when the user accepts a prompt.
-type promptDoneMsg struct {
-	kind  promptKind
-	value string
-}
-
 // update edits the prompt; it returns done or cancelled when the prompt closes.
 func (p *prompt) update(k tea.KeyPressMsg) (done, cancelled bool) {
 	switch k.String() {

@@ -65,8 +65,9 @@ func (s Styles) statusBadge(st rules.Status) string {
 		return s.Dim.Render("– n/a")
 	case "":
 		return ""
+	default:
+		return s.Warn.Render(symUngraded + " " + Clean(string(st)))
 	}
-	return s.Warn.Render(symUngraded + " " + Clean(string(st)))
 }
 
 // plainHelpStyles are the key reminder's styles without colour.
