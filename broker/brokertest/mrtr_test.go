@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/broker"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
+	"github.com/mcp-sentinel/sentinel/broker/seal"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
 
@@ -187,6 +189,40 @@ func TestStoredPolicyGovernsLaterEvaluations(t *testing.T) {
 		vs, _ := after.structured()["verdicts"].([]any)
 		if after.isError() || len(vs) != 1 || vs[0].(map[string]any)["threshold"] != 0.6 {
 			t.Fatalf("after the write flag_injection = %v; want a verdict at threshold 0.6", after.Result)
+		}
+	})
+}
+
+func TestConcurrentDuplicateRetriesOfOneFlowWriteOnce(t *testing.T) {
+	eachStore(t, func(t *testing.T, b backend) {
+		// Two broker processes sharing the database and the requestState keys, as replicas do.
+		keys, err := seal.NewKeyring(seal.GenerateKey("shared"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := startBroker(t, openStore(t, b), envOptions{keys: keys})
+		c := startBroker(t, openStore(t, b), envOptions{keys: keys, key: a.Key})
+		envs := []*brokerEnv{a, c}
+		tokens := []string{a.token(t, nil), c.token(t, nil)}
+		state := askOnce(t, a, tokens[0])
+		const n = 100
+		replies := make([]reply, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				replies[i], errs[i] = envs[i%2].call(ctxT(t), tokens[i%2], broker.NameSetMetricPolicy, askArgs,
+					callParams{caps: elicitCaps, requestState: state, inputResponses: accept("fail_closed")})
+			})
+		}
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil || replies[i].Error != nil || replies[i].isError() || replies[i].text() != replies[0].text() {
+				t.Fatalf("retry %d: %v %+v %v; want the same recorded result as retry 0 (%s)", i, errs[i], replies[i].Error, replies[i].Result, replies[0].text())
+			}
+		}
+		if rev := policyRevision(t, a.Store, "acme", eval.MetricGroundedness); rev != 1 {
+			t.Fatalf("%d concurrent retries of one flow on two processes wrote the policy %d times, want once", n, rev)
 		}
 	})
 }
