@@ -60,6 +60,7 @@ func (t *Target) discover(ctx context.Context) error {
 	if v, _, ok := t.ServesLegacy(ctx); ok {
 		t.Era = fmt.Sprintf("legacy (%s)", v)
 		t.EraWhy += fmt.Sprintf("; the legacy initialize handshake succeeded with protocolVersion %s", v)
+		t.openLegacySession(ctx)
 	}
 	return nil
 }

@@ -59,9 +59,14 @@ func resultOf(ex *wire.Exchange) map[string]json.RawMessage {
 	return m
 }
 
-// complete reports whether ex ended in a complete result.
+// complete reports whether ex ended in a final result: resultType "complete", or no resultType
+// at all (a 2025-era result, always final; result-type-present fails the omission on its own).
 func complete(ex *wire.Exchange) bool {
-	return ex.Reply() != nil && ex.Reply().Error == nil && ex.Reply().ResultType() == "complete"
+	r := ex.Reply()
+	if r == nil || r.Error != nil || r.Result == nil {
+		return false
+	}
+	return r.ResultType() == "complete" || r.ResultField("resultType") == nil
 }
 
 // probeToolsList: with tools declared, tools/list MUST return the current set; names SHOULD be

@@ -43,7 +43,11 @@ func probeGetDelete(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	var out []rules.Outcome
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
 		spec := wire.RequestSpec{Method: m, Header: http.Header{wire.HeaderAccept: {wire.ContentTypeSSE}, wire.HeaderProtocolVersion: {wire.ProtocolVersion}}, Label: m}
-		ex := t.Send(ctx, spec)
+		// A server that still offers the 2025 standalone stream answers GET with an endless
+		// event stream: the status is the evidence, so the body is read only briefly.
+		gctx, cancel := context.WithTimeout(ctx, streamPeek)
+		ex := t.Send(gctx, spec)
+		cancel()
 		out = append(out, reject(id, m+" on the endpoint", ex, http.StatusMethodNotAllowed, 0))
 	}
 	return out, nil
@@ -135,11 +139,17 @@ func probeConcurrent(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	return out, nil
 }
 
-// modernOnly returns n/a outcomes when the server also serves pre-2026 clients: the spec's
-// advice on legacy traffic (405 for GET and DELETE, ignoring Mcp-Session-Id and Last-Event-ID)
-// binds "a server that supports only this revision", while a dual-era server follows the older
-// revision for that traffic. nil means the server is modern-only and the rules apply.
+// modernOnly returns n/a outcomes when the server speaks 2026-07-28 and also serves pre-2026
+// clients: the spec's advice on legacy traffic (405 for GET and DELETE, ignoring Mcp-Session-Id
+// and Last-Event-ID) binds "a server that supports only this revision", while a dual-era server
+// follows the older revision for that traffic. nil means the rules apply: the server is
+// modern-only, or it does not speak 2026-07-28 at all, in which case its legacy GET stream and
+// resumable events are exactly what migrating it must remove (the outcomes are failures or, by
+// the era downgrade, indeterminate; never passes).
 func modernOnly(ctx context.Context, t *Target, ruleIDs ...string) []rules.Outcome {
+	if !t.Modern {
+		return nil
+	}
 	v, ex, ok := t.ServesLegacy(ctx)
 	if !ok {
 		return nil

@@ -134,7 +134,10 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		return nil, err
 	}
 	opts.Logger.Debug("era gate", "era", t.Era, "modern", t.Modern)
-	if !t.Modern {
+	switch {
+	case t.LegacySession:
+		t.Note("Era gate: this server does not speak %s (%s). Every probe ran inside the legacy session: what the server did wrong is a failure, and every would-be pass is indeterminate, because an answer given in a 2025 session says nothing about the new era.", wire.ProtocolVersion, t.EraWhy)
+	case !t.Modern:
 		t.Note("Era gate: this server does not speak %s (%s). Rules of the new era that it cannot meet fail; negative checks are indeterminate, because a rejection from a server that rejects everything proves nothing.", wire.ProtocolVersion, t.EraWhy)
 	}
 
@@ -163,10 +166,12 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	t.mu.Lock()
 	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
 	t.mu.Unlock()
-	if !t.Modern {
-		passiveOuts = eraDowngrade(passiveOuts, t.Era)
-	}
 	outcomes = append(outcomes, passiveOuts...)
+	if !t.Modern {
+		// Outside the era only failures are evidence; a pass (an active probe's inside the
+		// legacy session, or a passive check's) would credit a 2025 server with 2026 behaviour.
+		outcomes = eraDowngrade(outcomes, t.Era)
+	}
 
 	var kept []rules.Outcome
 	for _, o := range outcomes {
@@ -208,7 +213,7 @@ func touches(p Probe, want map[string]bool) bool {
 // gate returns the outcomes of a probe that must not run (era gate, absent or unusable feature),
 // or nil when it may run.
 func (t *Target) gate(p Probe) []rules.Outcome {
-	if !t.Modern && !p.AnyEra {
+	if !t.Modern && !t.LegacySession && !p.AnyEra {
 		why := fmt.Sprintf("not probed: the server does not speak %s (era: %s), so its answer to this probe would prove nothing", wire.ProtocolVersion, t.Era)
 		return each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
 	}
@@ -311,7 +316,7 @@ func (t *Target) runOne(ctx context.Context, p Probe) (out []rules.Outcome) {
 	return out
 }
 
-// eraDowngrade turns passive passes into indeterminate outcomes on a server outside the era:
+// eraDowngrade turns passes into indeterminate outcomes on a server outside the era:
 // a 2025 server's answers say nothing about 2026-07-28 rules. Failures stand.
 func eraDowngrade(outs []rules.Outcome, era string) []rules.Outcome {
 	for i, o := range outs {

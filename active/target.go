@@ -63,6 +63,13 @@ type Target struct {
 	MRTRTool string
 	// Paginated reports whether a first list page carried a nextCursor.
 	Paginated bool
+	// LegacySession is true when the server is outside the era but completed the legacy
+	// handshake: the scan then runs inside that session (SessionID on every request) to collect
+	// the failures a 2025 server really commits, while every would-be pass becomes indeterminate.
+	LegacySession bool
+	// SessionID is the Mcp-Session-Id the legacy initialize minted (empty on a modern server, or
+	// on a legacy server that keeps no sessions).
+	SessionID string
 
 	legacyOnce sync.Once
 	legacyEx   *wire.Exchange
@@ -136,6 +143,13 @@ func (t *Target) send(ctx context.Context, c *http.Client, spec wire.RequestSpec
 func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.RequestSpec, operator, graded bool) *wire.Exchange {
 	if spec.URL == "" {
 		spec.URL = t.Endpoint
+	}
+	if t.SessionID != "" && spec.URL == t.Endpoint && !outsideSession(ctx) && len(wire.HeaderValues(spec.Header, wire.HeaderSessionID)) == 0 {
+		spec = spec.Clone()
+		if spec.Header == nil {
+			spec.Header = http.Header{}
+		}
+		spec.Header.Set(wire.HeaderSessionID, t.SessionID)
 	}
 	// Only MCP traffic is graded: a request elsewhere (OAuth metadata at a well-known URL) is
 	// recorded, but the rules of MCP messages say nothing about its answer.

@@ -39,7 +39,7 @@ func checkCacheHints(v *view, h *History) []rules.Outcome {
 		}
 		return []rules.Outcome{pass("no-hints-on-input-required", "no caching hints on the InputRequiredResult")}
 	}
-	if rt != "complete" {
+	if !v.complete() {
 		return nil
 	}
 	var out []rules.Outcome

@@ -122,10 +122,13 @@ func (v *view) resultType() (string, bool) {
 	return s, true
 }
 
-// complete reports whether the exchange ended in a complete result (resultType "complete").
+// complete reports whether the exchange ended in a final result: resultType "complete", or a
+// result with no resultType at all. The latter is what a 2025-era server returns (its results
+// are always final); result-type-present fails it on its own, and the content, caching and list
+// rules still grade what it carries instead of letting the omission hide every other failure.
 func (v *view) complete() bool {
-	rt, _ := v.resultType()
-	return rt == "complete"
+	rt, present := v.resultType()
+	return rt == "complete" || (!present && v.result() != nil)
 }
 
 // errorCode returns the final response's JSON-RPC error code and whether there was an error.

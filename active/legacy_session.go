@@ -1,0 +1,68 @@
+package active
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// The legacy session. A server outside the era that completes the 2025 handshake is scanned
+// inside the session it minted, the way the clients it serves talk to it: a request without
+// Mcp-Session-Id is refused by such a server for reasons that have nothing to do with the rule a
+// probe tests, so only inside the session do its answers show what it really does with a
+// mismatched header, a removed method or a foreign Origin. Passes stay indeterminate (the runner
+// downgrades them); failures are real evidence.
+
+type outsideSessionKey struct{}
+
+// withoutSession marks ctx so that requests sent with it carry no Mcp-Session-Id, for the rules
+// about what a server does with a request outside any session.
+func withoutSession(ctx context.Context) context.Context {
+	return context.WithValue(ctx, outsideSessionKey{}, true)
+}
+
+func outsideSession(ctx context.Context) bool {
+	v, _ := ctx.Value(outsideSessionKey{}).(bool)
+	return v
+}
+
+// openLegacySession takes the session the legacy initialize minted, completes the handshake with
+// notifications/initialized (graded: how the server answers a notification is a rule of every
+// era), and reads the capabilities the initialize result declared, so feature gates and list
+// reads work as on a modern server.
+func (t *Target) openLegacySession(ctx context.Context) {
+	ex := t.legacyEx
+	if ex == nil || ex.Response == nil || ex.Reply() == nil {
+		return
+	}
+	var caps map[string]json.RawMessage
+	if wire.Decode(ex.Reply().ResultField("capabilities"), &caps) == nil && caps != nil {
+		t.Capabilities = caps
+	}
+	t.SessionID = ex.Response.Header.Get(wire.HeaderSessionID)
+	t.LegacySession = true
+	t.Send(ctx, LegacyInitialized(t.legacyVer))
+	t.listPrimitives(ctx)
+	if t.SessionID != "" {
+		t.Note("Legacy session: the scan ran inside the session the legacy initialize minted (Mcp-Session-Id on every request), as a %s client would; only failures count, every would-be pass is indeterminate.", t.legacyVer)
+	} else {
+		t.Note("Legacy session: the legacy initialize minted no session id; the scan sent its requests without one. Only failures count, every would-be pass is indeterminate.")
+	}
+}
+
+// LegacyInitialized builds the notification a 2025 client sends after initialize: no _meta and
+// no Mcp-* headers except the negotiated MCP-Protocol-Version.
+func LegacyInitialized(version string) wire.RequestSpec {
+	h := http.Header{wire.HeaderContentType: {wire.ContentTypeJSON}, wire.HeaderAccept: {wire.AcceptBoth}}
+	if version != "" {
+		h.Set(wire.HeaderProtocolVersion, version)
+	}
+	return wire.RequestSpec{
+		Method: http.MethodPost,
+		Header: h,
+		Body:   []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		Label:  "legacy notifications/initialized",
+	}
+}
