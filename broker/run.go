@@ -56,6 +56,8 @@ type RunOptions struct {
 	JudgeModel string
 	// StateTTL is how long a sealed requestState is accepted; 0 means DefaultStateTTL.
 	StateTTL time.Duration
+	// HandleTTL is how long an evaluation handle resolves; 0 means handle.DefaultTTL.
+	HandleTTL time.Duration
 	// Version is reported in serverInfo.
 	Version string
 	// Logger is for operational logs (stderr in the command); nil discards.

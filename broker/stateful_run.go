@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sentinel/sentinel/broker/config"
+	"github.com/mcp-sentinel/sentinel/broker/handle"
 	"github.com/mcp-sentinel/sentinel/broker/seal"
 	"github.com/mcp-sentinel/sentinel/broker/tools"
 )
@@ -21,7 +22,8 @@ func (o *RunOptions) statefulServer(cfg *config.Config, log *slog.Logger) (*mcp.
 		keys = k
 		log.Warn("no requestState keys configured: sealing with a key minted at start; replicas and restarts will not accept each other's requestState (set --state-keys)")
 	}
-	st := &Stateful{Store: o.Store, Keys: keys, Base: cfg, JudgeModel: o.JudgeModel, StateTTL: o.StateTTL, Logger: log}
+	st := &Stateful{Store: o.Store, Keys: keys, Base: cfg, JudgeModel: o.JudgeModel, StateTTL: o.StateTTL, Logger: log,
+		Handles: &handle.Service{Store: o.Store, TTL: o.HandleTTL}}
 	core := &tools.Core{Scorer: o.Scorer, Policies: st.Policies(), Recorder: st.Recorder(), Logger: log}
 	srv := NewServer(core, &ServerOptions{Version: o.Version, Logger: log})
 	st.Install(srv)

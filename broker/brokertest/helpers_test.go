@@ -97,6 +97,8 @@ type envOptions struct {
 	archive bool
 	key     crypto.Signer
 	ttl     time.Duration
+	// handleTTL is the evaluation handles' lifetime; 0 means the default.
+	handleTTL time.Duration
 }
 
 // startBroker starts a broker on st (a store opened on a shared backend).
@@ -127,7 +129,7 @@ func startBroker(t testing.TB, st store.Store, o envOptions) *brokerEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := broker.NewStatefulServer(broker.RunOptions{Config: policies(o.archive), Scorer: o.scorer, Store: st, StateKeys: o.keys, StateTTL: o.ttl})
+	srv, err := broker.NewStatefulServer(broker.RunOptions{Config: policies(o.archive), Scorer: o.scorer, Store: st, StateKeys: o.keys, StateTTL: o.ttl, HandleTTL: o.handleTTL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite" // the superuser's own connection to the SQLite file
@@ -251,6 +252,21 @@ func TestChainDetectsTampering(t *testing.T) {
 		var br *audit.Break
 		if !errors.As(err, &br) || br.Seq != 3 || !strings.Contains(out.String(), "entry 3") {
 			t.Fatalf("VerifyAudit after tampering = %v, %q; want a break named at entry 3", err, out.String())
+		}
+	})
+}
+
+func TestExpiredHandleIsRefusedLikeAnUnknownOne(t *testing.T) {
+	eachStore(t, func(t *testing.T, b backend) {
+		e := startBroker(t, openStore(t, b), envOptions{handleTTL: time.Millisecond})
+		tok := e.token(t, nil)
+		r := e.mustCall(t, tok, eval.MetricInjection, map[string]any{"response": "hello"}, callParams{})
+		h, _ := r.structured()["handle"].(string)
+		time.Sleep(20 * time.Millisecond) // outlive the 1 ms handle lifetime
+		expired := e.mustCall(t, tok, broker.NameGetEvaluation, map[string]any{"handle": h}, callParams{})
+		unknown := e.mustCall(t, tok, broker.NameGetEvaluation, map[string]any{"handle": h + "x"}, callParams{})
+		if !expired.isError() || string(expired.Raw) != string(unknown.Raw) {
+			t.Fatalf("expired handle answered %s, unknown handle %s; want the same refusal", expired.Raw, unknown.Raw)
 		}
 	})
 }

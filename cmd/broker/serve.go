@@ -4,11 +4,13 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-sentinel/sentinel/broker"
 	"github.com/mcp-sentinel/sentinel/broker/config"
+	"github.com/mcp-sentinel/sentinel/broker/handle"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 )
 
@@ -22,6 +24,7 @@ type serveFlags struct {
 	noAuth     bool
 	db         string
 	stateKeys  string
+	handleTTL  time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -59,6 +62,7 @@ docs/broker.md); --judge overrides the environment's choice.`,
 	fl.BoolVar(&f.noAuth, "no-auth", false, "HTTP without authentication, loopback only, acting as the stdio (or dev) principal: for local tools such as conformance suites")
 	fl.BoolVar(&f.verbose, "verbose", false, "debug logging on stderr")
 	dbFlag(cmd, &f.db)
+	fl.DurationVar(&f.handleTTL, "handle-ttl", handle.DefaultTTL, "how long an evaluation handle stays usable")
 	fl.StringVar(&f.stateKeys, "state-keys", "", "requestState AEAD keys as id:hex64[,id:hex64...], the first sealing (default $"+envStateKeys+"; unset mints one at start)")
 	return cmd
 }
@@ -100,7 +104,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	defer func() { _ = st.Close() }()
 	log.Info("store ready", slog.String("dialect", st.Dialect()))
 	o := broker.RunOptions{Config: cfg, Dev: f.dev, NoAuth: f.noAuth, Scorer: scorer, Version: cli.VersionString(), Logger: log, Stdout: cmd.OutOrStdout(),
-		Store: st, StateKeys: keys, JudgeModel: judgeModel(scorer)}
+		Store: st, StateKeys: keys, JudgeModel: judgeModel(scorer), HandleTTL: f.handleTTL}
 	if f.stdio {
 		return broker.RunStdio(cmd.Context(), o, os.Stdin, os.Stdout)
 	}
