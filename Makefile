@@ -9,7 +9,7 @@ LDFLAGS := -X github.com/mcp-sentinel/sentinel/cmd/internal/cli.Version=$(VERSIO
 BIN := bin
 DEPS = set -a; eval "$$(scripts/deps.sh $(1))"; set +a
 
-.PHONY: all build test check measure demo scan-fixture fmt clean
+.PHONY: all build test check measure demo scan-fixture up down fmt clean
 
 all: build
 
@@ -36,6 +36,14 @@ measure: build
 ## demo: build everything and run the main job on the embedded default
 demo: build
 	@$(call DEPS) && scripts/demo.sh
+
+## up: the local stack as processes: PostgreSQL, two brokers, the fixture, sentinel proxy in front
+up: build
+	@$(call DEPS) && scripts/up.sh
+
+## down: stop exactly what `make up` started (CLEAN=1 also removes its state)
+down:
+	@$(call DEPS) && scripts/down.sh
 
 ## scan-fixture: scan the unmigrated fixture (expected to exit 1: it fails the gate)
 scan-fixture: build

@@ -20,7 +20,7 @@ start_bg() {
 wait_url() {
 	local log=$1 secs=${2:-20} url i
 	for ((i = 0; i < secs * 10; i++)); do
-		url=$(sed -n 's/^.*listening on \(http[^ ]*\).*$/\1/p' "$log" | head -n1)
+		url=$(sed -n 's/^.*listening on \(http[^ ]*\).*$/\1/p' "$log" 2>/dev/null | head -n1)
 		if [ -n "$url" ]; then
 			echo "$url"
 			return 0
