@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/broker/config"
 	"github.com/mcp-sentinel/sentinel/broker/handle"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/internal/telemetry"
 )
 
 type serveFlags struct {
@@ -107,6 +109,14 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		Store: st, StateKeys: keys, JudgeModel: judgeModel(scorer), HandleTTL: f.handleTTL}
 	if f.stdio {
 		return broker.RunStdio(cmd.Context(), o, os.Stdin, os.Stdout)
+	}
+	stopTracing, tracing, err := telemetry.Setup(cmd.Context(), "broker", cli.VersionString(), os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopTracing(context.WithoutCancel(cmd.Context())) }()
+	if tracing {
+		log.Info("exporting traces over OTLP", slog.String("endpoint", os.Getenv(telemetry.EnvEndpoint)))
 	}
 	return broker.RunHTTP(cmd.Context(), o, f.http)
 }

@@ -1,0 +1,109 @@
+package broker
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcp-sentinel/sentinel/internal/telemetry"
+)
+
+// knownMethods and knownTools bound the label values the metrics take from client-supplied
+// headers: anything else is counted as "other", so a client cannot blow up the series count.
+var (
+	knownMethods = map[string]bool{"server/discover": true, "tools/list": true, "tools/call": true}
+	knownTools   = map[string]bool{"flag_injection": true, "check_groundedness": true, "get_evaluation": true, "set_metric_policy": true}
+)
+
+// brokerMetrics are the Prometheus series GET /metrics serves, on a registry of the handler's own
+// so that two handlers in one process (tests) do not collide.
+type brokerMetrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+func newBrokerMetrics() *brokerMetrics {
+	m := &brokerMetrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "broker_requests_total",
+			Help: "MCP requests by method (Mcp-Method), tool (Mcp-Name, tools/call only) and HTTP status.",
+		}, []string{"method", "tool", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "broker_request_seconds",
+			Help:    "Time to answer an MCP request, by method and tool.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"method", "tool"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+// statusWriter remembers the status written, passing Flush through for streamed replies.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (m *brokerMetrics) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		method, tool := r.Header.Get("Mcp-Method"), ""
+		if !knownMethods[method] {
+			method = "other"
+		}
+		if method == "tools/call" {
+			if tool = r.Header.Get("Mcp-Name"); !knownTools[tool] {
+				tool = "other"
+			}
+		}
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		m.requests.WithLabelValues(method, tool, strconv.Itoa(sw.status)).Inc()
+		m.latency.WithLabelValues(method, tool).Observe(time.Since(start).Seconds())
+	})
+}
+
+// observe puts the operational endpoints beside the MCP handler: GET /healthz (liveness and
+// readiness: the process serves HTTP), GET /metrics (Prometheus), and a server span plus request ID
+// around every other request (traces are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set).
+func observe(h http.Handler) http.Handler {
+	m := newBrokerMetrics()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.Handle("/", telemetry.Middleware("broker", m.wrap(h)))
+	return mux
+}
