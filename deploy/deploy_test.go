@@ -217,7 +217,7 @@ func TestKubernetesManifests(t *testing.T) {
 
 var flagRE = regexp.MustCompile(`^--([a-z0-9-]+)`)
 
-// commandFlags collects, per program and subcommand ("broker serve", "sentinel proxy"), the flags
+// commandFlags collects, per command path ("broker serve", "sentinel findings list"), the flags
 // that the deployment files pass to our own programs.
 func commandFlags(t *testing.T) map[string]map[string]bool {
 	t.Helper()
@@ -226,8 +226,13 @@ func commandFlags(t *testing.T) map[string]map[string]bool {
 		if len(args) < 2 || (args[0] != "sentinel" && args[0] != "broker") {
 			return // third-party programs (envoy, smokescreen, the collector) have their own docs
 		}
-		key := args[0] + " " + args[1]
-		for _, a := range args[2:] {
+		// The command path is every leading word before the first flag: "sentinel findings list".
+		n := 1
+		for n < len(args) && !strings.HasPrefix(args[n], "-") {
+			n++
+		}
+		key := strings.Join(args[:n], " ")
+		for _, a := range args[n:] {
 			if m := flagRE.FindStringSubmatch(a); m != nil {
 				if out[key] == nil {
 					out[key] = map[string]bool{}
@@ -273,7 +278,7 @@ func TestDeployFlagsExist(t *testing.T) {
 	}
 	for cmdline, flags := range used {
 		parts := strings.Fields(cmdline)
-		help, err := exec.CommandContext(t.Context(), filepath.Join(bin, parts[0]), parts[1], "--help").CombinedOutput()
+		help, err := exec.CommandContext(t.Context(), filepath.Join(bin, parts[0]), append(parts[1:], "--help")...).CombinedOutput()
 		if err != nil {
 			t.Errorf("%s --help: %v\n%s", cmdline, err, help)
 			continue
