@@ -58,10 +58,16 @@ start_bg proxy "$STATE/proxy.log" "$BIN/sentinel" proxy --upstream "$FIXTURE" --
 	--admin 127.0.0.1:0 --db "$STATE/findings.db"
 PROXY=$(wait_url "$STATE/proxy.log")
 ADMIN=$(sed -n 's/^.*admin on \(http[^ ]*\).*$/\1/p' "$STATE/proxy.log" | head -n1)
+echo "proxy: $PROXY (admin API $ADMIN)"
 "$BIN/fixture" client --url "$PROXY" | sed 's/^/  client: /'
-sleep 1 # grading runs off the hot path; give the queue a moment to drain
-curl -fsS "$ADMIN/findings" | jq -r '.[] | "  \(.level)\t\(.ruleId | split("/") | last)\t\(.key)"' | sort -u | head -n 30
-curl -fsS "$ADMIN/findings?rule=tool-outputs-sanitized" | jq -e 'length > 0' >/dev/null ||
+# Grading runs off the hot path: wait (up to 10 s) until the injection finding has landed.
+for _ in $(seq 1 50); do
+	"$BIN/sentinel" findings list --db "$STATE/findings.db" --format json >"$STATE/findings.json"
+	grep -q 'tool-outputs-sanitized' "$STATE/findings.json" && break
+	sleep 0.2
+done
+grep -o '"id": *"MCP/[^"]*"' "$STATE/findings.json" | sed 's/.*"MCP\/[^/]*\/\([^/]*\)\/\([^"]*\)"/  \1  \2/' | sort -u
+grep -q 'tool-outputs-sanitized' "$STATE/findings.json" ||
 	fail "the prompt injection in the fixture's tool result was not flagged"
 echo "  (prompt injection in a tool result: flagged)"
 
@@ -80,7 +86,7 @@ if [ -t 0 ] && [ -t 1 ] && [ -z "${CI:-}" ]; then
 	echo "opening the TUI on the proxy (q to quit)"
 	"$BIN/sentinel" tui --admin "$ADMIN"
 else
-	"$BIN/sentinel" findings list --db "$STATE/findings.db" | head -n 40
+	"$BIN/sentinel" findings list --db "$STATE/findings.db" | sed -n 1,40p
 fi
 echo
 echo "demo: done. State is in $STATE."

