@@ -66,9 +66,12 @@ func (t *Target) discover(ctx context.Context) error {
 }
 
 // LegacyInitialize builds the pre-2026 initialize request exactly as a 2025 client sends it: no
-// _meta claim and no Mcp-* headers.
+// _meta claim and no Mcp-* headers. It declares sampling, as the 2025 clients that servers were
+// written against did, so that a legacy server shows whether it sends server-initiated requests
+// (sampling/createMessage on a call's stream), the mechanism the new era removed; the scan never
+// answers them, and a server that gives up says so with notifications/cancelled.
 func LegacyInitialize(version string) wire.RequestSpec {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"sentinel-init","method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":%q,"version":%q}}}`,
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"sentinel-init","method":"initialize","params":{"protocolVersion":%q,"capabilities":{"sampling":{}},"clientInfo":{"name":%q,"version":%q}}}`,
 		version, wire.ClientName, wire.ClientVersion)
 	return wire.RequestSpec{
 		Method: http.MethodPost,

@@ -32,7 +32,11 @@ func (t *Target) findMRTRTool(ctx context.Context) {
 		}
 		n++
 		tl := t.tool(name)
-		params := map[string]any{"name": name, "arguments": MinimalArguments(tl.Raw)}
+		args := MinimalArguments(tl.Raw)
+		if a, ok := t.Options.ToolArgs[name]; ok {
+			args = a
+		}
+		params := map[string]any{"name": name, "arguments": args}
 		ex := t.Call(ctx, "tools/call", params,
 			wire.WithMeta(wire.MetaClientCapabilities, MRTRCapabilities), wire.WithLabel("tools/call "+name+" (looking for input_required)"))
 		if ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().ResultType() == "input_required" {

@@ -1,9 +1,11 @@
 package active
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -65,4 +67,33 @@ func LegacyInitialized(version string) wire.RequestSpec {
 		Body:   []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
 		Label:  "legacy notifications/initialized",
 	}
+}
+
+// legacyStandIn is the method a legacy session sends where a probe sends server/discover. A
+// 2025 server does not implement server/discover, so refusing it would be about the method and
+// say nothing about the header, _meta or Origin the probe varies; ping is the one request every
+// 2025 server must answer. A probe's other methods go as they are.
+const legacyStandIn = "ping"
+
+// standIn rewrites a server/discover request (body method, and an Mcp-Method header naming it,
+// whitespace kept) to legacyStandIn. Bodies a probe broke on purpose are rewritten the same way
+// when they still name the method, and left alone otherwise.
+func standIn(spec wire.RequestSpec) wire.RequestSpec {
+	const from = `"method":"server/discover"`
+	if !bytes.Contains(spec.Body, []byte(from)) {
+		return spec
+	}
+	spec = spec.Clone()
+	spec.Body = bytes.ReplaceAll(spec.Body, []byte(from), []byte(`"method":"`+legacyStandIn+`"`))
+	for k, vs := range spec.Header {
+		if !strings.EqualFold(k, wire.HeaderMethod) {
+			continue
+		}
+		for i, v := range vs {
+			if strings.TrimSpace(v) == "server/discover" {
+				vs[i] = strings.Replace(v, "server/discover", legacyStandIn, 1)
+			}
+		}
+	}
+	return spec
 }

@@ -17,7 +17,24 @@ func resourceProbes() []Probe {
 		{Name: "resource-not-found", Requires: rules.FeatureResources, RuleIDs: ids("resource-not-found-32602", "no-empty-contents-missing"), Run: probeResourceNotFound},
 		{Name: "resource-bad-uri", Requires: rules.FeatureResources, RuleIDs: ids("validate-resource-uris"), Run: probeResourceBadURI},
 		{Name: "resource-path-traversal", Requires: rules.FeatureResources, RuleIDs: ids("no-path-traversal"), Run: probePathTraversal},
+		{Name: "resource-read", Requires: rules.FeatureResources, RuleIDs: ids("binary-properly-encoded", "custom-uri-rfc3986", "content-blocks-valid"), Run: probeResourceRead},
 	}
+}
+
+// maxResourceReads bounds how many listed resources probeResourceRead reads.
+const maxResourceReads = 8
+
+// probeResourceRead reads the first listed resources (a read has no side effects) so the passive
+// checks grade what they contain: blobs MUST be base64, URIs RFC 3986. The probe itself judges
+// nothing; a resource that cannot be read is the business of the resources rules.
+func probeResourceRead(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	for i, uri := range t.Resources {
+		if i == maxResourceReads || ctx.Err() != nil {
+			break
+		}
+		t.Call(ctx, "resources/read", map[string]any{"uri": uri}, wire.WithLabel(fmt.Sprintf("resources/read of listed %q", uri)))
+	}
+	return nil, nil
 }
 
 // probeResourcesList: with resources declared, resources/list MUST return the current set.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -27,7 +28,35 @@ func toolProbes() []Probe {
 			"output-schema-conformance", "structured-text-mirror")},
 		{Name: "tool-bad-arguments", Requires: rules.FeatureCallableTool, Run: probeToolBadArguments, RuleIDs: ids(
 			"validate-tool-inputs", "tool-errors-as-results")},
+		{Name: "tool-progress", Requires: rules.FeatureProgress, Run: probeToolProgress, RuleIDs: ids(
+			"progress-token-scope", "progress-increases", "progress-stops")},
 	}
+}
+
+// maxProgressCalls bounds the tools probeToolProgress calls.
+const maxProgressCalls = 8
+
+// probeToolProgress calls the callable tools with a progressToken, each its own, so whatever
+// progress they report is graded by the passive checks: tokens MUST be the request's, values
+// MUST increase, and nothing follows the final response. Which tool reports progress is not
+// declared anywhere, hence every callable tool, up to a bound, concurrently.
+func probeToolProgress(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	defs := callableDefs(t)
+	if len(defs) > maxProgressCalls {
+		defs = defs[:maxProgressCalls]
+	}
+	var wg sync.WaitGroup
+	for _, d := range defs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args, how := t.toolArguments(d.Name, d.InputSchema)
+			t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
+				wire.WithMeta("progressToken", "sentinel-progress-"+d.Name), wire.WithLabel(fmt.Sprintf("tools/call %q with %s and a progressToken", d.Name, how)))
+		}()
+	}
+	wg.Wait()
+	return nil, nil
 }
 
 // passiveFor runs the passive checks on ex with history h and keeps the outcomes for the named
@@ -189,8 +218,10 @@ func probeToolCall(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	conf, mirror := rules.IDOf("output-schema-conformance"), rules.IDOf("structured-text-mirror")
 	var out []rules.Outcome
 	for _, d := range callableDefs(t) {
-		label := fmt.Sprintf("tools/call %q with sample arguments", d.Name)
-		ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": sampleArguments(d.InputSchema)}, wire.WithLabel(label))
+		args, how := t.toolArguments(d.Name, d.InputSchema)
+		label := fmt.Sprintf("tools/call %q with %s and a progressToken", d.Name, how)
+		ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
+			wire.WithMeta("progressToken", "sentinel-progress-"+d.Name), wire.WithLabel(label))
 		r := resultOf(ex)
 		if r == nil || !complete(ex) || string(r["isError"]) == "true" {
 			continue
@@ -330,35 +361,73 @@ func firstLineOf(s string) string {
 // value of the wrong type for a declared property). The server MUST validate tool inputs: it may
 // refuse with -32602 or answer isError:true (the schema's preferred form for validation
 // failures, SEP-1303), but must not run the tool as if the input were fine.
+//
+// A tool that runs on anything says nothing about how failures are reported, so the probe goes
+// on (up to maxBadArgumentCalls tools) until one refuses: the first failure of each rule is
+// kept, else its first pass.
 func probeToolBadArguments(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	validate, asResult := rules.IDOf("validate-tool-inputs"), rules.IDOf("tool-errors-as-results")
+	got := map[string]rules.Outcome{}
+	keep := func(o rules.Outcome) {
+		if prev, ok := got[o.RuleID]; !ok || (prev.Status != rules.Fail && o.Status == rules.Fail) {
+			got[o.RuleID] = o
+		}
+	}
+	tried := 0
 	for _, d := range callableDefs(t) {
+		if _, decided := got[asResult]; tried == maxBadArgumentCalls || decided {
+			break
+		}
 		args, prop, ok := wrongTypedArguments(d.InputSchema)
 		if !ok {
 			continue
 		}
+		tried++
 		label := fmt.Sprintf("tools/call %q with %q of the wrong type", d.Name, prop)
 		ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args}, wire.WithLabel(label))
 		if cut(ex) {
-			return []rules.Outcome{undecidedCut(validate, label, ex), undecidedCut(asResult, label, ex)}, nil
+			keep(undecidedCut(validate, label, ex))
+			keep(undecidedCut(asResult, label, ex))
+			continue
 		}
 		obs := observed(label, ex)
 		r := resultOf(ex)
 		_, isErr := ex.ErrorCode()
 		switch {
+		case r != nil && ex.Reply().ResultType() == "input_required":
+			// An interim result neither ran the tool nor refused the input: no evidence.
 		case r != nil && string(r["isError"]) == "true":
-			return []rules.Outcome{stamp(rules.Passed(validate, obs+"; refused with isError:true"), ex),
-				stamp(rules.Passed(asResult, obs+"; the validation failure came back as a tool result with isError:true"), ex)}, nil
+			keep(stamp(rules.Passed(validate, obs+"; refused with isError:true"), ex))
+			keep(stamp(rules.Passed(asResult, obs+"; the validation failure came back as a tool result with isError:true"), ex))
 		case isErr:
-			return []rules.Outcome{stamp(rules.Passed(validate, obs+"; refused with a JSON-RPC error"), ex),
-				stamp(rules.Failed(asResult, obs+"; an input-validation failure SHOULD be a result with isError:true so the model can correct itself"), ex)}, nil
+			keep(stamp(rules.Passed(validate, obs+"; refused with a JSON-RPC error"), ex))
+			keep(stamp(rules.Failed(asResult, obs+"; an input-validation failure SHOULD be a result with isError:true so the model can correct itself"), ex))
 		case r != nil:
-			return []rules.Outcome{stamp(rules.Failed(validate, obs+"; the tool ran on input that violates its inputSchema"), ex)}, nil
+			keep(stamp(rules.Failed(validate, obs+"; the tool ran on input that violates its inputSchema"), ex))
+		default:
+			keep(stamp(rules.Failed(validate, obs+"; expected a refusal (isError:true or -32602)"), ex))
 		}
-		return []rules.Outcome{stamp(rules.Failed(validate, obs+"; expected a refusal (isError:true or -32602)"), ex)}, nil
 	}
-	why := "no callable tool declares a typed property the scan could violate"
-	return []rules.Outcome{rules.Undecided(validate, why), rules.Undecided(asResult, why)}, nil
+	if len(got) == 0 {
+		why := "no callable tool declares a typed property the scan could violate, or every one answered input_required"
+		return []rules.Outcome{rules.Undecided(validate, why), rules.Undecided(asResult, why)}, nil
+	}
+	if _, ok := got[asResult]; !ok {
+		got[asResult] = rules.Undecided(asResult, "every tool the scan called with wrong-typed input ran anyway, so none showed how it reports a failure")
+	}
+	return []rules.Outcome{got[validate], got[asResult]}, nil
+}
+
+// maxBadArgumentCalls bounds the tools probeToolBadArguments calls with wrong-typed input.
+const maxBadArgumentCalls = 4
+
+// toolArguments returns the arguments to call tool name with, and how they were chosen: the
+// operator's --tool-args when given, else sample values built from its inputSchema.
+func (t *Target) toolArguments(name string, schema json.RawMessage) (map[string]any, string) {
+	if a, ok := t.Options.ToolArgs[name]; ok {
+		return a, "the operator's --tool-args"
+	}
+	return sampleArguments(schema), "sample arguments"
 }
 
 // wrongTypedArguments returns sample arguments with one declared property given a value of the

@@ -46,6 +46,11 @@ func probeGetDelete(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		// A server that still offers the 2025 standalone stream answers GET with an endless
 		// event stream: the status is the evidence, so the body is read only briefly.
 		gctx, cancel := context.WithTimeout(ctx, streamPeek)
+		if m == http.MethodDelete {
+			// Inside a legacy session DELETE would end the session every other probe runs in;
+			// outside it, a legacy server still answers with something other than 405.
+			gctx = withoutSession(gctx)
+		}
 		ex := t.Send(gctx, spec)
 		cancel()
 		out = append(out, reject(id, m+" on the endpoint", ex, http.StatusMethodNotAllowed, 0))

@@ -42,6 +42,11 @@ type Options struct {
 	Secrets []string
 	// AllowCall names tools the scan may call besides those with readOnlyHint: true.
 	AllowCall []string
+	// ToolArgs gives the arguments to call a tool with (--tool-args name=JSON), for tools whose
+	// schema alone does not say what a valid call looks like (a city the tool knows). Tools not
+	// named here get arguments built from their inputSchema. Naming a tool here does not make it
+	// callable: AllowCall or readOnlyHint still decides that.
+	ToolArgs map[string]map[string]any
 	// Origin is an Origin the server allows (--origin); empty means none is known.
 	Origin string
 	// Timeout bounds the whole scan (0 → DefaultTimeout).

@@ -144,6 +144,9 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 	if spec.URL == "" {
 		spec.URL = t.Endpoint
 	}
+	if t.LegacySession && spec.URL == t.Endpoint {
+		spec = standIn(spec)
+	}
 	if t.SessionID != "" && spec.URL == t.Endpoint && !outsideSession(ctx) && len(wire.HeaderValues(spec.Header, wire.HeaderSessionID)) == 0 {
 		spec = spec.Clone()
 		if spec.Header == nil {

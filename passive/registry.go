@@ -50,6 +50,7 @@ func entries() []entry {
 		{"cache-hints", []string{"cache-hints-present", "ttl-nonnegative-integer", "cache-scope-enum", "no-hints-on-input-required", "cache-scope-same-all-pages"}, checkCacheHints},
 		{"mrtr-shape", []string{"mrtr-allowed-methods", "mrtr-nonempty", "mrtr-keys-unique", "mrtr-request-kinds"}, checkMRTRShape},
 		{"mrtr-capabilities", []string{"mrtr-declared-capabilities", "no-undeclared-capability-use", "elicitation-declared-modes", "sampling-tools-declared", "include-context-declared"}, checkMRTRCapabilities},
+		{"streamed-sampling", []string{"include-context-declared"}, checkStreamedSampling},
 		{"request-state", []string{"request-state-integrity"}, checkRequestState},
 		{"tools-list", []string{"tool-name-syntax", "tool-name-unique", "input-schema-object", "tools-deterministic-order", "lists-not-connection-scoped"}, checkToolsList},
 		{"tool-result", []string{"content-blocks-valid", "embedded-resources-capability"}, checkToolResult},

@@ -64,6 +64,7 @@ type probeOptions struct {
 	token       string
 	tokenFile   string
 	allowCall   []string
+	toolArgs    []string
 	origin      string
 	timeout     time.Duration
 	rules       []string
@@ -104,6 +105,7 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
 	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization (never printed; prefer --token-file or "+TokenEnv+")")
 	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
 	f.StringArrayVar(&o.allowCall, "allow-call", nil, "a tool the scan may call besides readOnlyHint tools (repeatable)")
+	f.StringArrayVar(&o.toolArgs, "tool-args", nil, `arguments for one tool as name=JSON object, e.g. 'get_weather={"city":"Paris"}' (repeatable; does not make the tool callable)`)
 	f.StringVar(&o.origin, "origin", "", "an Origin the server allows (a control for the foreign-Origin check)")
 	f.DurationVar(&o.timeout, "timeout", active.DefaultTimeout, "deadline for the whole scan")
 	f.StringArrayVar(&o.rules, "rule", nil, "only this rule, by ID or name (repeatable)")
@@ -192,12 +194,16 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 		header.Set(wire.HeaderAuthorization, "Bearer "+tok.Reveal())
 		secrets = append(secrets, tok.Reveal())
 	}
+	toolArgs, err := parseToolArgs(o.toolArgs)
+	if err != nil {
+		return err
+	}
 	areas := make([]rules.Area, len(o.areas))
 	for i, a := range o.areas {
 		areas[i] = rules.Area(a)
 	}
 	opts := active.Options{
-		Endpoint: o.endpoint, Header: header, Secrets: secrets, AllowCall: o.allowCall, Origin: o.origin,
+		Endpoint: o.endpoint, Header: header, Secrets: secrets, AllowCall: o.allowCall, ToolArgs: toolArgs, Origin: o.origin,
 		Timeout: o.timeout, Rules: o.rules, Areas: areas, Concurrency: o.concurrency,
 		Tool: "sentinel " + cli.Version,
 	}
@@ -229,6 +235,34 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 		printIndeterminate(&redactingWriter{w: stderr, secrets: secrets}, res)
 	}
 	return gate.Check(res)
+}
+
+// parseToolArgs turns --tool-args "name=JSON object" flags into the scan's ToolArgs.
+func parseToolArgs(flags []string) (map[string]map[string]any, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	out := map[string]map[string]any{}
+	for _, f := range flags {
+		name, raw, ok := strings.Cut(f, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--tool-args %q: want name=JSON object", f)
+		}
+		var args map[string]any
+		if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil {
+			return nil, fmt.Errorf("--tool-args for %q: the arguments must be a JSON object: %w", name, errors.Join(err, errNotObject(args == nil)))
+		}
+		out[name] = args
+	}
+	return out, nil
+}
+
+func errNotObject(bad bool) error {
+	if bad {
+		return errors.New("got null or a non-object")
+	}
+	return nil
 }
 
 // printIndeterminate lists the rules the scan could not settle, with why, on stderr when the
