@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
