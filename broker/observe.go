@@ -43,34 +43,6 @@ func newBrokerMetrics() *brokerMetrics {
 	return m
 }
 
-// statusWriter remembers the status written, passing Flush through for streamed replies.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 func (m *brokerMetrics) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		method, tool := r.Header.Get("Mcp-Method"), ""
@@ -83,12 +55,13 @@ func (m *brokerMetrics) wrap(next http.Handler) http.Handler {
 			}
 		}
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := telemetry.NewStatusRecorder(w)
 		next.ServeHTTP(sw, r)
-		if sw.status == 0 {
-			sw.status = http.StatusOK
+		status := sw.Status()
+		if status == 0 {
+			status = http.StatusOK
 		}
-		m.requests.WithLabelValues(method, tool, strconv.Itoa(sw.status)).Inc()
+		m.requests.WithLabelValues(method, tool, strconv.Itoa(status)).Inc()
 		m.latency.WithLabelValues(method, tool).Observe(time.Since(start).Seconds())
 	})
 }

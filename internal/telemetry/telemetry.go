@@ -73,35 +73,45 @@ func RequestID(ctx context.Context) string {
 	return id
 }
 
-// statusRecorder remembers the status a handler wrote, and passes Flush through so SSE streams
-// keep streaming.
-type statusRecorder struct {
+// StatusRecorder remembers the status a handler wrote, and passes Flush, Hijack and Unwrap
+// through so SSE streams keep streaming and CONNECT tunnels keep working. The broker's metrics use
+// it too.
+type StatusRecorder struct {
 	http.ResponseWriter
 	status int
 }
 
-func (r *statusRecorder) WriteHeader(code int) {
+// NewStatusRecorder wraps w.
+func NewStatusRecorder(w http.ResponseWriter) *StatusRecorder { return &StatusRecorder{ResponseWriter: w} }
+
+// Status is the status written so far: 0 before anything was written.
+func (r *StatusRecorder) Status() int { return r.status }
+
+// WriteHeader records the first status and writes it.
+func (r *StatusRecorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
 
-func (r *statusRecorder) Write(b []byte) (int, error) {
+// Write records an implicit 200 and writes b.
+func (r *StatusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
 	return r.ResponseWriter.Write(b)
 }
 
-func (r *statusRecorder) Flush() {
+// Flush passes through to the underlying writer when it can flush.
+func (r *StatusRecorder) Flush() {
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
 // Hijack passes connection takeover through (the proxy's CONNECT tunnels need it).
-func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (r *StatusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	h, ok := r.ResponseWriter.(http.Hijacker)
 	if !ok {
 		return nil, nil, fmt.Errorf("telemetry: the underlying %T cannot be hijacked", r.ResponseWriter)
@@ -113,7 +123,7 @@ func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+func (r *StatusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // Middleware wraps next with a server span per request (named "<HTTP method> <Mcp-Method>", with
 // the MCP method, name and protocol version as attributes, all from headers) and a request ID,
@@ -154,7 +164,7 @@ func middleware(component string, next http.Handler, echo bool) http.Handler {
 			attribute.String("request.id", id),
 		))
 		defer span.End()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &StatusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r.WithContext(ctx))
 		span.SetAttributes(attribute.Int("http.response.status_code", rec.status))
 		if rec.status >= 500 {
