@@ -82,7 +82,9 @@ type StatusRecorder struct {
 }
 
 // NewStatusRecorder wraps w.
-func NewStatusRecorder(w http.ResponseWriter) *StatusRecorder { return &StatusRecorder{ResponseWriter: w} }
+func NewStatusRecorder(w http.ResponseWriter) *StatusRecorder {
+	return &StatusRecorder{ResponseWriter: w}
+}
 
 // Status is the status written so far: 0 before anything was written.
 func (r *StatusRecorder) Status() int { return r.status }
