@@ -15,6 +15,8 @@ func promptProbes() []Probe {
 		{Name: "prompts-list", Requires: rules.FeaturePrompts, RuleIDs: ids("prompts-list-current"), Run: probePromptsList},
 		{Name: "unknown-prompt", Requires: rules.FeaturePrompts, RuleIDs: ids("unknown-prompt-32602"), Run: probeUnknownPrompt},
 		{Name: "prompt-missing-args", Requires: rules.FeaturePrompts, RuleIDs: ids("missing-prompt-args-32602", "validate-prompt-args"), Run: probePromptMissingArgs},
+		{Name: "prompt-get", Requires: rules.FeaturePrompts, RuleIDs: ids("prompt-media-base64", "prompt-embedded-resource-fields"),
+			Run: func(ctx context.Context, t *Target) ([]rules.Outcome, error) { return nil, probePromptGet(ctx, t) }},
 	}
 }
 

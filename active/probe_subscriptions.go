@@ -19,6 +19,7 @@ func subscriptionProbes() []Probe {
 		{Name: "listen", Requires: rules.FeatureListen, Run: probeListen, RuleIDs: ids(
 			"listen-is-open-sse", "listen-ack-first", "listen-ack-honoured-subset", "listen-subscription-id",
 			"listen-only-requested-types", "resource-updated-opt-in")},
+		{Name: "list-changed", Requires: rules.FeatureListChanged, Run: probeListChanged, RuleIDs: ids("list-changed-delivered")},
 	}
 }
 

@@ -96,7 +96,42 @@ func probeNotification(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 	default:
 		out = append(out, stamp(rules.Failed(acc, obs+"; expected 202 (accepted) or an HTTP error status (refused)"), ex))
 	}
+	if !hasRule(out, rej) {
+		if o, ok := refusedNotification(ctx, t, rej); ok {
+			out = append(out, o)
+		}
+	}
 	return out, nil
+}
+
+// refusedNotification sends a notification the server has reason to refuse, its Mcp-Method
+// header naming another method than its body, and judges the refusal: an HTTP error status
+// passes, a JSON-RPC error under a success status fails. A server that accepts it anyway gives
+// no outcome here (the header rules judge that).
+func refusedNotification(ctx context.Context, t *Target, rej string) (rules.Outcome, bool) {
+	label := "notifications/cancelled whose Mcp-Method header says notifications/progress"
+	ex := t.Send(ctx, wire.NewNotification("notifications/cancelled", map[string]any{"requestId": "sentinel-never-sent", "reason": "probe"},
+		wire.WithHeader(wire.HeaderMethod, "notifications/progress"), wire.WithLabel(label)))
+	if cut(ex) || ex.Response == nil {
+		return rules.Outcome{}, false
+	}
+	obs := observed(label, ex)
+	switch st := ex.Status(); {
+	case st >= 400:
+		return stamp(rules.Passed(rej, obs+"; refused with an HTTP error status"), ex), true
+	case st >= 200 && st < 300 && ex.Reply() != nil && ex.Reply().Error != nil:
+		return stamp(rules.Failed(rej, obs+"; the notification was refused with a JSON-RPC error but a success status"), ex), true
+	}
+	return rules.Outcome{}, false
+}
+
+func hasRule(out []rules.Outcome, id string) bool {
+	for _, o := range out {
+		if o.RuleID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // concurrentRequests is how many requests probeConcurrent sends at once.

@@ -178,6 +178,8 @@ func checkMRTRCapabilities(v *view, _ *History) []rules.Outcome {
 				} else {
 					out = append(out, fail("sampling-tools-declared", "inputRequests[%q] asks for sampling with tools, but the client did not declare sampling.tools", clip(k)))
 				}
+			} else {
+				out = append(out, pass("sampling-tools-declared", "the sampling request carries no tools, so sampling.tools is not needed"))
 			}
 			if ic, _ := stringOf(params["includeContext"]); ic == "thisServer" || ic == "allServers" {
 				why := "sampling.context was declared, but the value is deprecated"

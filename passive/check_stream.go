@@ -161,7 +161,16 @@ func checkLogging(v *view, h *History) []rules.Outcome {
 			logs = append(logs, n)
 		}
 	}
-	if len(logs) == 0 || v.method() == "subscriptions/listen" {
+	if v.method() == "subscriptions/listen" {
+		return nil
+	}
+	if len(logs) == 0 {
+		// A request stream that carried other notifications (progress) but no log message,
+		// for a request that asked for no level, is the opt-in kept where the server was
+		// already talking; a stream with nothing on it says nothing.
+		if _, asked := v.reqMeta[metaLogLevel]; !asked && len(v.notifications()) > 0 {
+			return []rules.Outcome{pass("no-log-without-loglevel", fmt.Sprintf("%d notification(s) on the %s stream, none a log message, and the request asked for no level", len(v.notifications()), v.methodLabel()))}
+		}
 		return nil
 	}
 	var out []rules.Outcome
