@@ -134,6 +134,11 @@ func checkSSERelated(v *view, _ *History) []rules.Outcome {
 	if listen && cancels > 0 {
 		out = append(out, pass("server-cancelled-listen-only", "notifications/cancelled only on a listen stream"))
 	}
+	if !listen && cancels == 0 && v.final != nil {
+		// The server was talking on this request's stream and ended it by answering, not by
+		// cancelling: the behaviour the rule forbids had its chance and did not happen.
+		out = append(out, pass("server-cancelled-listen-only", fmt.Sprintf("the %s stream carried %d notification(s) and ended with the response, not notifications/cancelled", v.methodLabel(), len(notes))))
+	}
 	return out
 }
 
