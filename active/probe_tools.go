@@ -34,7 +34,7 @@ func toolProbes() []Probe {
 }
 
 // maxProgressCalls bounds the tools probeToolProgress calls.
-const maxProgressCalls = 8
+const maxProgressCalls = 16
 
 // probeToolProgress calls the callable tools with a progressToken, each its own, so whatever
 // progress they report is graded by the passive checks: tokens MUST be the request's, values

@@ -62,6 +62,16 @@ var pinnedEverythingFailures = []struct {
 		},
 	},
 	{
+		rule:        "mrtr-declared-capabilities",
+		clause:      "basic/patterns/mrtr#server-requirements-basic-workflow: servers MUST NOT include an input request whose type the client did not declare in this request's clientCapabilities",
+		demonstrate: demonstrateUndeclaredElicitation,
+	},
+	{
+		rule:        "no-undeclared-capability-use",
+		clause:      "basic#_meta: servers MUST NOT rely on a client capability the request did not declare",
+		demonstrate: demonstrateUndeclaredElicitation,
+	},
+	{
 		rule:        "missing-prompt-args-32602",
 		clause:      "server/prompts#error-handling: servers SHOULD answer missing required arguments with -32602",
 		demonstrate: demonstratePromptWithoutArgs,
@@ -102,6 +112,18 @@ func demonstratePromptWithoutArgs(t *testing.T, url string) (bool, string) {
 func demonstrateForeignOrigin(t *testing.T, url string) (bool, string) {
 	ex := send(t, url, wire.NewCall("server/discover", nil, wire.WithOrigin("http://evil.invalid")))
 	return ex.Status() == http.StatusOK, ex.Summary()
+}
+
+// demonstrateUndeclaredElicitation gets the MRTR prompt with clientCapabilities {} (no
+// elicitation declared): the server still answers input_required with an elicitation/create
+// input request.
+func demonstrateUndeclaredElicitation(t *testing.T, url string) (bool, string) {
+	ex := send(t, url, wire.NewCall("prompts/get", map[string]any{"name": "test_input_required_result_prompt"}))
+	r := ex.Reply()
+	if r == nil || r.ResultType() != "input_required" {
+		return false, ex.Summary()
+	}
+	return strings.Contains(string(r.ResultField("inputRequests")), `"elicitation/create"`), ex.Summary()
 }
 
 func send(t *testing.T, url string, spec wire.RequestSpec) *wire.Exchange {
