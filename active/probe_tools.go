@@ -38,7 +38,8 @@ const maxProgressCalls = 16
 
 // probeToolProgress calls the callable tools with a progressToken, each its own, so whatever
 // progress they report is graded by the passive checks: tokens MUST be the request's, values
-// MUST increase, and nothing follows the final response. Which tool reports progress is not
+// MUST increase, and nothing follows the final response. A tool that reported progress is
+// called again without a token, where no progress may appear. Which tool reports progress is not
 // declared anywhere, hence every callable tool, up to a bound, concurrently.
 func probeToolProgress(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	defs := callableDefs(t)
@@ -51,12 +52,32 @@ func probeToolProgress(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 		go func() {
 			defer wg.Done()
 			args, how := t.toolArguments(d.Name, d.InputSchema)
-			t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
+			ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
 				wire.WithMeta("progressToken", "sentinel-progress-"+d.Name), wire.WithLabel(fmt.Sprintf("tools/call %q with %s and a progressToken", d.Name, how)))
+			if !reportsProgress(ex) {
+				return
+			}
+			// A tool that reports progress is called once more without a token: progress
+			// MUST only name tokens an active request provided, so none may come back.
+			t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
+				wire.WithLabel(fmt.Sprintf("tools/call %q with %s and no progressToken", d.Name, how)))
 		}()
 	}
 	wg.Wait()
 	return nil, nil
+}
+
+// reportsProgress reports whether ex carried a notifications/progress message.
+func reportsProgress(ex *wire.Exchange) bool {
+	if ex.Response == nil {
+		return false
+	}
+	for _, m := range ex.Response.Messages {
+		if m.Method == "notifications/progress" {
+			return true
+		}
+	}
+	return false
 }
 
 // passiveFor runs the passive checks on ex with history h and keeps the outcomes for the named

@@ -46,7 +46,11 @@ fi
 
 echo "scan-fixture: scanning the unmigrated fixture at $url (expected exit code 1)" >&2
 set +e
-"$BIN/sentinel" probe --endpoint "$url" "$@"
+# The operator's grants for this fixture: its tools without readOnlyHint change only the
+# fixture's memory, and get_weather needs a city it knows (its schema cannot say which).
+grants=(--allow-call connect_db --allow-call import_notes --allow-call summarize_workspace
+	--allow-call sync_calendar --allow-call bulk_export --tool-args 'get_weather={"city":"Paris"}')
+"$BIN/sentinel" probe --endpoint "$url" "${grants[@]}" "$@"
 code=$?
 set -e
 echo "scan-fixture: sentinel probe exited $code" >&2
