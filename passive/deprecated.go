@@ -201,10 +201,13 @@ func removedKey(m string) string {
 //	New servers "SHOULD NOT" adopt HTTP+SSE, Roots, Sampling or Logging. "State that spans
 //	requests MUST be referenced by an explicit identifier": a session id or cookie is the visible
 //	symptom of the opposite.
-func checkDeprecated(v *view, _ *History) []rules.Outcome {
+func checkDeprecated(v *view, h *History) []rules.Outcome {
 	var out []rules.Outcome
 	modern := v.claimsModern()
 	m := v.method()
+	if _, isErr := v.errorCode(); m == "server/discover" && isErr && h != nil && h.Capabilities == nil {
+		h.DiscoverRefused = true
+	}
 	if (m == "initialize" || removedMethods[m]) && modern && v.final != nil && !authStatus(v.status) {
 		code, isErr := v.errorCode()
 		switch {
@@ -235,9 +238,11 @@ func checkDeprecated(v *view, _ *History) []rules.Outcome {
 			out = append(out, pass("explicit-state-ids", "no session id or cookie on the reply"))
 		}
 	}
-	// GET and DELETE are judged only when the client claims this revision by header: a dual-era
-	// server may serve a legacy client's GET stream or session DELETE.
-	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/") || headerValue(v.ex.Request.Header, headerProtocolVersion) < rules.Revision
+	// GET and DELETE are judged only when the client claims this revision by header, or the
+	// server refused server/discover: a dual-era server may serve a legacy client's GET stream
+	// or session DELETE, a legacy-only one has that left to migrate.
+	legacyClient := headerValue(v.ex.Request.Header, headerProtocolVersion) < rules.Revision && (h == nil || !h.DiscoverRefused)
+	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/") || legacyClient
 	if (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) && v.ex.Response != nil && !authStatus(v.status) && v.status != 405 && !wellKnown {
 		out = append(out, fail("get-delete-405", "%s on the endpoint got HTTP %d, not 405", v.ex.Request.Method, v.status))
 	} else if v.status == 405 && !wellKnown && (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) {

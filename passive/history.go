@@ -20,6 +20,10 @@ type History struct {
 	// was seen. Checks that depend on what the server declared (logging, resources) say nothing
 	// while it is nil.
 	Capabilities json.RawMessage
+	// DiscoverRefused is set once the server answered server/discover with an error while no
+	// discover result was seen: it does not speak 2026-07-28, so what it serves a legacy client
+	// (a GET stream) is what migrating it must remove, not a dual-era server's right.
+	DiscoverRefused bool
 }
 
 // NewHistory returns an empty History ready for use.
