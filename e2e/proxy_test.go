@@ -65,6 +65,18 @@ func TestProxyFlagsTheUnmigratedFixture(t *testing.T) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
+	// A client that claims 2026-07-28 and sends DELETE must get 405 from a server of that era;
+	// the fixture ends the session instead. (A 2025 client's DELETE is legitimately served by a
+	// server that still supports that era, so the legacy session alone does not show this.)
+	del, _ := http.NewRequestWithContext(WithDeadline(t, 10*time.Second), http.MethodDelete, px.URL, nil)
+	del.Header.Set("Mcp-Session-Id", session)
+	del.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	if resp, err := http.DefaultClient.Do(del); err != nil {
+		t.Fatalf("DELETE through the proxy: %v", err)
+	} else {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 
 	seeded := FixtureSeeded(t)
 	want := map[string]bool{}
