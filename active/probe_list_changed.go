@@ -55,7 +55,8 @@ func probeListChanged(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		listen = t.Call(lctx, "subscriptions/listen", map[string]any{"notifications": filter}, wire.WithLabel("subscriptions/listen for list changes"))
+		listen = t.Call(lctx, "subscriptions/listen", map[string]any{"notifications": filter}, wire.WithLabel("subscriptions/listen for list changes"),
+			wire.ReadUntil(func(m *wire.Message) bool { return listChanged(m.Method) }))
 	}()
 	select {
 	case <-time.After(listSettle):
@@ -74,7 +75,7 @@ func probeListChanged(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		return []rules.Outcome{undecidedCut(id, label, listen)}, nil
 	}
 	for _, m := range listen.Response.Messages {
-		if m.Method == "notifications/tools/list_changed" || m.Method == "notifications/prompts/list_changed" {
+		if listChanged(m.Method) {
 			return []rules.Outcome{stamp(rules.Passed(id, observed(label, listen)+"; "+m.Method+" arrived"), listen)}, nil
 		}
 	}
@@ -125,4 +126,8 @@ func clipNames(names []string) []string {
 		return append(slices.Clone(names[:8]), "…")
 	}
 	return names
+}
+
+func listChanged(method string) bool {
+	return method == "notifications/tools/list_changed" || method == "notifications/prompts/list_changed"
 }

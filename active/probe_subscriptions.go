@@ -54,7 +54,10 @@ func probeListen(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	lctx, cancel := context.WithTimeout(ctx, window)
 	defer cancel()
 	label := "subscriptions/listen"
-	ex := t.Call(lctx, "subscriptions/listen", map[string]any{"notifications": listenFilter(t)}, wire.WithLabel(label))
+	// The acknowledgement comes first; the read stops at the first message so an honest server
+	// does not hold the scan for the whole window (a silent one still gets the window).
+	ex := t.Call(lctx, "subscriptions/listen", map[string]any{"notifications": listenFilter(t)}, wire.WithLabel(label),
+		wire.ReadUntil(func(*wire.Message) bool { return true }))
 	open := rules.IDOf("listen-is-open-sse")
 	if ex.Response == nil {
 		return []rules.Outcome{undecidedCut(open, label, ex)}, nil

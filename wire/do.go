@@ -65,13 +65,13 @@ func Do(ctx context.Context, client *http.Client, spec RequestSpec, lim Limits, 
 	}
 	defer resp.Body.Close()
 	ex.Response = &Response{Status: resp.StatusCode, Header: resp.Header.Clone()}
-	readBody(ctx, ex.Response, resp.Body, lim)
+	readBody(ctx, ex.Response, resp.Body, lim, spec.Until)
 	ex.Parse(lim)
 	return ex
 }
 
 // readBody fills r.Body (and r.Events for an event stream) within the limits.
-func readBody(ctx context.Context, r *Response, body io.Reader, lim Limits) {
+func readBody(ctx context.Context, r *Response, body io.Reader, lim Limits, until func(*Message) bool) {
 	cr := &capReader{r: body, max: lim.MaxBodyBytes, keep: true}
 	cut := func(by string) { r.Truncated, r.TruncatedBy = true, by }
 	defer func() { r.Body = cr.buf.Bytes() }()
@@ -96,6 +96,12 @@ func readBody(ctx context.Context, r *Response, body io.Reader, lim Limits) {
 			if len(r.Events) >= lim.MaxSSEEvents {
 				cut(TruncatedEvents)
 				return
+			}
+			if until != nil && ev.Data != "" {
+				if m, derr := DecodeMessage([]byte(ev.Data)); derr == nil && until(m) {
+					cut(TruncatedUntil)
+					return
+				}
 			}
 			continue
 		}

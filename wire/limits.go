@@ -18,6 +18,8 @@ const (
 	TruncatedBytes    = "bytes"
 	TruncatedEvents   = "events"
 	TruncatedDeadline = "deadline"
+	// TruncatedUntil: the request's Until predicate was satisfied, so the read stopped there.
+	TruncatedUntil = "until"
 )
 
 // Limits bounds what wire reads from a peer. Zero fields take the Default* values; negative

@@ -210,7 +210,10 @@ func (ex *Exchange) Summary() string {
 	} else if len(ex.Response.Body) == 0 {
 		b.WriteString(" empty body")
 	}
-	if ex.Response.Truncated {
+	switch {
+	case ex.Response.Truncated && ex.Response.TruncatedBy == TruncatedUntil:
+		b.WriteString(" (read until the awaited message)")
+	case ex.Response.Truncated:
 		b.WriteString(" (cut by " + ex.Response.TruncatedBy + " limit)")
 	}
 	return b.String()

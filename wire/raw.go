@@ -62,7 +62,7 @@ func DoRaw(ctx context.Context, spec RequestSpec, lim Limits, secrets ...string)
 	}
 	defer resp.Body.Close()
 	ex.Response = &Response{Status: resp.StatusCode, Header: resp.Header.Clone()}
-	readBody(ctx, ex.Response, resp.Body, lim)
+	readBody(ctx, ex.Response, resp.Body, lim, spec.Until)
 	ex.Parse(lim)
 	return ex
 }

@@ -24,6 +24,12 @@ type RequestSpec struct {
 	Close bool
 	// Label names the request in Observed texts ("tools/call without Mcp-Name"); optional.
 	Label string
+	// Until, when set, ends the read of an event stream as soon as it returns true for a
+	// message parsed from the stream, instead of reading until the stream closes or the
+	// deadline: a subscriptions/listen stream never closes by itself, and a probe that has
+	// what it came for should not hold the scan. The response is then marked truncated by
+	// TruncatedUntil.
+	Until func(*Message) bool
 }
 
 // Clone returns a deep copy, so a probe can derive a broken variant from a well-formed request.
@@ -58,6 +64,7 @@ type callBuilder struct {
 	drop     []string
 	closeC   bool
 	label    string
+	until    func(*Message) bool
 }
 
 // CallOption alters one part of a request built by NewCall; each exists to break exactly one
@@ -130,6 +137,10 @@ func WithOrigin(origin string) CallOption {
 
 // WithFreshConnection asks for a connection used by this request only.
 func WithFreshConnection() CallOption { return func(b *callBuilder) { b.closeC = true } }
+
+// ReadUntil ends the read of the answer's event stream once f returns true for a message on it
+// (RequestSpec.Until), so a probe waiting for one message does not sit out its deadline.
+func ReadUntil(f func(*Message) bool) CallOption { return func(b *callBuilder) { b.until = f } }
 
 // WithLabel names the request for Observed texts.
 func WithLabel(l string) CallOption { return func(b *callBuilder) { b.label = l } }
@@ -204,7 +215,7 @@ func (b *callBuilder) build() RequestSpec {
 			}
 		}
 	}
-	spec := RequestSpec{Method: http.MethodPost, Header: b.header, Close: b.closeC, Label: b.label}
+	spec := RequestSpec{Method: http.MethodPost, Header: b.header, Close: b.closeC, Label: b.label, Until: b.until}
 	if b.httpVerb != "" {
 		spec.Method = b.httpVerb
 	}
