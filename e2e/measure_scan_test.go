@@ -82,7 +82,7 @@ func TestMeasureScan(t *testing.T) {
 	fmt.Fprintf(&b, "Method: %d consecutive full scans of each server (all rules, default concurrency), timed from starting the `sentinel probe` process to its exit; nearest-rank percentiles.\n\n", measureRuns)
 	fmt.Fprintf(&b, "| server | p50 | p95 | max |\n|---|---|---|---|\n")
 	p50s := map[string]time.Duration{}
-	for _, tg := range targets {
+	for _, tg := range targets[1:] { // the servers the false-positive figures are about
 		d := timeScans(t, tg, measureRuns)
 		p50s[tg.name] = percentile(d, 50)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", tg.name, ms(percentile(d, 50)), ms(percentile(d, 95)), ms(d[len(d)-1]))
