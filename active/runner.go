@@ -180,6 +180,9 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 
 	var kept []rules.Outcome
 	for _, o := range outcomes {
+		if t.LegacySession {
+			o.Observed = standInObserved(o.Observed)
+		}
 		if want[o.RuleID] {
 			o.Observed = wire.RedactString(o.Observed, opts.Secrets...)
 			o.Why = wire.RedactString(o.Why, opts.Secrets...)
