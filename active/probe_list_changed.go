@@ -16,9 +16,9 @@ import (
 // maxChangeCalls bounds the tools probeListChanged calls while it listens.
 const maxChangeCalls = 4
 
-// listSettle is how long probeListChanged waits after opening the stream before it calls a
-// tool, so the subscription is in place when the change happens.
-const listSettle = 400 * time.Millisecond
+// listSettle bounds how long probeListChanged waits for the listen stream's first message
+// before it calls a tool anyway, so the subscription is in place when the change happens.
+const listSettle = 1500 * time.Millisecond
 
 // probeListChanged: servers that declare listChanged SHOULD deliver the list_changed
 // notification to listen streams that asked for it. The probe listens for tool and prompt list
@@ -51,14 +51,21 @@ func probeListChanged(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	lctx, cancel := context.WithTimeout(ctx, window)
 	defer cancel()
 	var listen *wire.Exchange
-	var wg sync.WaitGroup
-	wg.Add(1)
+	acked, done := make(chan struct{}), make(chan struct{})
+	var ackOnce sync.Once
 	go func() {
-		defer wg.Done()
+		defer close(done)
 		listen = t.Call(lctx, "subscriptions/listen", map[string]any{"notifications": filter}, wire.WithLabel("subscriptions/listen for list changes"),
-			wire.ReadUntil(func(m *wire.Message) bool { return listChanged(m.Method) }))
+			wire.ReadUntil(func(m *wire.Message) bool {
+				ackOnce.Do(func() { close(acked) }) // the first message: the subscription is in place
+				return listChanged(m.Method)
+			}))
 	}()
+	// The change must happen after the subscription is in place: wait for the stream's first
+	// message (the acknowledgement), or at most listSettle for a server that sends none.
 	select {
+	case <-acked:
+	case <-done:
 	case <-time.After(listSettle):
 	case <-ctx.Done():
 	}
@@ -68,7 +75,7 @@ func probeListChanged(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args}, wire.WithLabel(fmt.Sprintf("tools/call %q while listening", d.Name)))
 		called = append(called, d.Name)
 	}
-	wg.Wait()
+	<-done
 	after := t.listNames(ctx)
 	label := fmt.Sprintf("subscriptions/listen %v, then tools/call %s", keysOf(filter), strings.Join(called, ", "))
 	if cut(listen) && listen.Response == nil {
