@@ -248,17 +248,26 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 	} else if v.status == 405 && !wellKnown && (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) {
 		out = append(out, pass("get-delete-405", v.ex.Request.Method+" got 405"))
 	}
+	httpSSE := false
 	for _, s := range sightings(v) {
 		if s.Side != SideServer {
 			continue
 		}
 		switch s.Kind {
 		case rules.EvidenceHTTPSSEEndpoint:
+			httpSSE = true
 			out = append(out, fail("no-new-http-sse", "%s", s.Evidence))
 		case rules.EvidenceCapabilityLogging, rules.EvidenceLogNotification, rules.EvidenceRootsInputRequest,
 			rules.EvidenceSamplingInputRequest, rules.EvidenceRootsRequest, rules.EvidenceSamplingRequest:
 			out = append(out, fail("deprecated-features-avoided", "%s (deprecated by SEP-2577)", s.Evidence))
 		}
+	}
+	// A GET on the endpoint is how a client detects the HTTP+SSE transport (backward
+	// compatibility: it expects an endpoint event first); a GET answered without one shows the
+	// endpoint does not offer it.
+	if v.ex.Request.Method == http.MethodGet && v.ex.Response != nil && !authStatus(v.status) && !httpSSE &&
+		!strings.Contains(v.ex.Request.URL, "/.well-known/") {
+		out = append(out, pass("no-new-http-sse", fmt.Sprintf("GET on the endpoint got HTTP %d with no HTTP+SSE endpoint event", v.status)))
 	}
 	return out
 }
