@@ -265,7 +265,7 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 	// A GET on the endpoint is how a client detects the HTTP+SSE transport (backward
 	// compatibility: it expects an endpoint event first); a GET answered without one shows the
 	// endpoint does not offer it.
-	if v.ex.Request.Method == http.MethodGet && v.ex.Response != nil && !authStatus(v.status) && !httpSSE &&
+	if v.ex.Request.Method == http.MethodGet && v.ex.Response != nil && v.status != 401 && v.status != 403 && !httpSSE &&
 		!strings.Contains(v.ex.Request.URL, "/.well-known/") {
 		out = append(out, pass("no-new-http-sse", fmt.Sprintf("GET on the endpoint got HTTP %d with no HTTP+SSE endpoint event", v.status)))
 	}
