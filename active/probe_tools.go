@@ -90,10 +90,20 @@ func passiveFor(ex *wire.Exchange, h *passive.History, names ...string) []rules.
 	var out []rules.Outcome
 	for _, o := range passive.Run(ex, h) {
 		if want[o.RuleID] {
-			out = append(out, o)
+			out = append(out, withRequest(o, ex))
 		}
 	}
 	return out
+}
+
+// withRequest prefixes a failed passive outcome's Observed with the request it was seen in and
+// the answer's summary, so every failure says what was sent and what came back.
+func withRequest(o rules.Outcome, ex *wire.Exchange) rules.Outcome {
+	if o.Status != rules.Fail || o.Observed == "" || ex == nil || strings.HasPrefix(o.Observed, "sent ") || strings.HasPrefix(o.Observed, "on ") {
+		return o
+	}
+	o.Observed = fmt.Sprintf("on %s: %s", ex.Summary(), o.Observed)
+	return o
 }
 
 // resultOf decodes the reply's result object; nil when the reply is not a result.

@@ -189,6 +189,8 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 		t.mu.Unlock()
 	}
 	for i := range outs {
+		// A passive finding names what it saw; the scan adds which request it saw it in.
+		outs[i] = withRequest(outs[i], ex)
 		outs[i].Observed = wire.RedactString(outs[i].Observed, t.Options.Secrets...)
 	}
 	t.mu.Lock()
