@@ -10,22 +10,28 @@ out=MEASUREMENTS.md
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# fragment NAME PACKAGE TESTREGEX: run one measurement test, keep the fragment it writes.
+# fragment NAME PACKAGE TESTREGEX: run one measurement test, keep the fragment(s) it writes (a test
+# may write siblings named after $SENTINEL_MEASURE_OUT, e.g. NAME-stores.md).
 fragment() {
 	local name=$1 pkg=$2 run=$3
 	echo "measure: $name" >&2
-	if ! SENTINEL_MEASURE=1 SENTINEL_MEASURE_OUT="$work/$name.md" \
+	mkdir -p "$work/fragments"
+	if ! SENTINEL_MEASURE=1 SENTINEL_MEASURE_OUT="$work/fragments/$name.md" \
 		go test -count=1 -timeout 20m -run "$run" "$pkg" >"$work/$name.log" 2>&1; then
 		{ echo "### $name"; echo; echo "Measurement failed in this run; its log ends:"; echo; echo '```';
-		  tail -20 "$work/$name.log"; echo '```'; } >"$work/$name.md"
+		  tail -20 "$work/$name.log"; echo '```'; } >>"$work/fragments/$name.md"
 	fi
-	[ -s "$work/$name.md" ] || { echo "### $name"; echo; echo "(the measurement wrote no figures)"; } >"$work/$name.md"
+	if ! cat "$work/fragments/$name"*.md 2>/dev/null | grep -q .; then
+		{ echo "### $name"; echo; echo "(the measurement wrote no figures)"; } >"$work/fragments/$name.md"
+	fi
+	[ -s "$work/fragments/$name.md" ] || rm -f "$work/fragments/$name.md"
 }
 
 # bench TITLE PACKAGE REGEX: run benchmarks and keep their table.
 bench() {
 	local title=$1 pkg=$2 re=$3 f
-	f="$work/bench-$(echo "$title" | tr -c 'a-zA-Z0-9' '_').md"
+	mkdir -p "$work/benchmarks"
+	f="$work/benchmarks/$(echo "$title" | tr -c 'a-zA-Z0-9' '_').md"
 	echo "measure: benchmarks $title" >&2
 	{
 		echo "### $title"
@@ -65,7 +71,15 @@ bench() {
 	echo "- Go: $(go version | cut -d' ' -f3-)"
 	echo "- Commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	echo
-	for f in "$work"/*.md; do
+	echo "## Accuracy, end-to-end figures and comparisons"
+	echo
+	for f in "$work"/fragments/*.md; do
+		sed 's/^#/##/' "$f" # one level down, under this heading
+		echo
+	done
+	echo "## Benchmarks of the hot paths"
+	echo
+	for f in "$work"/benchmarks/*.md; do
 		cat "$f"
 		echo
 	done
