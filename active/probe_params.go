@@ -130,9 +130,10 @@ func probeParamHeaders(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 	out = append(out, reject(rules.IDOf("param-header-missing"), l, call(l, args(val), false, pt.anyH), http.StatusBadRequest, wire.CodeHeaderMismatch))
 
 	other := "sentinel-other"
-	if pt.anyType == "integer" {
+	switch pt.anyType {
+	case "integer":
 		other = "43"
-	} else if pt.anyType == "boolean" {
+	case "boolean":
 		other = "false"
 	}
 	l = fmt.Sprintf("tools/call %s with %s=%v and %s: %s", pt.name, pt.anyArg, val, hdr, other)

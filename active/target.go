@@ -295,6 +295,10 @@ func (t *Target) Feature(f rules.Feature) (present, usable bool, why string) {
 			return true, true, ""
 		}
 		return false, false, "a legacy initialize handshake did not succeed: the server serves no pre-2026 clients"
+	case rules.FeatureAuth:
+		// Whether the server asks for a token is what the auth probes find out themselves
+		// (a 401 with a challenge, or none); they run on every server.
+		return true, true, ""
 	case rules.FeatureTwoPrincipals:
 		return true, false, "needs credentials for a second principal, which a one-token scan does not have"
 	case rules.FeatureIntermediary:

@@ -45,7 +45,7 @@ func checkDiscover(v *view, h *History) []rules.Outcome {
 	}
 	r := v.result()
 	var missing []string
-	if vs := decodeArray(r["supportedVersions"]); vs == nil || len(vs) == 0 {
+	if vs := decodeArray(r["supportedVersions"]); len(vs) == 0 {
 		missing = append(missing, "supportedVersions (a non-empty string array)")
 	}
 	caps := decodeObject(r["capabilities"])

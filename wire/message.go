@@ -37,8 +37,6 @@ const (
 // ErrNotObject is returned by DecodeMessage for a body that is valid JSON but not an object.
 var ErrNotObject = errors.New("not a JSON object")
 
-var messageKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-
 // DecodeMessage decodes one JSON-RPC message case-sensitively: "METHOD" is not "method". It
 // rejects what a case-insensitive or last-wins decoder would read differently from a
 // case-sensitive one: a key present twice, or a member name that differs from a JSON-RPC member

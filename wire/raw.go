@@ -48,7 +48,7 @@ func DoRaw(ctx context.Context, spec RequestSpec, lim Limits, secrets ...string)
 		return fail("sending request", err)
 	}
 	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
 	defer stop()
 	if _, err := conn.Write(rawRequest(method, u, spec)); err != nil {
 		return fail("sending request", err)
