@@ -79,7 +79,7 @@ func Manifest(ctx context.Context, scorer tools.Scorer, calls int) (ManifestRepo
 	go io.Copy(io.Discard, pr) //nolint:errcheck // drain anything printed later
 	if err != nil {
 		cancel()
-		return ManifestReport{}, fmt.Errorf("measuring manifest: starting broker: %w (%v)", err, <-errc)
+		return ManifestReport{}, fmt.Errorf("measuring manifest: starting broker: %w (the broker: %w)", err, <-errc)
 	}
 	digests := map[string]bool{}
 	rep := ManifestReport{Calls: calls, Tokenizer: Tokenizer}
