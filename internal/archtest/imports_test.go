@@ -33,6 +33,10 @@ var forbidden = []edge{
 	{"report", "fixtures", "the harness must grade servers it did not write"},
 	{"tui", "broker", "the harness must grade servers it did not write"},
 	{"tui", "fixtures", "the harness must grade servers it did not write"},
+	{"passive", "broker", "the harness must grade servers it did not write"},
+	{"passive", "fixtures", "the harness must grade servers it did not write"},
+	{"debt", "broker", "the harness must grade servers it did not write"},
+	{"debt", "fixtures", "the harness must grade servers it did not write"},
 	{"cmd/sentinel", "broker", "the harness must grade servers it did not write"},
 	{"cmd/sentinel", "fixtures", "the harness must grade servers it did not write"},
 	// The broker must be independently correct.
@@ -43,6 +47,9 @@ var forbidden = []edge{
 	{"broker", "findings", "the broker must be independently correct"},
 	{"broker", "report", "the broker must be independently correct"},
 	{"broker", "tui", "the broker must be independently correct"},
+	{"broker", "passive", "the broker must be independently correct"},
+	{"broker", "debt", "the broker must be independently correct"},
+	{"broker", "fixtures", "the broker must be independently correct"},
 	{"cmd/broker", "rules", "the broker must be independently correct"},
 	{"cmd/broker", "active", "the broker must be independently correct"},
 	{"cmd/broker", "proxy", "the broker must be independently correct"},
@@ -50,6 +57,11 @@ var forbidden = []edge{
 	{"fixtures", "rules", "a fixture must not know the grader's answers"},
 	{"fixtures", "active", "a fixture must not know the grader's answers"},
 	{"fixtures", "wire", "a fixture must not know the grader's answers"},
+	{"fixtures", "passive", "a fixture must not know the grader's answers"},
+	{"fixtures", "report", "a fixture must not know the grader's answers"},
+	{"fixtures", "broker", "fixtures stand alone"},
+	{"internal/telemetry", "rules", "telemetry is shared by the harness and the broker, so it imports neither"},
+	{"internal/telemetry", "broker", "telemetry is shared by the harness and the broker, so it imports neither"},
 	// Leaves.
 	{"wire", "rules", "wire is a leaf"},
 	{"wire", "eval", "wire is a leaf"},
@@ -60,6 +72,10 @@ var forbidden = []edge{
 	{"rules", "proxy", "rules is data and pure functions"},
 	{"rules", "findings", "rules is data and pure functions"},
 	{"rules", "report", "rules is data and pure functions"},
+	{"rules", "passive", "rules is data and pure functions"},
+	{"passive", "active", "passive checks are pure: no prober, no network"},
+	{"passive", "proxy", "passive checks are pure: no prober, no network"},
+	{"passive", "findings", "passive checks are pure: no prober, no network"},
 }
 
 // rulesStdAllowed is the allowlist of standard-library packages rules/ may import directly: pure
