@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -43,7 +44,17 @@ func StartFixture(t testing.TB, name string, extra ...string) *Server {
 // ends. A server that exits or stays silent fails the test with its stderr.
 func StartServer(t testing.TB, bin string, args ...string) *Server {
 	t.Helper()
+	return StartServerEnv(t, nil, bin, args...)
+}
+
+// StartServerEnv is StartServer with extra environment variables (KEY=VALUE) added to the
+// test's own environment.
+func StartServerEnv(t testing.TB, env []string, bin string, args ...string) *Server {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
