@@ -315,42 +315,11 @@ func mirrored(content, sc json.RawMessage) bool {
 // errSchemaTooLarge marks an outputSchema past the bounds the scan compiles.
 var errSchemaTooLarge = errors.New("outputSchema too large or too deep to compile safely")
 
-// nestingDepth returns the maximum nesting of objects and arrays in b, skipping strings.
-func nestingDepth(b []byte) int {
-	depth, max, inString, escaped := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString && c == '"':
-			inString = false
-		case inString:
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			max = maxInt(max, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return max
-}
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
-}
-
 // validateAgainst validates instance against schema (2020-12 by default), fetching nothing. A
-// schema past 64 KiB or 32 levels is not compiled (errSchemaTooLarge): compile time explodes on
-// hostile nesting, and the compiler cannot be interrupted by the probe's deadline.
+// schema past wire's bounds is not compiled (errSchemaTooLarge): compile time explodes on hostile
+// nesting, and the compiler cannot be interrupted by the probe's deadline.
 func validateAgainst(schema, instance json.RawMessage) error {
-	if len(schema) > 64<<10 || nestingDepth(schema) > 32 {
+	if wire.SchemaTooLarge(schema) {
 		return errSchemaTooLarge
 	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schema)))

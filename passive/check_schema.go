@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
 )
 
 // checkCapabilityNegotiation enforces that prompt methods are served only by a server that
@@ -143,7 +144,7 @@ func checkSchemaDialect(v *view, _ *History) []rules.Outcome {
 			if !ok || decodeObject(s) == nil {
 				continue
 			}
-			if n >= maxSchemas || len(s) > maxSchemaBytes || jsonDepth(s) > maxSchemaDepth {
+			if n >= maxSchemas || wire.SchemaTooLarge(s) {
 				skipped++
 				continue
 			}
@@ -158,45 +159,14 @@ func checkSchemaDialect(v *view, _ *History) []rules.Outcome {
 	}
 	note := ""
 	if skipped > 0 {
-		note = fmt.Sprintf(" (%d more not compiled: past the bounds of %d schemas, %d bytes or depth %d)", skipped, maxSchemas, maxSchemaBytes, maxSchemaDepth)
+		note = fmt.Sprintf(" (%d more not compiled: past the bounds of %d schemas, %d bytes or depth %d)", skipped, maxSchemas, wire.MaxSchemaBytes, wire.MaxSchemaDepth)
 	}
 	return []rules.Outcome{pass("schemas-valid-dialect", fmt.Sprintf("%d schema(s) valid in their dialect%s", n, note))}
 }
 
-// Bounds on schema compilation: a passive check runs on live traffic, and a hostile schema
-// (thousands of levels deep) makes a validator's compile time explode. Schemas past a bound are
-// not judged rather than judged slowly.
-const (
-	maxSchemas     = 64
-	maxSchemaBytes = 64 << 10
-	maxSchemaDepth = 32
-)
-
-// jsonDepth returns the maximum nesting of objects and arrays in b, skipping string contents.
-func jsonDepth(b []byte) int {
-	depth, max, inString, escaped := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString && c == '"':
-			inString = false
-		case inString:
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > max {
-				max = depth
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return max
-}
+// maxSchemas bounds how many schemas one tools/list gets compiled: a passive check runs on live
+// traffic. Each schema is also bounded in size and depth (wire.SchemaTooLarge).
+const maxSchemas = 64
 
 // compileSchema validates one schema against its meta-schema, with no network loader.
 func compileSchema(raw json.RawMessage) error {

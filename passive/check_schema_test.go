@@ -9,24 +9,6 @@ import (
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
-func TestJSONDepth(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int
-	}{
-		{`{}`, 1},
-		{`{"a":[{"b":{}}]}`, 4},
-		{`{"s":"{{{[[["}`, 1},
-		{`{"s":"\"{"}`, 1},
-		{`"plain"`, 0},
-	}
-	for _, tt := range tests {
-		if got := jsonDepth([]byte(tt.in)); got != tt.want {
-			t.Errorf("jsonDepth(%s) = %d, want %d", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestSchemaDialectBounded proves a hostile schema is not compiled: a validator's compile time
 // explodes on thousands of nesting levels, and a passive check runs on live traffic.
 func TestSchemaDialectBounded(t *testing.T) {
