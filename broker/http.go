@@ -122,7 +122,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		}
 		authed.ServeHTTP(w, r)
 	}))
-	return observe(mux), nil
+	return observe(mux, log), nil
 }
 
 // stripCredentials removes the Authorization header once the guard has verified it, so that no

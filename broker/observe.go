@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -44,7 +45,9 @@ func newBrokerMetrics() *brokerMetrics {
 	return m
 }
 
-func (m *brokerMetrics) wrap(next http.Handler) http.Handler {
+// wrap counts and times every MCP request and logs one canonical line for it, carrying the request
+// ID the telemetry middleware assigned, so a log line, a trace and a client's X-Request-Id meet.
+func (m *brokerMetrics) wrap(next http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		method, tool := r.Header.Get("Mcp-Method"), ""
 		if !knownMethods[method] {
@@ -62,15 +65,24 @@ func (m *brokerMetrics) wrap(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
+		elapsed := time.Since(start)
 		m.requests.WithLabelValues(method, tool, strconv.Itoa(status)).Inc()
-		m.latency.WithLabelValues(method, tool).Observe(time.Since(start).Seconds())
+		m.latency.WithLabelValues(method, tool).Observe(elapsed.Seconds())
+		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("request_id", telemetry.RequestID(r.Context())),
+			slog.String("http_method", r.Method),
+			slog.String("mcp_method", method),
+			slog.String("tool", tool),
+			slog.Int("status", status),
+			slog.Int64("duration_ms", elapsed.Milliseconds()))
 	})
 }
 
 // observe puts the operational endpoints beside the MCP handler: GET /healthz (liveness and
-// readiness: the process serves HTTP), GET /metrics (Prometheus), and a server span plus request ID
-// around every other request (traces are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set).
-func observe(h http.Handler) http.Handler {
+// readiness: the process serves HTTP), GET /metrics (Prometheus), and around every other request a
+// server span, a request ID and one structured log line (traces are exported only when
+// OTEL_EXPORTER_OTLP_ENDPOINT is set).
+func observe(h http.Handler, log *slog.Logger) http.Handler {
 	m := newBrokerMetrics()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -78,6 +90,6 @@ func observe(h http.Handler) http.Handler {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
-	mux.Handle("/", telemetry.Middleware("broker", m.wrap(h)))
+	mux.Handle("/", telemetry.Middleware("broker", m.wrap(h, log)))
 	return mux
 }

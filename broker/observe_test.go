@@ -2,10 +2,13 @@ package broker
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestObserveServesHealthAndMetrics shows the operational endpoints answer beside the MCP handler,
@@ -15,7 +18,8 @@ func TestObserveServesHealthAndMetrics(t *testing.T) {
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTeapot)
 	})
-	srv := httptest.NewServer(observe(inner))
+	logs := &syncWriter{w: &strings.Builder{}}
+	srv := httptest.NewServer(observe(inner, slog.New(slog.NewJSONHandler(logs, nil))))
 	t.Cleanup(srv.Close)
 
 	get := func(path string) (int, string) {
@@ -59,4 +63,36 @@ func TestObserveServesHealthAndMetrics(t *testing.T) {
 	if strings.Contains(metrics, "drop table") {
 		t.Error("a client-supplied tool name became a label value")
 	}
+	// The line is written after the handler returns, which can be just after the client has its
+	// answer: wait for it, boundedly.
+	logged := ""
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if logged = logs.String(); strings.Count(logged, `"msg":"request"`) >= 2 {
+			break
+		}
+	}
+	if n := strings.Count(logged, `"msg":"request"`); n != 2 {
+		t.Errorf("%d request log lines, want one per MCP request (2):\n%s", n, logged)
+	}
+	if !strings.Contains(logged, `"request_id":"`) || strings.Contains(logged, `"request_id":""`) {
+		t.Errorf("request log lines lack a request ID:\n%s", logged)
+	}
+}
+
+// syncWriter serialises writes from the server's goroutines into one builder.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
