@@ -137,14 +137,6 @@ func startAuthBroker(t *testing.T) (url, token string) {
 	return url, strings.TrimSpace(r.Stdout)
 }
 
-// proberFalsePositives are MUST failures the prober reports against the authenticated broker that
-// are the prober's, not the broker's. Each is reported to the lead; the unauthenticated probe
-// below, which fetches no metadata, must show none of them.
-var proberFalsePositives = map[string]string{
-	"MCP/2026-07-28/MUST/jsonrpc-envelope": "the prober grades the RFC 9728 protected-resource metadata document " +
-		"(application/json, deliberately not JSON-RPC) with the JSON-RPC envelope check; it passes without auth",
-}
-
 // probeBroker runs `sentinel probe` against url and returns the MUST-level failures by rule id
 // and the exit code; it fails the test when the probe graded nothing or could not run.
 func probeBroker(t *testing.T, url, token string) (map[string]string, int) {
@@ -208,18 +200,17 @@ func TestProbeOfBrokerHasNoMustFailures(t *testing.T) {
 	})
 	t.Run("with bearer auth", func(t *testing.T) {
 		url, token := startAuthBroker(t)
-		fails, _ := probeBroker(t, url, token)
+		fails, code := probeBroker(t, url, token)
 		ids := make([]string, 0, len(fails))
 		for id := range fails {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			if why, ok := proberFalsePositives[id]; ok {
-				t.Logf("known prober false positive %s (%s): %s", id, why, fails[id])
-				continue
-			}
 			t.Errorf("MUST failure %s: %s", id, fails[id])
+		}
+		if code != 0 {
+			t.Errorf("probe exit %d, want 0 (the must gate passed)", code)
 		}
 	})
 }
