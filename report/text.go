@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
+	"github.com/mcp-sentinel/sentinel/internal/termtext"
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 )
@@ -145,53 +145,6 @@ func orDash(s string) string {
 	return s
 }
 
-// clean makes a string safe to print on a terminal: invalid UTF-8 becomes U+FFFD, tabs become
-// spaces, carriage returns are dropped, and every other control character (C0, DEL, C1) and
-// bidirectional override is written as a visible \u escape. Newlines are kept; callers indent
-// them.
-func clean(s string) string {
-	if !needsCleaning(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteRune(utf8.RuneError)
-		case r == '\n':
-			b.WriteByte('\n')
-		case r == '\t':
-			b.WriteByte(' ')
-		case r == '\r':
-		case isUnsafeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func needsCleaning(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || r == '\t' || r == '\r' || (r != '\n' && isUnsafeRune(r)) {
-			return true
-		}
-	}
-	return false
-}
-
-// isUnsafeRune reports control characters and the bidirectional controls that can make a
-// terminal show text in an order other than the bytes' (CVE-2021-42574, "trojan source").
-func isUnsafeRune(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return false
-}
+// clean makes a string safe to print on a terminal (internal/termtext): controls and bidirectional
+// overrides become visible \u escapes, tabs one space; newlines are kept, callers indent them.
+func clean(s string) string { return termtext.Clean(s, termtext.Options{}) }

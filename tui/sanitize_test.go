@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcp-sentinel/sentinel/internal/termtext"
 )
 
 func TestClean(t *testing.T) {
@@ -43,7 +45,7 @@ func FuzzClean(f *testing.F) {
 				t.Fatalf("cleaned %q is not valid UTF-8: %q", s, got)
 			}
 			for _, r := range got {
-				if r != '\n' && unsafeRune(r) {
+				if r != '\n' && termtext.Unsafe(r) {
 					t.Fatalf("cleaned %q still holds %U: %q", s, r, got)
 				}
 			}

@@ -62,6 +62,8 @@ var forbidden = []edge{
 	{"fixtures", "broker", "fixtures stand alone"},
 	{"internal/telemetry", "rules", "telemetry is shared by the harness and the broker, so it imports neither"},
 	{"internal/telemetry", "broker", "telemetry is shared by the harness and the broker, so it imports neither"},
+	{"internal/termtext", "rules", "termtext is a leaf shared by the report and the TUI"},
+	{"internal/termtext", "report", "termtext is a leaf shared by the report and the TUI"},
 	// Leaves.
 	{"wire", "rules", "wire is a leaf"},
 	{"wire", "eval", "wire is a leaf"},
