@@ -134,4 +134,3 @@ func TestColorFor(t *testing.T) {
 		t.Errorf("ColorFor(nil) = true, want false")
 	}
 }
-
