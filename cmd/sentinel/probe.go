@@ -81,8 +81,9 @@ func newProbeCmd() *cobra.Command {
 		Long: `Send crafted requests to an MCP endpoint and grade every answer against the rules of the
 2026-07-28 revision. The scan first checks that the server speaks 2026-07-28 (server/discover);
 a server that does not is told so plainly. If it completes a 2025 initialize, the scan runs inside
-that legacy session and reports every failure it sees, while would-be passes are indeterminate. Rules whose feature the server lacks are n/a; rules the scan could not settle are
-indeterminate and always listed with the reason.
+that legacy session and reports every failure it sees, while would-be passes are indeterminate.
+Rules whose feature the server lacks are n/a; rules the scan could not settle are indeterminate
+and always listed with the reason.
 
 Tools are called only when annotated readOnlyHint: true or named with --allow-call; --tool-args
 gives the arguments for a tool whose schema does not say what a valid call looks like.
