@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -18,20 +17,7 @@ const maxPromptGets = 8
 // gets the first listed resource, which is what such a prompt embeds; any other gets a plain
 // string. The probe judges nothing itself.
 func probePromptGet(ctx context.Context, t *Target) error {
-	ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list"))
-	var res struct {
-		Prompts []struct {
-			Name      string `json:"name"`
-			Arguments []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"arguments"`
-		} `json:"prompts"`
-	}
-	if ex.Reply() == nil || json.Unmarshal(ex.Reply().Result, &res) != nil {
-		return nil
-	}
-	for i, p := range res.Prompts {
+	for i, p := range listPrompts(ctx, t) {
 		if i == maxPromptGets || ctx.Err() != nil {
 			break
 		}

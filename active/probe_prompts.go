@@ -33,22 +33,30 @@ func probeUnknownPrompt(ctx context.Context, t *Target) ([]rules.Outcome, error)
 	return []rules.Outcome{reject(rules.IDOf("unknown-prompt-32602"), label, ex, 0, wire.CodeInvalidParams)}, nil
 }
 
-// promptWithRequiredArg finds a listed prompt with a required argument.
-func promptWithRequiredArg(ctx context.Context, t *Target) (name, arg string) {
+// listedPrompt is the part of a prompts/list entry the probes use.
+type listedPrompt struct {
+	Name      string `json:"name"`
+	Arguments []struct {
+		Name     string `json:"name"`
+		Required bool   `json:"required"`
+	} `json:"arguments"`
+}
+
+// listPrompts asks for the prompt list; nil when the server gave no readable list.
+func listPrompts(ctx context.Context, t *Target) []listedPrompt {
 	ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list"))
 	var res struct {
-		Prompts []struct {
-			Name      string `json:"name"`
-			Arguments []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"arguments"`
-		} `json:"prompts"`
+		Prompts []listedPrompt `json:"prompts"`
 	}
 	if ex.Reply() == nil || json.Unmarshal(ex.Reply().Result, &res) != nil {
-		return "", ""
+		return nil
 	}
-	for _, p := range res.Prompts {
+	return res.Prompts
+}
+
+// promptWithRequiredArg finds a listed prompt with a required argument.
+func promptWithRequiredArg(ctx context.Context, t *Target) (name, arg string) {
+	for _, p := range listPrompts(ctx, t) {
 		for _, a := range p.Arguments {
 			if a.Required {
 				return p.Name, a.Name
