@@ -157,7 +157,7 @@ func (testScorer) CheckGroundedness(_ context.Context, in tools.Input, p eval.Me
 	var cited []string
 	for _, c := range in.Context {
 		for _, w := range strings.Fields(strings.ToLower(in.Response)) {
-			if len(w) > 3 && strings.Contains(strings.ToLower(c.Text), w) {
+			if len(w) > 3 && strings.Contains(strings.ToLower(c.Content), w) {
 				score = 0.1
 				cited = append(cited, c.ID)
 				break

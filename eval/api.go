@@ -75,10 +75,13 @@ type TenantPolicy struct {
 	ArchivePayloads bool           `json:"archivePayloads"`
 }
 
-// ContextItem is one piece of source material a response may cite.
+// ContextItem is one piece of source material a response may cite, in the shape of the broker's
+// documented ScoringRequest: an ID the response cites it by, where it came from (a document name,
+// a URL, a tool), and its content.
 type ContextItem struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
+	ID      string `json:"id"`
+	Source  string `json:"source,omitempty"`
+	Content string `json:"content"`
 }
 
 // Span locates evidence in the normalised or original text (byte offsets).

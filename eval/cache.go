@@ -25,7 +25,7 @@ func cacheKey(model, metricVersion string, req JudgeRequest) string {
 	for _, c := range req.Context {
 		h.Write([]byte(c.ID))
 		h.Write([]byte{0})
-		h.Write([]byte(c.Text))
+		h.Write([]byte(c.Content))
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -32,7 +32,7 @@ func ResolveCitations(citations []Citation, context []ContextItem) []CitationSta
 	}
 	r := &resolver{context: context, lowered: make([]string, len(context)), res: map[string]*regexp.Regexp{}}
 	for i, c := range context {
-		r.lowered[i] = foldSpaces(c.Text)
+		r.lowered[i] = foldSpaces(c.Content)
 	}
 	out := make([]CitationStatus, 0, len(citations))
 	for _, c := range citations {

@@ -10,7 +10,7 @@ import (
 // context mentions section 9.2 is a sentence denying that it exists. A plain substring match calls
 // that citation grounded; it is not.
 func TestResolveCitations_SectionThatAppearsOnlyInADenialIsUnresolved(t *testing.T) {
-	ctx := []ContextItem{{ID: "policy", Text: "Refunds are covered in section 9.1. There is no section 9.2 in this policy."}}
+	ctx := []ContextItem{{ID: "policy", Content: "Refunds are covered in section 9.1. There is no section 9.2 in this policy."}}
 	for _, denial := range []string{
 		"Refunds are covered in section 9.1. There is no section 9.2 in this policy.",
 		"Refunds are covered in section 9.1. No section 9.2 exists.",
@@ -19,7 +19,7 @@ func TestResolveCitations_SectionThatAppearsOnlyInADenialIsUnresolved(t *testing
 		"Refunds are covered in section 9.1. Section 9.2 does not exist.",
 		"Refunds are covered in section 9.1. This policy does not contain a section 9.2.",
 	} {
-		ctx[0].Text = denial
+		ctx[0].Content = denial
 		got := ResolveCitations(ExtractCitations("Late fees are waived under section 9.2."), ctx)
 		i := slices.IndexFunc(got, func(s CitationStatus) bool { return s.Citation.Key == "section 9.2" })
 		if i < 0 {
@@ -33,8 +33,8 @@ func TestResolveCitations_SectionThatAppearsOnlyInADenialIsUnresolved(t *testing
 
 func TestResolveCitations(t *testing.T) {
 	ctx := []ContextItem{
-		{ID: "a", Text: "Section 4.2 sets the refund window at 30 days. The fee is $1,200 per year."},
-		{ID: "b", Text: "Appendix B lists the 12 supported regions. \"All data is encrypted at rest\" is our promise."},
+		{ID: "a", Content: "Section 4.2 sets the refund window at 30 days. The fee is $1,200 per year."},
+		{ID: "b", Content: "Appendix B lists the 12 supported regions. \"All data is encrypted at rest\" is our promise."},
 	}
 	tests := []struct {
 		name     string
@@ -111,7 +111,7 @@ func FuzzExtractCitations(f *testing.F) {
 				t.Fatalf("citations out of order: %+v", cs)
 			}
 		}
-		st := ResolveCitations(cs, []ContextItem{{ID: "c", Text: context}})
+		st := ResolveCitations(cs, []ContextItem{{ID: "c", Content: context}})
 		if len(st) != len(cs) {
 			t.Fatalf("%d statuses for %d citations", len(st), len(cs))
 		}
@@ -125,7 +125,7 @@ func FuzzExtractCitations(f *testing.F) {
 				t.Fatalf("status %s without the item that supports it", s.Status)
 			}
 		}
-		if g := ScoreGroundedness(GroundednessInput{Response: response, Context: []ContextItem{{ID: "c", Text: context}}}); g.Score < 0 || g.Score > 1 {
+		if g := ScoreGroundedness(GroundednessInput{Response: response, Context: []ContextItem{{ID: "c", Content: context}}}); g.Score < 0 || g.Score > 1 {
 			t.Fatalf("groundedness score %v outside [0,1]", g.Score)
 		}
 	})
@@ -139,7 +139,7 @@ func TestCitationsAreBoundedOnHostileInput(t *testing.T) {
 	if len(cs) > MaxCitations {
 		t.Fatalf("ExtractCitations returned %d citations, cap is %d", len(cs), MaxCitations)
 	}
-	st := ResolveCitations(append(cs, cs...), []ContextItem{{ID: "1", Text: hostile}})
+	st := ResolveCitations(append(cs, cs...), []ContextItem{{ID: "1", Content: hostile}})
 	if len(st) > MaxCitations {
 		t.Errorf("ResolveCitations checked %d citations, cap is %d", len(st), MaxCitations)
 	}

@@ -77,9 +77,9 @@ func BenchmarkCheckGroundedness(b *testing.B) {
 			"Appendix B lists the 12 supported regions [kb-2], and the policy says \"refunds are issued within 14 days\" [kb-1]. " +
 			"Late fees fall under section 3.4.",
 		Context: []ContextItem{
-			{ID: "kb-1", Text: strings.Repeat("Background text about the refund process and its history. ", 20) +
+			{ID: "kb-1", Content: strings.Repeat("Background text about the refund process and its history. ", 20) +
 				"Section 3.1: refunds are issued within 14 days. There is no section 3.4; it was removed in 2023."},
-			{ID: "kb-2", Text: strings.Repeat("Pricing background and terms. ", 20) + "The annual fee is $1,200. Appendix B lists the 12 supported regions."},
+			{ID: "kb-2", Content: strings.Repeat("Pricing background and terms. ", 20) + "The annual fee is $1,200. Appendix B lists the 12 supported regions."},
 		},
 	}
 	e := &Evaluator{}

@@ -34,6 +34,9 @@ const (
 // agent's output.
 type InjectionInput struct {
 	Text string `json:"text"`
+	// Context is the material the text was produced from or travels with (the same items a
+	// groundedness request carries); an instruction hidden there is screened too.
+	Context []ContextItem `json:"context,omitempty"`
 }
 
 // GroundednessInput is a response and the context it must be grounded in. Citations, when set,

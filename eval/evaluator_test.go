@@ -167,7 +167,7 @@ func TestEvaluatorRejectsCallerErrorsBeforeRunning(t *testing.T) {
 }
 
 func TestCheckGroundedness(t *testing.T) {
-	ctx := []ContextItem{{ID: "kb-1", Text: "Section 3.1: refunds are issued within 14 days. There is no section 3.4."}}
+	ctx := []ContextItem{{ID: "kb-1", Content: "Section 3.1: refunds are issued within 14 days. There is no section 3.4."}}
 	tests := []struct {
 		name     string
 		response string

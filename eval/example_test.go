@@ -30,7 +30,7 @@ func ExampleEvaluator_CheckGroundedness() {
 	m, _ := policy.Metric(eval.MetricGroundedness)
 	v, err := e.CheckGroundedness(context.Background(), eval.GroundednessInput{
 		Response: "Late fees are waived under section 9.2.",
-		Context:  []eval.ContextItem{{ID: "policy", Text: "Section 9.1 covers refunds. There is no section 9.2."}},
+		Context:  []eval.ContextItem{{ID: "policy", Content: "Section 9.1 covers refunds. There is no section 9.2."}},
 	}, m)
 	if err != nil {
 		fmt.Println(err)

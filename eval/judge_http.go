@@ -219,7 +219,7 @@ func judgePrompt(req JudgeRequest) (system, user string) {
 		fmt.Fprintf(&b, "Deterministic pre-check: %s\n\n", req.Hint)
 	}
 	for _, c := range req.Context {
-		fmt.Fprintf(&b, "<<<BEGIN CONTEXT id=%q\n%s\nEND>>>\n", c.ID, fence(c.Text))
+		fmt.Fprintf(&b, "<<<BEGIN CONTEXT id=%q\n%s\nEND>>>\n", c.ID, fence(c.Content))
 	}
 	label := "TEXT"
 	if req.Metric == MetricGroundedness {

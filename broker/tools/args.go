@@ -110,7 +110,7 @@ func (a FlagInjectionArgs) validate() (Input, string, error) {
 		if !utf8.ValidString(a.Context) {
 			return Input{}, "", invalid("context", "is not valid UTF-8")
 		}
-		in.Context = []eval.ContextItem{{ID: "context", Text: a.Context}}
+		in.Context = []eval.ContextItem{{ID: "context", Content: a.Context}}
 	}
 	return in, format, nil
 }
@@ -156,7 +156,7 @@ func (a CheckGroundednessArgs) validate() (Input, string, error) {
 		if total > MaxContextTotalBytes {
 			return Input{}, "", invalid("context", "totals more than %d bytes", MaxContextTotalBytes)
 		}
-		in.Context = append(in.Context, eval.ContextItem{ID: id, Text: c.Text})
+		in.Context = append(in.Context, eval.ContextItem{ID: id, Content: c.Text})
 	}
 	return in, format, nil
 }
