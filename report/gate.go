@@ -40,6 +40,39 @@ func (g Gate) Counts(l rules.Level) bool {
 	}
 }
 
+// Verdict is what a result means for its gate: the one word every format leads with. Only
+// cmd/internal/cli turns a verdict into an exit code.
+type Verdict string
+
+// The four verdicts. An incomplete scan and one that could not run are never a pass, whatever
+// their partial rules say.
+const (
+	// VerdictPassed: the scan finished and no failure counts for the gate.
+	VerdictPassed Verdict = "passed"
+	// VerdictFailed: the scan finished and at least one failure counts for the gate.
+	VerdictFailed Verdict = "failed"
+	// VerdictIncomplete: some probes did not finish. The failures found in what did finish are
+	// still reported, but the verdict is INCOMPLETE (exit 2, "did not finish"), never PASSED, and
+	// not FAILED either: the contract keeps "the target failed" for scans that saw everything.
+	VerdictIncomplete Verdict = "incomplete"
+	// VerdictCouldNotRun: the target could not be graded at all.
+	VerdictCouldNotRun Verdict = "could-not-run"
+)
+
+// Verdict evaluates the gate over r.
+func (g Gate) Verdict(r *Result) Verdict {
+	switch {
+	case r.CouldNotRun != nil:
+		return VerdictCouldNotRun
+	case r.Incomplete != nil:
+		return VerdictIncomplete
+	case len(g.Failures(r)) > 0:
+		return VerdictFailed
+	default:
+		return VerdictPassed
+	}
+}
+
 // Failures returns the rule results that fail the gate, in the result's order.
 func (g Gate) Failures(r *Result) []RuleResult {
 	var out []RuleResult

@@ -116,3 +116,26 @@ func TestParseGate(t *testing.T) {
 		}
 	}
 }
+
+func TestVerdictNeverPassesAnUnfinishedScan(t *testing.T) {
+	failing := &Result{Rules: []RuleResult{{Rule: rules.Rule{Level: rules.Must}, Status: rules.Fail}}}
+	clean := &Result{Rules: []RuleResult{{Rule: rules.Rule{Level: rules.Must}, Status: rules.Pass}}}
+	cases := []struct {
+		name string
+		r    *Result
+		want Verdict
+	}{
+		{"a finished clean scan passes", clean, VerdictPassed},
+		{"a finished scan with a MUST failure fails", failing, VerdictFailed},
+		{"an unfinished clean scan is incomplete", &Result{Rules: clean.Rules, Incomplete: &Incomplete{Unfinished: 1, Total: 2}}, VerdictIncomplete},
+		{"an unfinished scan with a failure is still incomplete", &Result{Rules: failing.Rules, Incomplete: &Incomplete{Unfinished: 1, Total: 2}}, VerdictIncomplete},
+		{"a scan that could not run says so", &Result{CouldNotRun: &CouldNotRun{Reason: "not an MCP endpoint"}}, VerdictCouldNotRun},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := GateMust.Verdict(c.r); got != c.want {
+				t.Fatalf("verdict %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -43,6 +43,35 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 	// Rules holds one entry per rule evaluated, sorted by rule ID.
 	Rules []RuleResult `json:"rules"`
+	// Incomplete is set when the scan did not finish every probe it selected (its --timeout ran
+	// out, or it was interrupted). The rules the unfinished probes would have settled are then
+	// indeterminate, and the result can never pass: an incomplete scan exits 2.
+	Incomplete *Incomplete `json:"incomplete,omitempty"`
+	// CouldNotRun is set when the scan could not grade the target at all (it is not an MCP
+	// endpoint, it requires authorization the scan was not given, it cannot be reached). Rules is
+	// then empty or partial; the result exists so every format can still say why (a SARIF upload
+	// step, for one, must find a valid file). Such a result exits 2.
+	CouldNotRun *CouldNotRun `json:"couldNotRun,omitempty"`
+}
+
+// Incomplete says how much of a scan did not finish, and why.
+type Incomplete struct {
+	// Unfinished and Total count probes: Unfinished of Total did not finish.
+	Unfinished int `json:"unfinished"`
+	Total      int `json:"total"`
+	// Reason is one sentence a user can act on, e.g. "3 of 41 probes did not finish before
+	// --timeout 2s; raise --timeout".
+	Reason string `json:"reason"`
+	// Probes names the unfinished probes, sorted.
+	Probes []string `json:"probes,omitempty"`
+}
+
+// CouldNotRun says why a scan could not grade its target.
+type CouldNotRun struct {
+	// Reason is one sentence saying what was seen and what to do, e.g. "not an MCP endpoint:
+	// POST / → 501 text/html" or "the endpoint requires authorization (401, ...): pass
+	// --token-file or SENTINEL_TOKEN".
+	Reason string `json:"reason"`
 }
 
 // RuleResult is the merged outcome of one rule on the target, with the rule's own data so a
