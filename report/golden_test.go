@@ -24,6 +24,8 @@ var goldenFormats = []struct {
 	opts        *Options
 }{
 	{FormatText, ".txt", nil},
+	{FormatText, ".w120.txt", &Options{Width: 120}},
+	{FormatText, ".all.txt", &Options{Show: ShowAll}},
 	{FormatText, ".color.txt", &Options{Color: true}},
 	{FormatJSON, ".json", nil},
 	{FormatSARIF, ".sarif", nil},

@@ -9,6 +9,13 @@ import (
 	"slices"
 )
 
+func init() {
+	register(Format{Name: FormatJSON, Ext: ".json", Help: "the canonical result, rendered again by any command", order: 1,
+		new: func(Options) Renderer { return jsonRenderer{} }})
+}
+
+var _ Renderer = jsonRenderer{}
+
 // jsonRenderer writes the canonical JSON form of a result (docs/result-schema.md): schema set to
 // SchemaVersion, fields in struct order, rules sorted by ID, two-space indent, no HTML escaping,
 // one trailing newline. Equal results give equal bytes.

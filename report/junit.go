@@ -10,6 +10,13 @@ import (
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
+func init() {
+	register(Format{Name: FormatJUnit, Ext: ".xml", Help: "JUnit XML for CI test reports", order: 3,
+		new: func(Options) Renderer { return junitRenderer{} }})
+}
+
+var _ Renderer = junitRenderer{}
+
 // junitRenderer writes JUnit XML: one testsuite named after the target, one testcase per rule
 // (classname = primary area, name = rule ID). A fail is a <failure> whose type is the level;
 // indeterminate and n/a are <skipped> with the reason, so CI dashboards show them as not run

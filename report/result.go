@@ -15,7 +15,10 @@
 package report
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -52,6 +55,16 @@ type Result struct {
 	// then empty or partial; the result exists so every format can still say why (a SARIF upload
 	// step, for one, must find a valid file). Such a result exits 2.
 	CouldNotRun *CouldNotRun `json:"couldNotRun,omitempty"`
+	// Gate is the gate the result was judged by (`--gate`); empty means none was recorded, and
+	// renderers then judge by GateMust, the default.
+	Gate Gate `json:"gate,omitempty"`
+	// Comparison is set when the result was judged against what was known before: a baseline
+	// file (`--baseline`) or the older result of `sentinel diff`. Known failures then do not
+	// fail the gate; new ones do.
+	Comparison *Comparison `json:"comparison,omitempty"`
+	// Deprecations is the deprecation inventory of the target, when the command that produced
+	// the result built one (`sentinel deprecations`, the HTML report of a scan).
+	Deprecations *Inventory `json:"deprecations,omitempty"`
 }
 
 // Incomplete says how much of a scan did not finish, and why.
@@ -82,6 +95,11 @@ type RuleResult struct {
 	Status rules.Status `json:"status"`
 	// Evidence are the outcomes behind the status, most telling first; at most a few are kept.
 	Evidence []rules.Outcome `json:"evidence,omitempty"`
+	// Observations are the fingerprints (ObservationFingerprint) of every distinct failing
+	// observation Merge saw, not only the Evidence kept, sorted. Baselines and diffs match on
+	// them. Empty unless Status is fail; a result built elsewhere may leave it empty, and
+	// ObservationKeys then reads the evidence.
+	Observations []string `json:"observations,omitempty"`
 }
 
 // MaxEvidence bounds how many outcomes a RuleResult keeps, so a long proxy run stays small.
@@ -111,8 +129,12 @@ func Merge(all []rules.Rule, outcomes []rules.Outcome) []RuleResult {
 			out = append(out, rr)
 			continue
 		}
-		sort.SliceStable(os, func(i, j int) bool { return os[i].Status.Rank() > os[j].Status.Rank() })
+		slices.SortStableFunc(os, evidenceOrder)
+		os = slices.CompactFunc(os, func(a, b rules.Outcome) bool { return a == b })
 		rr.Status = os[0].Status
+		if rr.Status == rules.Fail {
+			rr.Observations = observationKeys(r.ID, os)
+		}
 		if len(os) > MaxEvidence {
 			os = os[:MaxEvidence]
 		}
@@ -121,6 +143,23 @@ func Merge(all []rules.Rule, outcomes []rules.Outcome) []RuleResult {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rule.ID < out[j].Rule.ID })
 	return out
+}
+
+// evidenceOrder puts the most telling outcome first: the strongest status, then a probe's own
+// request before a passive reading, then by text, so which evidence is kept does not depend
+// on the order concurrent probes finished in.
+func evidenceOrder(a, b rules.Outcome) int {
+	if a.Status.Rank() != b.Status.Rank() {
+		return b.Status.Rank() - a.Status.Rank()
+	}
+	as, bs := strings.HasPrefix(a.Observed, "sent "), strings.HasPrefix(b.Observed, "sent ")
+	if as != bs {
+		if as {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(strings.Compare(a.Observed, b.Observed), strings.Compare(a.Why, b.Why), strings.Compare(a.Exchange, b.Exchange))
 }
 
 // Counts tallies outcomes for one level group.

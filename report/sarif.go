@@ -12,6 +12,15 @@ import (
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
+func init() {
+	register(Format{Name: FormatSARIF, Ext: ".sarif", Help: "SARIF 2.1.0 for code scanning", order: 2,
+		new: func(o Options) Renderer {
+			return &sarifRenderer{anchor: o.SARIFAnchor, infoURI: o.InformationURI, indeterminate: o.SARIFIndeterminate}
+		}})
+}
+
+var _ Renderer = (*sarifRenderer)(nil)
+
 // sarifRenderer writes one SARIF 2.1.0 log with one run. What it emits (docs/result-schema.md):
 //
 //   - a reportingDescriptor for every rule in the result, pass and n/a included, so a consumer
@@ -28,6 +37,8 @@ import (
 type sarifRenderer struct {
 	anchor  string // repository-relative path results point at; "" means the endpoint URL
 	infoURI string
+	// indeterminate adds a note-level result per indeterminate rule (--sarif-indeterminate).
+	indeterminate bool
 }
 
 // sarifSchemaURL is written as the log's "$schema". It equals sarifcheck.SchemaURL (a test
