@@ -57,9 +57,8 @@ func (s Secret) Empty() bool { return s.v == "" }
 type probeOptions struct {
 	endpoint    string
 	gate        string
-	format      string
-	out         string
-	sarifAnchor string
+	output      outputOptions
+	baseline    string
 	headers     []string
 	token       string
 	tokenFile   string
@@ -100,9 +99,8 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
 	f := cmd.Flags()
 	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required)")
 	f.StringVar(&o.gate, "gate", string(report.GateMust), "which failures fail the run: must, should or none")
-	f.StringVar(&o.format, "format", report.FormatText, "report format: "+strings.Join(report.Formats(), ", "))
-	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
-	f.StringVar(&o.sarifAnchor, "sarif-anchor", "", "repository path SARIF results point at (e.g. cmd/server/main.go)")
+	addOutputFlags(cmd, &o.output, report.FormatText)
+	addBaselineFlag(cmd, &o.baseline)
 	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
 	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization (never printed; prefer --token-file or "+TokenEnv+")")
 	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
@@ -114,6 +112,7 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
 	f.StringArrayVar(&o.areas, "area", nil, "only rules of this area, e.g. headers (repeatable)")
 	f.IntVar(&o.concurrency, "concurrency", active.DefaultConcurrency, "probes run at once")
 	_ = cmd.MarkFlagRequired("endpoint")
+	registerProbeCompletions(cmd)
 	return cmd
 }
 
@@ -170,16 +169,13 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 	if err != nil {
 		return fmt.Errorf("--gate: %w", err)
 	}
-	outFile := stdout
-	color := false
-	if o.out == "" {
-		if f, ok := stdout.(*os.File); ok {
-			color = report.ColorFor(f)
-		}
-	}
-	renderer, err := report.New(o.format, &report.Options{Color: color, SARIFAnchor: o.sarifAnchor})
+	outs, err := o.output.plan()
 	if err != nil {
-		return fmt.Errorf("--format: %w", err)
+		return err
+	}
+	known, err := loadBaseline(o.baseline)
+	if err != nil {
+		return err
 	}
 	if o.timeout <= 0 {
 		return errors.New("--timeout must be positive")
@@ -217,26 +213,21 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 			}
 		}
 	}
-	out, err := active.Scan(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("probing %s: %s", wire.RedactString(o.endpoint, secrets...), wire.RedactString(err.Error(), secrets...))
+	if err := open(outs); err != nil {
+		return err
 	}
-	res := out.Result
-	if o.out != "" {
-		f, err := os.Create(o.out)
-		if err != nil {
-			return fmt.Errorf("creating --out file: %w", err)
-		}
-		defer f.Close()
-		outFile = f
+	out, scanErr := active.Scan(ctx, opts)
+	res := scanResult(o.endpoint, opts.Tool, out, scanErr, secrets)
+	judge(res, gate, o.baseline, known)
+	writeErr := o.output.write(stdout, outs, res, secrets)
+	printSummary(&redactingWriter{w: stderr, secrets: secrets}, res)
+	if scanErr != nil {
+		return errors.Join(fmt.Errorf("probing %s: %s", wire.RedactString(o.endpoint, secrets...), wire.RedactString(scanErr.Error(), secrets...)), writeErr)
 	}
-	if err := renderer.Render(&redactingWriter{w: outFile, secrets: secrets}, res); err != nil {
-		return fmt.Errorf("writing the %s report: %w", o.format, err)
+	if writeErr != nil {
+		return writeErr
 	}
-	if o.format != report.FormatText || o.out != "" {
-		printIndeterminate(&redactingWriter{w: stderr, secrets: secrets}, res)
-	}
-	return gate.Check(res)
+	return verdictErr(stderr, res)
 }
 
 // parseToolArgs turns --tool-args "name=JSON object" flags into the scan's ToolArgs.
@@ -265,28 +256,6 @@ func errNotObject(bad bool) error {
 		return errors.New("got null or a non-object")
 	}
 	return nil
-}
-
-// printIndeterminate lists the rules the scan could not settle, with why, on stderr when the
-// report itself went to a file or a machine format: they are never silently dropped.
-func printIndeterminate(w io.Writer, res *report.Result) {
-	var n int
-	for _, rr := range res.Rules {
-		if rr.Status == rules.Indeterminate {
-			n++
-		}
-	}
-	must, should := res.Summary()
-	fmt.Fprintf(w, "era: %s; MUST: %d pass, %d fail; SHOULD: %d pass, %d fail; %d indeterminate:\n",
-		res.Era, must.Pass, must.Fail, should.Pass, should.Fail, n)
-	for _, note := range res.Notes {
-		fmt.Fprintf(w, "  note: %s\n", note)
-	}
-	for _, rr := range res.Rules {
-		if rr.Status == rules.Indeterminate {
-			fmt.Fprintf(w, "  %s: %s\n", rr.Rule.ID, rr.Why())
-		}
-	}
 }
 
 // redactingWriter replaces secrets in everything written through it: a last guard so that no
