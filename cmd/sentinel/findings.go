@@ -49,7 +49,7 @@ func findingsSub(name, format, short, example string) *cobra.Command {
 		Use:     name,
 		Short:   short,
 		Example: example,
-		Args: cobra.NoArgs,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runFindings(cmd.Context(), cmd.OutOrStdout(), c, time.Now())
 		},
