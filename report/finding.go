@@ -58,10 +58,13 @@ var rootCauses = map[string]string{
 	"support-message-patterns": "does not serve the 2026-07-28 message patterns",
 }
 
-// overlapFamilies are rules that read the same property of one message: two of them failing on
-// the same exchange are one behaviour. Outcomes with the same stimulus, or the same words, on the
-// same exchange are linked without a table (findingGroups).
+// overlapFamilies are rules that read the same property of one message (the same requirement
+// stated twice, or a status and a code of one rejection): two of them failing on the same
+// exchange are one behaviour. Outcomes in the same words on the same exchange are linked without
+// a table. One reply that is wrong in two different ways (its structuredContent breaks the
+// schema, and no text block mirrors it) stays two findings.
 var overlapFamilies = [][]string{
+	{"discover-implemented", "support-message-patterns"},
 	{"retired-codes", "spec-reserved-codes", "legacy-range-codes", "app-codes-outside-reserved", "resource-not-found-32602"},
 	{"origin-validated", "origin-invalid-403"},
 	{"progress-token-scope", "sse-notifications-related"},
@@ -201,9 +204,8 @@ func rankOf(g []RuleResult) Rank {
 }
 
 // findingGroups joins failing rules that share an observation: two failing outcomes on the same
-// exchange that carry the same stimulus (one probe request read by two rules), the same words,
-// or come from rules of one overlap family. Groups are connected components, so a behaviour
-// read by three rules is one group.
+// exchange that say the same words, or come from rules of one overlap family. Groups are
+// connected components, so a behaviour read by three rules is one group.
 func findingGroups(failed []RuleResult) [][]RuleResult {
 	parent := make([]int, len(failed))
 	for i := range parent {
@@ -252,9 +254,6 @@ func sharesObservation(a, b RuleResult) bool {
 				continue
 			}
 			if sameFamily {
-				return true
-			}
-			if s := stimulus(oa.Observed); s != "" && s == stimulus(ob.Observed) {
 				return true
 			}
 			if d := detail(oa.Observed); d != "" && d == detail(ob.Observed) {

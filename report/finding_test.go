@@ -36,7 +36,7 @@ func TestFindingsCountOneBehaviourOnce(t *testing.T) {
 		want [][]string
 	}{
 		{
-			name: "one probe request read by two rules is one finding",
+			name: "one requirement stated twice is one finding",
 			rs: []RuleResult{
 				failing(rules.Must, "origin-invalid-403", sec, [2]string{"ex-44", "sent ping with Origin: x; got POST ping → 200 application/json result; expected HTTP 403"}),
 				failing(rules.Must, "origin-validated", sec, [2]string{"ex-44", "sent ping with Origin: x; got POST ping → 200 application/json result; a foreign Origin was not refused"}),
@@ -50,6 +50,14 @@ func TestFindingsCountOneBehaviourOnce(t *testing.T) {
 				failing(rules.Should, "app-codes-outside-reserved", nil, [2]string{"ex-1", "on POST server/discover → 400 application/json error -32000: the server emitted -32000, inside -32768..-32000"}),
 			},
 			want: [][]string{{"legacy-range-codes", "app-codes-outside-reserved"}},
+		},
+		{
+			name: "one reply wrong in two ways is two findings",
+			rs: []RuleResult{
+				failing(rules.Must, "output-schema-conformance", nil, [2]string{"ex-62", "sent tools/call x; got POST tools/call → 200 application/json result; structuredContent breaks the schema"}),
+				failing(rules.Should, "structured-text-mirror", nil, [2]string{"ex-62", "sent tools/call x; got POST tools/call → 200 application/json result; no text block mirrors it"}),
+			},
+			want: [][]string{{"output-schema-conformance"}, {"structured-text-mirror"}},
 		},
 		{
 			name: "the same words on the same exchange are one finding",

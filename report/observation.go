@@ -14,27 +14,9 @@ import (
 //	on SUMMARY: what is wrong with it              (a passive check over one exchange)
 //
 // SUMMARY is the exchange in one phrase ("POST tools/call → 200 application/json error -32042").
-// The helpers below take those shapes apart to say when two outcomes are the same observation
-// and to build fingerprints that survive a rescan. Anything else (text from the findings store,
+// The helpers below take those shapes apart to say when two outcomes say the same thing and to
+// build fingerprints that survive a rescan. Anything else (text from the findings store,
 // a hand-written result) falls back to the whole text.
-
-// stimulus returns the "sent LABEL; got SUMMARY" part of an active probe's text, or "" for
-// any other text. Two outcomes with the same stimulus on the same exchange are one request and
-// one answer read by two rules.
-func stimulus(obs string) string {
-	if !strings.HasPrefix(obs, "sent ") {
-		return ""
-	}
-	i := strings.Index(obs, "; got ")
-	if i < 0 {
-		return ""
-	}
-	rest := obs[i+len("; got "):]
-	if j := strings.Index(rest, "; "); j >= 0 {
-		return obs[:i+len("; got ")+j]
-	}
-	return obs
-}
 
 // detail returns what a passive check says is wrong, without the "on SUMMARY: " prefix.
 func detail(obs string) string {
