@@ -32,6 +32,8 @@ var goldenFormats = []struct {
 	{FormatSARIF, ".anchored.sarif", &Options{SARIFAnchor: "cmd/server/main.go"}},
 	{FormatJUnit, ".junit.xml", nil},
 	{FormatMarkdown, ".md", nil},
+	{FormatHTML, ".html", nil},
+	{FormatBadge, ".badge.svg", nil},
 }
 
 // loadCase decodes testdata/<name>.result.json.

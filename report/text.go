@@ -360,6 +360,13 @@ func (t *textRenderer) inventory(ew *errWriter, r *Result, section bool) {
 		t.para(ew, 2, "No deprecated or removed feature was seen in use.")
 		return
 	}
+	if section && t.show != ShowAll {
+		for _, it := range inv.Items {
+			t.field(ew, 2, "["+it.Status+"]", 13, it.Name+": "+it.Due)
+		}
+		t.para(ew, 2, "(--show all lists the evidence and the migration of each)")
+		return
+	}
 	side := ""
 	for _, it := range inv.Items {
 		if it.Side != side {

@@ -272,3 +272,23 @@ func areaCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellComp
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
+
+// write sends one document to stdout, or to the file named out, checking the file's close
+// (where a full disk shows up).
+func write(stdout io.Writer, out string, render func(io.Writer) error) error {
+	if out == "" {
+		return render(stdout)
+	}
+	file, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", out, err)
+	}
+	if err := render(file); err != nil {
+		_ = file.Close()
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	return nil
+}

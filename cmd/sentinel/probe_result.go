@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,9 @@ func scanResult(endpoint, tool string, out *active.Output, err error, secrets []
 	if note := uncalledToolsNote(out.Target); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
+	// The inventory counts months from the day the scan started, so a saved result re-renders
+	// with the same dates.
+	res.Deprecations = inventoryOf(out.Exchanges, res.Started.UTC().Truncate(24*time.Hour))
 	return res
 }
 
