@@ -35,7 +35,7 @@ Exit codes: 0 the badge was written, 2 the result could not be read or the badge
 			if err != nil {
 				return err
 			}
-			return write(cmd.OutOrStdout(), out, func(w io.Writer) error { return rd.Render(w, res) })
+			return writeTo(cmd.OutOrStdout(), out, func(w io.Writer) error { return rd.Render(w, res) })
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the saved JSON result (required)")

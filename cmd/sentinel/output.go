@@ -273,9 +273,9 @@ func areaCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellComp
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// write sends one document to stdout, or to the file named out, checking the file's close
+// writeTo sends one document to stdout, or to the file named out, checking the file's close
 // (where a full disk shows up).
-func write(stdout io.Writer, out string, render func(io.Writer) error) error {
+func writeTo(stdout io.Writer, out string, render func(io.Writer) error) error {
 	if out == "" {
 		return render(stdout)
 	}

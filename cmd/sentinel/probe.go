@@ -59,6 +59,7 @@ type probeOptions struct {
 	gate        string
 	output      outputOptions
 	baseline    string
+	configPath  string
 	headers     []string
 	token       string
 	tokenFile   string
@@ -93,14 +94,21 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
   SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyConfig(cmd, &o, cmd.ErrOrStderr()); err != nil {
+				return err
+			}
+			if err := requireEndpoint(o.endpoint); err != nil {
+				return err
+			}
 			return runProbe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required)")
+	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required, here or in sentinel.yaml)")
 	f.StringVar(&o.gate, "gate", string(report.GateMust), "which failures fail the run: must, should or none")
 	addOutputFlags(cmd, &o.output, report.FormatText)
 	addBaselineFlag(cmd, &o.baseline)
+	addConfigFlag(cmd, &o.configPath)
 	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
 	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization (never printed; prefer --token-file or "+TokenEnv+")")
 	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
@@ -111,7 +119,6 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
 	f.StringArrayVar(&o.rules, "rule", nil, "only this rule, by ID or name (repeatable)")
 	f.StringArrayVar(&o.areas, "area", nil, "only rules of this area, e.g. headers (repeatable)")
 	f.IntVar(&o.concurrency, "concurrency", active.DefaultConcurrency, "probes run at once")
-	_ = cmd.MarkFlagRequired("endpoint")
 	registerProbeCompletions(cmd)
 	return cmd
 }
