@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -338,3 +341,134 @@ func TestDiffThroughTheBinary(t *testing.T) {
 	sentinel(t, dir, "diff", "broken.json", "new.json").want(t, 2, "broken.json", "decoding the JSON result")
 	sentinel(t, dir, "diff", "old.json", "sentinel-baseline.json").want(t, 2)
 }
+
+// TestCountsAgreeAcrossFormats: one scan, and stderr, the text report, JSON, JUnit and SARIF
+// all say the same numbers: distinct findings, the rules they break, and what fails the gate.
+func TestCountsAgreeAcrossFormats(t *testing.T) {
+	ts := httptest.NewServer(&discoverOnly{})
+	defer ts.Close()
+	dir := t.TempDir()
+	r := sentinel(t, dir, "probe", "--endpoint", ts.URL, "--gate", "must",
+		"--out-json", "r.json", "--out-junit", "r.xml", "--out-sarif", "r.sarif")
+	r.want(t, 1)
+	tl := decodeResult(t, filepath.Join(dir, "r.json")).Tally()
+	t.Logf("tally %+v", tl)
+	if tl.Findings == 0 || tl.FailedRules <= tl.Findings || tl.GateRules == 0 {
+		t.Fatalf("the scan found too little to compare: %+v", tl)
+	}
+	var jsonDoc struct {
+		Summary  report.Tally `json:"summary"`
+		Findings []struct {
+			Rules []string `json:"rules"`
+		} `json:"findings"`
+	}
+	if err := jsonUnmarshal(readFile(t, filepath.Join(dir, "r.json")), &jsonDoc); err != nil {
+		t.Fatal(err)
+	}
+	jsonRules := 0
+	for _, f := range jsonDoc.Findings {
+		jsonRules += len(f.Rules)
+	}
+
+	// stderr: one FAIL line per failing rule, numbered by finding, and the verdict last.
+	failLines, numbers := 0, map[string]bool{}
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "FAIL" {
+			failLines++
+			numbers[f[1]] = true
+		}
+	}
+	// text: the verdict line and the counts line.
+	var textGateF, textGateR, textF, textR int
+	first, _, _ := strings.Cut(r.stdout, "\n")
+	scan(t, first, "FAILED the must gate: %d findings (%d rules) fail it", &textGateF, &textGateR)
+	_, evaluated, _ := strings.Cut(r.stdout, "evaluated: ")
+	evaluated, _, _ = strings.Cut(evaluated, "\n")
+	_, counts, _ := strings.Cut(evaluated, "; ")
+	scan(t, counts, "%d findings break %d rules", &textF, &textR)
+	// JUnit: failures and the properties.
+	var junit struct {
+		Failures int `xml:"failures,attr"`
+		Suite    struct {
+			Props []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(readFile(t, filepath.Join(dir, "r.xml")), &junit); err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]string{}
+	for _, p := range junit.Suite.Props {
+		props[p.Name] = p.Value
+	}
+	// SARIF: one result per failing rule, grouped by finding.
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				Properties struct {
+					Finding string `json:"finding"`
+				} `json:"properties"`
+			} `json:"results"`
+			Properties struct {
+				Tally report.Tally `json:"tally"`
+			} `json:"properties"`
+		} `json:"runs"`
+	}
+	if err := jsonUnmarshal(readFile(t, filepath.Join(dir, "r.sarif")), &sarif); err != nil {
+		t.Fatal(err)
+	}
+	sarifFindings := map[string]bool{}
+	for _, res := range sarif.Runs[0].Results {
+		sarifFindings[res.Properties.Finding] = true
+	}
+
+	checks := []struct {
+		where     string
+		got, want int
+	}{
+		{"stderr FAIL lines (failing rules)", failLines, tl.FailedRules},
+		{"stderr finding numbers", len(numbers), tl.Findings},
+		{"text verdict: findings failing the gate", textGateF, tl.GateFindings},
+		{"text verdict: rules failing the gate", textGateR, tl.GateRules},
+		{"text counts: findings", textF, tl.Findings},
+		{"text counts: rules", textR, tl.FailedRules},
+		{"JSON summary: findings", jsonDoc.Summary.Findings, tl.Findings},
+		{"JSON findings listed", len(jsonDoc.Findings), tl.Findings},
+		{"JSON findings' rules", jsonRules, tl.FailedRules},
+		{"JUnit failures (the gate's rules)", junit.Failures, tl.GateRules},
+		{"JUnit findings property", atoi(props["findings"]), tl.Findings},
+		{"JUnit gateFindings property", atoi(props["gateFindings"]), tl.GateFindings},
+		{"SARIF results (failing rules)", len(sarif.Runs[0].Results), tl.FailedRules},
+		{"SARIF findings", len(sarifFindings), tl.Findings},
+		{"SARIF tally: gate findings", sarif.Runs[0].Properties.Tally.GateFindings, tl.GateFindings},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: %d, want %d", c.where, c.got, c.want)
+		}
+	}
+	if last := lastLine(r.stderr); last != "sentinel: "+first {
+		t.Errorf("stderr ends %q, want the verdict line %q", last, "sentinel: "+first)
+	}
+}
+
+func scan(t *testing.T, s, format string, args ...any) {
+	t.Helper()
+	if _, err := fmt.Sscanf(s, format, args...); err != nil {
+		t.Errorf("%q does not read as %q: %v", s, format, err)
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
