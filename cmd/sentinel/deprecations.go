@@ -74,6 +74,9 @@ func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOpti
 	if err != nil {
 		return err
 	}
+	if err := endpointHint(o.endpoint); err != nil {
+		return err
+	}
 	u, err := url.Parse(o.endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("--endpoint %q: want an http:// or https:// URL", o.endpoint)
@@ -116,11 +119,11 @@ func writeInventory(stdout io.Writer, o outputOptions, outs []output, inv debt.R
 // parseHeaders turns "Name: value" flags into a header.
 func parseHeaders(hs []string) (http.Header, error) {
 	h := http.Header{}
-	for _, s := range hs {
+	for i, s := range hs {
 		name, value, ok := strings.Cut(s, ":")
 		name = strings.TrimSpace(name)
-		if !ok || name == "" {
-			return nil, fmt.Errorf("--header %q: want \"Name: value\"", s)
+		if err := headerShape(i, ok, name); err != nil {
+			return nil, err
 		}
 		h.Add(name, strings.TrimSpace(value))
 	}

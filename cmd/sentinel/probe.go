@@ -149,11 +149,11 @@ func resolveToken(o probeOptions, getenv func(string) string) (Secret, error) {
 func probeHeaders(hs []string) (http.Header, []string, error) {
 	h := http.Header{}
 	var secrets []string
-	for _, s := range hs {
+	for i, s := range hs {
 		name, value, ok := strings.Cut(s, ":")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || name == "" {
-			return nil, nil, fmt.Errorf("--header %q: want \"Name: value\"", wire.Redacted)
+		if err := headerShape(i, ok, name); err != nil {
+			return nil, nil, err
 		}
 		h.Add(name, value)
 		for _, sens := range wire.SensitiveHeaders {
@@ -237,7 +237,8 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 	return verdictErr(stderr, res)
 }
 
-// parseToolArgs turns --tool-args "name=JSON object" flags into the scan's ToolArgs.
+// parseToolArgs turns --tool-args "name=JSON object" flags into the scan's ToolArgs; each error
+// says which tool, what was wrong, and what a good value looks like.
 func parseToolArgs(flags []string) (map[string]map[string]any, error) {
 	if len(flags) == 0 {
 		return nil, nil
@@ -247,22 +248,15 @@ func parseToolArgs(flags []string) (map[string]map[string]any, error) {
 		name, raw, ok := strings.Cut(f, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("--tool-args %q: want name=JSON object", f)
+			return nil, fmt.Errorf("--tool-args %q: want TOOL=JSON object, e.g. 'get_weather={\"city\":\"Paris\"}'", f)
 		}
-		var args map[string]any
-		if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil {
-			return nil, fmt.Errorf("--tool-args for %q: the arguments must be a JSON object: %w", name, errors.Join(err, errNotObject(args == nil)))
+		args, err := toolArgsObject(raw)
+		if err != nil {
+			return nil, fmt.Errorf("--tool-args for tool %q: %w", name, err)
 		}
 		out[name] = args
 	}
 	return out, nil
-}
-
-func errNotObject(bad bool) error {
-	if bad {
-		return errors.New("got null or a non-object")
-	}
-	return nil
 }
 
 // redactingWriter replaces secrets in everything written through it: a last guard so that no

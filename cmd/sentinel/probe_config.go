@@ -86,7 +86,7 @@ func requireEndpoint(endpoint string) error {
 	if endpoint == "" {
 		return errors.New("--endpoint is required (or endpoint: in " + config.DefaultName + ")")
 	}
-	return nil
+	return endpointHint(endpoint)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -75,7 +75,7 @@ func loadBaseline(path string) (*baseline.File, error) {
 }
 
 func addBaselineFlag(cmd *cobra.Command, path *string) {
-	cmd.Flags().StringVar(path, "baseline", "", "accepted failures (`sentinel baseline write`): they do not fail the gate, new ones do")
+	cmd.Flags().StringVar(path, "baseline", "", "file of accepted failures (from sentinel baseline write): they do not fail the gate, new ones do")
 }
 
 // registerProbeCompletions completes probe's flag values: gates, rules, areas (formats and
