@@ -133,9 +133,9 @@ func runAction(t *testing.T, env ...string) (int, map[string]string, string, str
 func TestActionScriptAgainstTheFixtures(t *testing.T) {
 	unmigrated, conformant := startFixture(t, "unmigrated"), startFixture(t, "conformant")
 	tests := []struct {
-		name, endpoint, args string
-		wantExit, wantVerdict   string
-		wantSummary             string
+		name, endpoint, args  string
+		wantExit, wantVerdict string
+		wantSummary           string
 	}{
 		{"the unmigrated fixture fails the gate", unmigrated, strings.Join(fixtureGrants, "\n"), "1", "failed", "## ❌ FAILED the must gate"},
 		{"the conformant fixture passes", conformant, "--allow-call\ntest_trigger_tool_change\n--allow-call\ntest_trigger_prompt_change", "0", "passed", "## ✅ PASSED the must gate"},
