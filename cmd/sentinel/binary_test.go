@@ -472,3 +472,15 @@ func lastLine(s string) string {
 }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+// TestAReportThatCannotBeWrittenIsNotAPass: a full disk (/dev/full) while writing a report is
+// exit 2, never the scan's own exit code, so a truncated report never passes CI.
+func TestAReportThatCannotBeWrittenIsNotAPass(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	ts := httptest.NewServer(&discoverOnly{})
+	defer ts.Close()
+	r := sentinel(t, t.TempDir(), "probe", "--endpoint", ts.URL, "--rule", "discover-implemented", "--out-json", "/dev/full")
+	r.want(t, 2, "writing the json report to /dev/full", "no space left on device")
+}
