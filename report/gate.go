@@ -84,24 +84,32 @@ func (v Verdict) Label() string {
 }
 
 // Verdict evaluates the gate over r.
-func (g Gate) Verdict(r *Result) Verdict {
+func (g Gate) Verdict(r *Result) Verdict { return g.verdict(r, nil) }
+
+// verdict is Verdict with the findings already computed (nil: compute them).
+func (g Gate) verdict(r *Result, fs []Finding) Verdict {
 	switch {
 	case r.CouldNotRun != nil:
 		return VerdictCouldNotRun
 	case r.Incomplete != nil:
 		return VerdictIncomplete
-	case len(g.FailingFindings(r)) > 0:
-		return VerdictFailed
-	default:
-		return VerdictPassed
 	}
+	if fs == nil {
+		fs = r.Findings()
+	}
+	if len(g.failing(r, fs)) > 0 {
+		return VerdictFailed
+	}
+	return VerdictPassed
 }
 
 // FailingFindings returns the findings that fail the gate: one of their rules counts for it,
 // and they are new (not known to r.Comparison). In Findings order.
-func (g Gate) FailingFindings(r *Result) []Finding {
+func (g Gate) FailingFindings(r *Result) []Finding { return g.failing(r, r.Findings()) }
+
+func (g Gate) failing(r *Result, fs []Finding) []Finding {
 	var out []Finding
-	for _, f := range r.Findings() {
+	for _, f := range fs {
 		if f.Gated(g) && !r.Known(f) {
 			out = append(out, f)
 		}
@@ -111,9 +119,11 @@ func (g Gate) FailingFindings(r *Result) []Finding {
 
 // Failures returns the rule results that fail the gate, in rule-ID order: the failing rules of
 // the findings that fail it, counted once each.
-func (g Gate) Failures(r *Result) []RuleResult {
+func (g Gate) Failures(r *Result) []RuleResult { return g.failures(g.FailingFindings(r)) }
+
+func (g Gate) failures(failing []Finding) []RuleResult {
 	var out []RuleResult
-	for _, f := range g.FailingFindings(r) {
+	for _, f := range failing {
 		for _, rr := range f.Rules {
 			if g.Counts(rr.Rule.Level) {
 				out = append(out, rr)

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -108,9 +107,16 @@ func marshalJUnit(r *Result) ([]byte, error) {
 	} {
 		suite.Props = append(suite.Props, junitProperty{Name: p[0], Value: xmlSafe(p[1])})
 	}
-	gated := map[string]bool{}
+	gated, known := map[string]bool{}, map[string]bool{}
 	for _, rr := range tl.Gate.Failures(r) {
 		gated[rr.Rule.ID] = true
+	}
+	for _, f := range r.Findings() {
+		if r.Known(f) {
+			for _, id := range f.RuleIDs() {
+				known[id] = true
+			}
+		}
 	}
 	for _, rr := range sortedRules(r) {
 		c := junitCase{Classname: rr.PrimaryArea(), Name: rr.Rule.ID, Time: "0.000"}
@@ -124,7 +130,11 @@ func marshalJUnit(r *Result) ([]byte, error) {
 				break
 			}
 			suite.Skipped++
-			c.Skipped = &junitSkipped{Message: xmlSafe(notGatedWhy(r, rr) + ": " + orDash(rr.Observed()))}
+			why := fmt.Sprintf("fails, not counted by the %s gate", tl.Gate)
+			if known[rr.Rule.ID] {
+				why = "fails, known to " + r.Comparison.Against
+			}
+			c.Skipped = &junitSkipped{Message: xmlSafe(why + ": " + orDash(rr.Observed()))}
 		case rules.Indeterminate:
 			suite.Skipped++
 			c.Skipped = &junitSkipped{Message: xmlSafe("indeterminate: " + sentence(rr.Why()) + " Would settle it: " + rr.WouldSettle())}
@@ -171,16 +181,6 @@ func xmlSafe(s string) string {
 		}
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
-}
-
-// notGatedWhy says why a failing rule is not a JUnit failure.
-func notGatedWhy(r *Result, rr RuleResult) string {
-	for _, f := range r.Findings() {
-		if slices.Contains(f.RuleIDs(), rr.Rule.ID) && r.Known(f) {
-			return "fails, known to " + r.Comparison.Against
-		}
-	}
-	return fmt.Sprintf("fails, not counted by the %s gate", r.EffectiveGate())
 }
 
 // unfinishedWhy is the reason a scan did not finish, or "".

@@ -40,10 +40,11 @@ func (r *Result) EffectiveGate() Gate {
 // Tally counts r for its effective gate.
 func (r *Result) Tally() Tally {
 	g := r.EffectiveGate()
-	t := Tally{Gate: g, Verdict: g.Verdict(r), Total: len(r.Rules)}
+	fs := r.Findings()
+	t := Tally{Gate: g, Verdict: g.verdict(r, fs), Total: len(r.Rules)}
 	t.Must, t.Should = r.Summary()
 	t.Indeterminate = t.Must.Indeterminate + t.Should.Indeterminate
-	for _, f := range r.Findings() {
+	for _, f := range fs {
 		t.Findings++
 		if r.Known(f) {
 			t.Known++
@@ -54,8 +55,9 @@ func (r *Result) Tally() Tally {
 			t.FailedRules++
 		}
 	}
-	t.GateFindings = len(g.FailingFindings(r))
-	t.GateRules = len(g.Failures(r))
+	failing := g.failing(r, fs)
+	t.GateFindings = len(failing)
+	t.GateRules = len(g.failures(failing))
 	fixed := map[string]bool{}
 	for _, u := range r.Unmatched() {
 		if u.Fixed {
