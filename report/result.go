@@ -1,17 +1,25 @@
-// Package report holds Sentinel's one result model and its renderers: text, JSON (canonical and
-// versioned), SARIF 2.1.0 and JUnit XML. Any saved JSON result can be rendered again in another
-// format, which is how `sentinel findings export` works.
+// Package report holds Sentinel's one result model and every renderer of it. Each output format
+// (text, JSON, SARIF 2.1.0, JUnit XML, Markdown, HTML, an SVG badge) is one file that registers
+// itself (register): every command that writes a report finds its renderer with New, and
+// `--format` help is generated from the registry. Any saved JSON result can be rendered again in
+// another format, which is how `sentinel findings export`, `sentinel diff` and `sentinel badge`
+// work.
 //
-// The model sorts itself (by rule ID) so renderers never re-derive order, and the gate is
-// evaluated from the model, never inside a renderer: every format exits the same way.
+// The model sorts itself (by rule ID) so renderers never re-derive order. Failing rules are
+// grouped into findings, distinct behaviours counted once (Result.Findings), and every count a
+// report prints comes from one Tally, so all formats agree. The gate yields a verdict (passed,
+// failed, incomplete, could-not-run), evaluated from the model, never inside a renderer; only
+// cmd/internal/cli turns it into an exit code. A Comparison (a baseline, or the older result of a
+// diff) marks known failures, which do not fail the gate.
 //
 // Guarantees, pinned by golden tests under testdata/: output is deterministic (no clock is
 // read; times come from the Result), the JSON form is canonical and round-trips through Decode,
-// every SARIF log validates against the SARIF 2.1.0 schema (report/sarifcheck), and strings from
-// the target are neutralised for each medium (terminal escapes in text, XML-illegal characters in
-// JUnit). The schema and the SARIF/JUnit mappings are documented in docs/result-schema.md.
+// every SARIF log validates against the SARIF 2.1.0 schema (report/sarifcheck), the HTML page
+// loads nothing (checked in headless Chromium), and strings from the target are neutralised for
+// each medium (terminal escapes in text, Markdown and HTML syntax, XML-illegal characters in
+// JUnit). The schema and the mappings are documented in docs/result-schema.md.
 //
-// report imports rules and never imports broker or fixtures.
+// report imports rules and internal/termtext; it never imports broker, fixtures, active or debt.
 package report
 
 import (
