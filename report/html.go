@@ -84,7 +84,7 @@ func (h *htmlRenderer) page(r *Result) htmlData {
 		VerdictClass: string(tl.Verdict), InventoryOnly: r.InventoryOnly(), Notes: r.Notes,
 		Inventory: r.Deprecations, ShowAll: h.show == ShowAll}
 	for _, f := range [][2]string{{"target", r.Target}, {"era", r.Era}, {"tool", r.Tool}, {"gate", string(tl.Gate) + ": " + gateMeaning(tl.Gate)}} {
-		if f[1] != "" {
+		if f[1] != "" && (f[0] != "gate" || !d.InventoryOnly) {
 			d.Facts = append(d.Facts, f)
 		}
 	}
