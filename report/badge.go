@@ -31,6 +31,7 @@ func BadgeText(r *Result) (text, color string) {
 		return "could not run", "#9f9f9f"
 	case VerdictIncomplete:
 		return "incomplete", "#9f9f9f"
+	case VerdictPassed, VerdictFailed:
 	}
 	text = fmt.Sprintf("%d/%d MUST", tl.Must.Pass, tl.Must.Evaluated())
 	if tl.Must.Fail > 0 {

@@ -154,7 +154,8 @@ func (t *textRenderer) top(ew *errWriter, r *Result, findings []Finding) {
 	if r.Comparison != nil {
 		title = "Top new failures"
 	}
-	ew.printf("\n%s\n", t.paint(ansiBold, title+" (root causes, then security, then MUST, then SHOULD)"))
+	ew.printf("\n")
+	t.heading(ew, title+" (root causes, then security, then MUST, then SHOULD)")
 	for i, f := range fresh {
 		if i == topFailures {
 			ew.printf("  … %d more below\n", len(fresh)-topFailures)
@@ -194,7 +195,8 @@ func (t *textRenderer) failures(ew *errWriter, r *Result, findings []Finding) {
 			continue
 		}
 		if n == 0 {
-			ew.printf("\n%s\n", t.paint(ansiBold, fmt.Sprintf("Failures: %s", countPhrase(len(findings)-countKnown(r, findings), rulesIn(r, findings, false)))))
+			ew.printf("\n")
+			t.heading(ew, fmt.Sprintf("Failures: %s", countPhrase(len(findings)-countKnown(r, findings), rulesIn(r, findings, false))))
 		}
 		n++
 		t.finding(ew, n, f)
@@ -203,7 +205,8 @@ func (t *textRenderer) failures(ew *errWriter, r *Result, findings []Finding) {
 		ew.printf("\n%s\n  none\n", t.paint(ansiBold, "Failures: none"))
 	}
 	if len(known) > 0 {
-		ew.printf("\n%s\n", t.paint(ansiBold, fmt.Sprintf("Known failures (%s), accepted by %s", countPhrase(len(known), rulesIn(r, findings, true)), clean(r.Comparison.Against))))
+		ew.printf("\n")
+		t.heading(ew, fmt.Sprintf("Known failures (%s), accepted by %s", countPhrase(len(known), rulesIn(r, findings, true)), clean(r.Comparison.Against)))
 		for _, f := range known {
 			t.field(ew, 2, "["+string(f.Level())+"]", 12, strings.Join(f.RuleNames(), ", "))
 		}
@@ -269,7 +272,8 @@ func (t *textRenderer) comparison(ew *errWriter, r *Result) {
 	if r.Comparison == nil || len(um) == 0 {
 		return
 	}
-	ew.printf("\n%s\n", t.paint(ansiBold, "Compared with "+clean(r.Comparison.Against)))
+	ew.printf("\n")
+	t.heading(ew, "Compared with "+clean(r.Comparison.Against))
 	seenFixed := map[string]bool{}
 	for _, u := range um {
 		if u.Fixed {
@@ -329,7 +333,8 @@ func (t *textRenderer) settled(ew *errWriter, r *Result) {
 			}
 		}
 		title := map[rules.Status]string{rules.NotApplicable: "Not applicable", rules.Pass: "Passed"}[s]
-		ew.printf("\n%s\n", t.paint(ansiBold, fmt.Sprintf("%s: %s", title, plural(len(rs), "rule", "rules"))))
+		ew.printf("\n")
+		t.heading(ew, fmt.Sprintf("%s: %s", title, plural(len(rs), "rule", "rules")))
 		for _, rr := range rs {
 			line := levelLabel(rr.Rule.Level) + " " + rr.Rule.Name
 			if s == rules.NotApplicable {
@@ -351,8 +356,8 @@ func (t *textRenderer) inventory(ew *errWriter, r *Result, section bool) {
 	if target == "" {
 		target = "(unknown target)"
 	}
-	ew.printf("%s\n", t.paint(ansiBold, fmt.Sprintf("Deprecation inventory for %s as of %s: %s (%d exchanges examined)",
-		target, inv.Today.Format(time.DateOnly), plural(len(inv.Items), "feature in use", "features in use"), inv.Exchanges)))
+	t.heading(ew, fmt.Sprintf("Deprecation inventory for %s as of %s: %s (%d exchanges examined)",
+		target, inv.Today.Format(time.DateOnly), plural(len(inv.Items), "feature in use", "features in use"), inv.Exchanges))
 	if inv.LegacyOnly {
 		t.para(ew, 2, "The server speaks only the initialize-era protocol: every removal it relies on is listed.")
 	}
@@ -373,7 +378,8 @@ func (t *textRenderer) inventory(ew *errWriter, r *Result, section bool) {
 			side = it.Side
 			ew.printf("\n  %s debt:\n", strings.ToUpper(side[:1])+side[1:])
 		}
-		ew.printf("\n    [%s] %s\n", it.Status, clean(it.Name))
+		ew.printf("\n")
+		t.field(ew, 4, "["+it.Status+"]", len(it.Status)+3, it.Name)
 		t.para(ew, 6, it.Due)
 		if !it.DeprecatedIn.IsZero() {
 			t.para(ew, 6, "deprecated since "+it.DeprecatedIn.Format(time.DateOnly)+" by "+it.Source)
@@ -392,6 +398,13 @@ func (t *textRenderer) inventory(ew *errWriter, r *Result, section bool) {
 		if it.Note != "" {
 			t.field(ew, 6, "note:", 9, it.Note)
 		}
+	}
+}
+
+// heading writes a bold title wrapped to the width.
+func (t *textRenderer) heading(ew *errWriter, title string) {
+	for _, l := range wrap(clean(title), t.width) {
+		ew.printf("%s\n", t.paint(ansiBold, l))
 	}
 }
 

@@ -402,6 +402,7 @@ func (m *Model) jump() tea.Cmd {
 		g = m.finds.Selected()
 	case viewDetail:
 		g = m.detail.group
+	case viewExchanges, viewProbe:
 	}
 	if g == nil || len(g.Findings) == 0 || g.Findings[0].ExchangeID == "" {
 		m.setStatus("x jumps from a finding to its exchange: select a rule in the findings view first")

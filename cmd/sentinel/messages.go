@@ -39,9 +39,9 @@ func toolArgsObject(raw string) (map[string]any, error) {
 	if err := dec.Decode(&v); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return nil, fmt.Errorf("not valid JSON at byte %d (%s): quote the whole flag, e.g. 'get_weather={\"city\":\"Paris\"}'", syn.Offset, syn)
+			return nil, fmt.Errorf("not valid JSON at byte %d (%w): quote the whole flag, e.g. 'get_weather={\"city\":\"Paris\"}'", syn.Offset, syn)
 		}
-		return nil, fmt.Errorf("not valid JSON (%s): give a JSON object such as {\"city\":\"Paris\"}", err)
+		return nil, fmt.Errorf("not valid JSON (%w): give a JSON object such as {\"city\":\"Paris\"}", err)
 	}
 	if dec.More() {
 		return nil, errors.New("more than one JSON value: give one object such as {\"city\":\"Paris\"}")

@@ -176,7 +176,7 @@ func (o outputOptions) renderOptions(w io.Writer) (*report.Options, error) {
 func (o outputOptions) write(stdout io.Writer, outs []output, res *report.Result, secrets []string) error {
 	var errs []error
 	for _, out := range outs {
-		var w io.Writer = stdout
+		w := stdout
 		if out.file != nil {
 			w = out.file
 		}
