@@ -138,9 +138,6 @@ func probeLegacyHeaders(ctx context.Context, t *Target) ([]rules.Outcome, error)
 	if na := modernOnly(ctx, t, sid, rules.IDOf("ignore-last-event-id")); na != nil {
 		return na, nil
 	}
-	if t.LegacySession {
-		return legacySessionHeaders(ctx, t), nil
-	}
 	l1 := "server/discover with Mcp-Session-Id: sentinel-session-1"
 	ex1 := t.Send(ctx, discoverWith(wire.WithHeader(wire.HeaderSessionID, "sentinel-session-1"), wire.WithLabel(l1)))
 	o1 := served(sid, l1, ex1)
@@ -152,27 +149,6 @@ func probeLegacyHeaders(ctx context.Context, t *Target) ([]rules.Outcome, error)
 	l2 := "server/discover with Last-Event-ID: 42"
 	ex2 := t.Send(ctx, discoverWith(wire.WithHeader(wire.HeaderLastEventID, "42"), wire.WithLabel(l2)))
 	return []rules.Outcome{o1, served(rules.IDOf("ignore-last-event-id"), l2, ex2)}, nil
-}
-
-// legacySessionHeaders grades the session rules on a server outside the era from what its legacy
-// session showed: the initialize answer minted an Mcp-Session-Id, and a GET carrying
-// Last-Event-ID opened a stream (resumption is a 2025 mechanism the new era removed). A
-// server/discover carrying the headers would prove nothing here: the server does not implement
-// it, so its refusal is about the method, not the headers.
-func legacySessionHeaders(ctx context.Context, t *Target) []rules.Outcome {
-	sid, lid := rules.IDOf("ignore-session-id"), rules.IDOf("ignore-last-event-id")
-	var out []rules.Outcome
-	if t.SessionID != "" {
-		out = append(out, stamp(rules.Failed(sid, fmt.Sprintf("%s; the response minted Mcp-Session-Id: %s", observed("legacy initialize", t.legacyEx), t.SessionID)), t.legacyEx))
-	}
-	label := "GET with Accept: text/event-stream and Last-Event-ID: 0 inside the legacy session"
-	gctx, cancel := context.WithTimeout(ctx, streamPeek)
-	defer cancel()
-	ex := t.Send(gctx, wire.RequestSpec{Method: http.MethodGet, Header: http.Header{wire.HeaderAccept: {wire.ContentTypeSSE}, wire.HeaderLastEventID: {"0"}}, Label: label})
-	if ex.Response != nil && ex.Status() == http.StatusOK && wire.MediaType(ex.Response.Header.Get(wire.HeaderContentType)) == wire.ContentTypeSSE {
-		out = append(out, stamp(rules.Failed(lid, observed(label, ex)+"; the server resumed an event stream from Last-Event-ID instead of ignoring it"), ex))
-	}
-	return out
 }
 
 // streamPeek bounds a GET that may open an endless event stream: the status and headers are

@@ -181,6 +181,13 @@ func sightings(v *view) []Sighting {
 	return out
 }
 
+// removedMethod reports whether the request was for a method 2026-07-28 removed (initialize,
+// ping, logging/setLevel, resources/subscribe and unsubscribe).
+func (v *view) removedMethod() bool {
+	m := v.method()
+	return m == "initialize" || removedMethods[m]
+}
+
 // removedKey maps a removed method to its rules.Removal key.
 func removedKey(m string) string {
 	switch m {
@@ -219,7 +226,10 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 			out = append(out, fail("removed-methods-absent", "the server answered removed method %s with HTTP %d and error %d instead of 404 with -32601", m, v.status, code))
 		}
 	}
-	if v.ex.Response != nil && modern && v.ex.Request.Method == http.MethodPost {
+	// The advice on legacy headers binds "a server that supports only this revision"; one that
+	// refused server/discover does not speak it, and its sessions are migration debt.
+	legacyServer := h != nil && h.DiscoverRefused
+	if v.ex.Response != nil && modern && v.ex.Request.Method == http.MethodPost && !legacyServer {
 		if sid, ok := lookupHeader(v.ex.Response.Header, headerSessionID); ok {
 			out = append(out, fail("ignore-session-id", "the server sent Mcp-Session-Id %q on a 2026-07-28 reply", clip(sid)))
 		} else if _, sent := lookupHeader(v.ex.Request.Header, headerSessionID); sent {
@@ -228,9 +238,15 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 	}
 	if v.ex.Response != nil && modern && v.isRequest() && !authStatus(v.status) {
 		_, sid := lookupHeader(v.ex.Response.Header, headerSessionID)
+		// A session id inside a 2025 session (a server that refused server/discover, or a reply to
+		// a request that carried the session id it was minted in) is the old era's mechanism, which
+		// the deprecation inventory lists; it is not state the server chose to hide.
+		_, inSession := lookupHeader(v.ex.Request.Header, headerSessionID)
+		legacySession := sid && (legacyServer || inSession)
 		cookie := headerValue(v.ex.Response.Header, "Set-Cookie")
 		switch {
-		case sid:
+		case legacySession && cookie == "":
+		case sid && !legacySession:
 			out = append(out, fail("explicit-state-ids", "the server keys state to a session: it set Mcp-Session-Id on the %s reply", v.methodLabel()))
 		case cookie != "":
 			out = append(out, fail("explicit-state-ids", "the server set a cookie on the %s reply (%q); state must travel as explicit identifiers", v.methodLabel(), clip(cookie)))
@@ -238,11 +254,12 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 			out = append(out, pass("explicit-state-ids", "no session id or cookie on the reply"))
 		}
 	}
-	// GET and DELETE are judged only when the client claims this revision by header, or the
-	// server refused server/discover: a dual-era server may serve a legacy client's GET stream
-	// or session DELETE, a legacy-only one has that left to migrate.
-	legacyClient := headerValue(v.ex.Request.Header, headerProtocolVersion) < rules.Revision && (h == nil || !h.DiscoverRefused)
-	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/") || legacyClient
+	// GET and DELETE are judged only when the client claims this revision by header and the
+	// server did not refuse server/discover: a dual-era server may serve a legacy client's GET
+	// stream or session DELETE, and a legacy-only one is not addressed by the advice (its GET
+	// stream is migration debt).
+	legacyClient := headerValue(v.ex.Request.Header, headerProtocolVersion) < rules.Revision
+	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/") || legacyClient || legacyServer
 	if (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) && v.ex.Response != nil && !authStatus(v.status) && v.status != 405 && !wellKnown {
 		out = append(out, fail("get-delete-405", "%s on the endpoint got HTTP %d, not 405", v.ex.Request.Method, v.status))
 	} else if v.status == 405 && !wellKnown && (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) {

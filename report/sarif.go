@@ -74,7 +74,7 @@ func (s *sarifRenderer) marshal(r *Result) ([]byte, error) {
 	run.Properties = runProperties(r)
 	if !r.Started.IsZero() {
 		start, end := r.Started.UTC(), r.Started.Add(r.Duration).UTC()
-		inv := run.AddInvocation(true)
+		inv := run.AddInvocation(r.CouldNotRun == nil && r.Incomplete == nil)
 		inv.StartTimeUTC, inv.EndTimeUTC = &start, &end
 	}
 
@@ -119,6 +119,12 @@ func runProperties(r *Result) sarif.Properties {
 	}
 	if len(r.Notes) > 0 {
 		p["notes"] = r.Notes
+	}
+	if r.CouldNotRun != nil {
+		p["couldNotRun"] = r.CouldNotRun.Reason
+	}
+	if r.Incomplete != nil {
+		p["incomplete"] = r.Incomplete.Reason
 	}
 	return p
 }

@@ -74,6 +74,12 @@ func (t *textRenderer) header(ew *errWriter, r *Result) {
 		field("started", r.Started.UTC().Format(time.RFC3339))
 	}
 	field("duration", r.Duration.String())
+	if r.CouldNotRun != nil {
+		field("verdict", "COULD NOT RUN: "+clean(r.CouldNotRun.Reason))
+	}
+	if r.Incomplete != nil {
+		field("verdict", "INCOMPLETE: "+clean(r.Incomplete.Reason))
+	}
 	for _, n := range r.Notes {
 		field("note", clean(n))
 	}
