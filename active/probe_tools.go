@@ -119,15 +119,9 @@ func resultOf(ex *wire.Exchange) map[string]json.RawMessage {
 	return m
 }
 
-// complete reports whether ex ended in a final result: resultType "complete", or no resultType
-// at all (a 2025-era result, always final; result-type-present fails the omission on its own).
-func complete(ex *wire.Exchange) bool {
-	r := ex.Reply()
-	if r == nil || r.Error != nil || r.Result == nil {
-		return false
-	}
-	return r.ResultType() == "complete" || r.ResultField("resultType") == nil
-}
+// complete reports whether ex ended in a final result (wire.Message.Completed: resultType
+// "complete", or none at all), the one meaning of "the call completed" checks and probes share.
+func complete(ex *wire.Exchange) bool { return ex.Reply().Completed() }
 
 // probeToolsList: with tools declared, tools/list MUST return the current set; names SHOULD be
 // well-formed and unique; inputSchema MUST be an object schema valid in its dialect; the order

@@ -126,10 +126,7 @@ func (v *view) resultType() (string, bool) {
 // result with no resultType at all. The latter is what a 2025-era server returns (its results
 // are always final); result-type-present fails it on its own, and the content, caching and list
 // rules still grade what it carries instead of letting the omission hide every other failure.
-func (v *view) complete() bool {
-	rt, present := v.resultType()
-	return rt == "complete" || (!present && v.result() != nil)
-}
+func (v *view) complete() bool { return v.final.Completed() }
 
 // errorCode returns the final response's JSON-RPC error code and whether there was an error.
 func (v *view) errorCode() (int, bool) {

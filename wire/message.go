@@ -230,6 +230,28 @@ func (m *Message) ResultType() string {
 	return s
 }
 
+// Completed reports whether m is the final answer to a request: a result (no error) whose
+// resultType is "complete" or absent. An absent resultType is what a 2025-era server sends, and
+// its results are always final; result-type-present fails the omission on its own, but the call
+// completed all the same. An input_required result, an unknown resultType and an error are not
+// completions. This is the one meaning of "the call completed" every check and probe uses: a
+// server that accepted tampered state and omitted resultType on the retry completed the call.
+func (m *Message) Completed() bool {
+	if m == nil || m.Error != nil || m.Result == nil || m.Method != "" {
+		return false
+	}
+	obj, err := decodeObject(m.Result)
+	if err != nil {
+		return false
+	}
+	raw, present := obj["resultType"]
+	if !present {
+		return true
+	}
+	var rt string
+	return json.Unmarshal(raw, &rt) == nil && rt == "complete"
+}
+
 // ErrorCode returns the JSON-RPC error code and true when m is an error response.
 func (m *Message) ErrorCode() (int, bool) {
 	if m == nil || m.Error == nil {

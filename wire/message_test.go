@@ -131,3 +131,34 @@ func FuzzParseBody(f *testing.F) {
 		}
 	})
 }
+
+func TestCompletedIsOneMeaningOfTheCallCompleted(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       bool
+	}{
+		{"resultType complete", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}`, true},
+		{"no resultType (a 2025 result, final)", `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`, true},
+		{"input_required", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"x"}}`, false},
+		{"an unknown resultType", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"task"}}`, false},
+		{"resultType of the wrong type", `{"jsonrpc":"2.0","id":1,"result":{"resultType":1}}`, false},
+		{"an error", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad state"}}`, false},
+		{"a result that is not an object", `{"jsonrpc":"2.0","id":1,"result":"done"}`, false},
+		{"a request", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := DecodeMessage([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Completed(); got != tt.want {
+				t.Errorf("Completed() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	var nilMsg *Message
+	if nilMsg.Completed() {
+		t.Error("a nil message completed")
+	}
+}
