@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func TestDecodeMessageIsCaseSensitiveAndStrict(t *testing.T) {
 		{"case twins are rejected", `{"jsonrpc":"2.0","id":1,"method":"a","Method":"b"}`, true, "", "", ""},
 		{"duplicate key is rejected", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, true, "", "", ""},
 		{"numeric method is rejected", `{"jsonrpc":"2.0","id":1,"method":5}`, true, "", "", ""},
-		{"error without code is rejected", `{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}`, true, "", "", ""},
+		{"error without code is kept, with its problem", `{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}`, false, "", "1", "response"},
 		{"array is not an object", `[{"jsonrpc":"2.0"}]`, true, "", "", ""},
 		{"trailing data is rejected", `{"jsonrpc":"2.0","id":1,"result":{}} {}`, true, "", "", ""},
 		{"invalid JSON", `{"jsonrpc":`, true, "", "", ""},
@@ -160,5 +161,26 @@ func TestCompletedIsOneMeaningOfTheCallCompleted(t *testing.T) {
 	var nilMsg *Message
 	if nilMsg.Completed() {
 		t.Error("a nil message completed")
+	}
+}
+
+func TestMalformedErrorMembersAreKeptWithTheirProblem(t *testing.T) {
+	tests := []struct{ in, problem string }{
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":"bad","message":"x"}}`, "is not a number"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"x"}}`, "is not an integer"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}`, "no code"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32600}}`, "no message"},
+		{`{"jsonrpc":"2.0","id":1,"error":"boom"}`, "not an object"},
+		{`{"jsonrpc":"2.0","id":1,"error":null}`, "null"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"fine"}}`, ""},
+	}
+	for _, tt := range tests {
+		m, err := DecodeMessage([]byte(tt.in))
+		if err != nil || m.Error == nil {
+			t.Fatalf("%s: err %v, error member %v", tt.in, err, m)
+		}
+		if tt.problem == "" && m.Error.Problem != "" || !strings.Contains(m.Error.Problem, tt.problem) {
+			t.Errorf("%s: problem %q, want one containing %q", tt.in, m.Error.Problem, tt.problem)
+		}
 	}
 }
