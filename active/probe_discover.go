@@ -61,6 +61,19 @@ func probeDeclared(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 			"argument": map[string]any{"name": "a", "value": ""},
 		}},
 	}
+	// Completion of a prompt argument the server really has is answered by a server that serves
+	// completion; an invented prompt would get -32602 from it, which proves nothing either way.
+	if !t.HasCapability("completions") && t.HasCapability("prompts") {
+		if prompts, _, ok := listPrompts(ctx, t); ok {
+			for _, p := range prompts {
+				if len(p.Arguments) > 0 {
+					checks[3].params = map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": p.Name},
+						"argument": map[string]any{"name": p.Arguments[0].Name, "value": ""}}
+					break
+				}
+			}
+		}
+	}
 	var out []rules.Outcome
 	for _, c := range checks {
 		id := rules.IDOf(c.rule)

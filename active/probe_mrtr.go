@@ -41,6 +41,48 @@ type interim struct {
 	state         string
 	hasState      bool
 	firstExchange *wire.Exchange
+	// genuine is the retry with the issued state and well-formed answers (the control every
+	// altered retry is compared with); nil until accepted first needs it.
+	genuine *wire.Exchange
+}
+
+// inputKeys returns the sorted inputRequests keys of an InputRequiredResult, nil for anything else.
+func inputKeys(ex *wire.Exchange) []string {
+	r := resultOf(ex)
+	if r == nil || ex.Reply().ResultType() != "input_required" {
+		return nil
+	}
+	var reqs map[string]json.RawMessage
+	_ = json.Unmarshal(r["inputRequests"], &reqs)
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// accepted reports whether ex moved the call on the way the genuine retry does: it completed, or
+// (a tool of several rounds) it asked for the next round's input, other keys than the first round
+// asked for and the same the genuine retry asks for. A tool that refuses, or asks again for the
+// same input, did not accept what it was sent.
+func (it *interim) accepted(ctx context.Context, t *Target, ex *wire.Exchange) bool {
+	if c, _, _, _ := verdict(ex); c {
+		return true
+	}
+	next := inputKeys(ex)
+	if next == nil || strings.Join(next, "\x00") == strings.Join(inputKeys(it.firstExchange), "\x00") {
+		return false
+	}
+	if it.genuine == nil {
+		extra := map[string]any{"inputResponses": responsesFor(it.requests, false)}
+		if it.hasState {
+			extra["requestState"] = it.state
+		}
+		it.genuine = callWith(ctx, t, fmt.Sprintf("tools/call %q retried with its requestState and the input it asked for (control)", it.tool.Name),
+			it.tool.Name, it.args, allCapabilities, extra)
+	}
+	return strings.Join(next, "\x00") == strings.Join(inputKeys(it.genuine), "\x00")
 }
 
 // callWith calls tool with arguments, declared capabilities and extra params (inputResponses,
@@ -66,7 +108,7 @@ func findInterim(ctx context.Context, t *Target) (*interim, bool) {
 	var best *interim
 	bestScore := -1
 	for n, d := range defs {
-		if n >= 8 || bestScore == 3 {
+		if n >= maxMRTRCandidates || bestScore == 3 {
 			break
 		}
 		args := sampleArguments(d.InputSchema)
@@ -377,10 +419,10 @@ func tamperOutcomes(ctx context.Context, t *Target, it *interim, good map[string
 		if cut(ex) {
 			return []rules.Outcome{undecidedCut(integrity, label, ex), undecidedCut(untrusted, label, ex)}
 		}
-		c, _, _, broken := verdict(ex)
+		_, _, _, broken := verdict(ex)
 		switch {
-		case c:
-			return []rules.Outcome{stamp(rules.Failed(integrity, observed(label, ex)+"; state that fails verification was accepted and the call completed"), ex),
+		case it.accepted(ctx, t, ex):
+			return []rules.Outcome{stamp(rules.Failed(integrity, observed(label, ex)+"; state that fails verification was accepted: the call went on as with the genuine state"), ex),
 				stamp(rules.Failed(untrusted, observed(label, ex)+"; altered requestState was trusted"), ex)}
 		case broken:
 			return []rules.Outcome{stamp(rules.Failed(untrusted, observed(label, ex)+"; altered requestState broke the handler instead of being refused"), ex)}
@@ -415,8 +457,8 @@ func replayOutcome(ctx context.Context, t *Target, it *interim, good map[string]
 		if cut(ex) {
 			return undecidedCut(replay, label, ex)
 		}
-		if c, _, _, _ := verdict(ex); c {
-			return stamp(rules.Failed(replay, observed(label, ex)+"; state issued for one request completed another (no binding to the originating request's parameters)"), ex)
+		if it.accepted(ctx, t, ex) {
+			return stamp(rules.Failed(replay, observed(label, ex)+"; state issued for one request was accepted for another (no binding to the originating request's parameters)"), ex)
 		}
 		return stamp(rules.Passed(replay, observed(label, ex)+"; the replayed state was not accepted for a different request"), ex)
 	}
@@ -590,8 +632,8 @@ func probeMRTRElicitation(ctx context.Context, t *Target) ([]rules.Outcome, erro
 	}
 	label = fmt.Sprintf("tools/call %q retried with a form response whose %q violates the requestedSchema", it.tool.Name, prop)
 	retry := callWith(ctx, t, label, it.tool.Name, it.args, allCapabilities, extra)
-	if c, _, _, _ := verdict(retry); c {
-		return append(out, stamp(rules.Failed(validated, observed(label, retry)+"; the call completed with data that violates the requestedSchema"), retry)), nil
+	if it.accepted(ctx, t, retry) {
+		return append(out, stamp(rules.Failed(validated, observed(label, retry)+"; the call went on with data that violates the requestedSchema"), retry)), nil
 	}
 	return append(out, stamp(rules.Passed(validated, observed(label, retry)+"; the invalid response was not accepted"), retry)), nil
 }
