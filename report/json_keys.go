@@ -26,7 +26,7 @@ var (
 func modelKeys() map[string]bool {
 	knownKeysOnce.Do(func() {
 		knownKeys = map[string]bool{}
-		for _, v := range []any{Result{}, RuleResult{}, rules.Rule{}, rules.Indeterminacy{}, rules.Outcome{}} {
+		for _, v := range []any{Result{}, RuleResult{}, Incomplete{}, CouldNotRun{}, rules.Rule{}, rules.Indeterminacy{}, rules.Outcome{}} {
 			t := reflect.TypeOf(v)
 			for i := range t.NumField() {
 				name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")

@@ -38,3 +38,24 @@ func TestEveryFormatSaysAScanDidNotFinish(t *testing.T) {
 		}
 	}
 }
+
+// TestAnUnfinishedResultRoundTrips: the JSON of an incomplete or could-not-run result decodes
+// again (Decode's key check knew the top-level fields but not theirs).
+func TestAnUnfinishedResultRoundTrips(t *testing.T) {
+	for _, r := range []*Result{
+		{Schema: SchemaVersion, Target: "http://x/mcp", Rules: []RuleResult{}, Incomplete: &Incomplete{Unfinished: 1, Total: 2, Reason: "r", Probes: []string{"p"}}},
+		{Schema: SchemaVersion, Target: "http://x/mcp", Rules: []RuleResult{}, CouldNotRun: &CouldNotRun{Reason: "r"}},
+	} {
+		b, err := MarshalCanonical(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", b, err)
+		}
+		if (got.Incomplete == nil) != (r.Incomplete == nil) || (got.CouldNotRun == nil) != (r.CouldNotRun == nil) {
+			t.Errorf("round trip lost the verdict: %s", b)
+		}
+	}
+}
