@@ -38,7 +38,7 @@ func (t *Target) envelopeControl(ctx context.Context) (ok bool, ex *wire.Exchang
 // Like a probe's, their failures mean nothing when the envelope control was refused too. Rules
 // about what the server emitted whatever it was sent (error codes, the JSON-RPC envelope) are not
 // among them: those failures stand.
-var refusalRules = ids("pv-header-required", "pv-header-body-match", "mcp-method-required", "mcp-method-match",
+var refusalRules = ids("removed-methods-absent", "pv-header-required", "pv-header-body-match", "mcp-method-required", "mcp-method-match",
 	"mcp-name-required", "mcp-name-match", "meta-required-reject", "meta-required-http-400", "unknown-method-404",
 	"unsupported-version-error", "unsupported-version-http-400", "missing-capability-error", "missing-capability-http-400",
 	"notification-202", "notification-reject-status")
@@ -46,6 +46,14 @@ var refusalRules = ids("pv-header-required", "pv-header-body-match", "mcp-method
 // controlledPassive applies the envelope control to the passive outcomes of a legacy session:
 // failures of the refusalRules become indeterminate when the control was refused.
 func (t *Target) controlledPassive(ctx context.Context, out []rules.Outcome) []rules.Outcome {
+	pvRequired := rules.IDOf("pv-header-required")
+	for i, o := range out {
+		if o.RuleID == pvRequired && o.Status == rules.Fail {
+			if ex, ok := t.servesPre20250618(ctx); ok {
+				out[i] = stamp(rules.Absent(pvRequired, "the server serves clients older than 2025-06-18 (an initialize with protocolVersion 2025-03-26 succeeded), which MAY have a request without the header treated as 2025-03-26"), ex)
+			}
+		}
+	}
 	if t.Modern || !t.LegacySession || !hasFailure(out) {
 		return out
 	}
@@ -80,7 +88,9 @@ func (t *Target) controlled(ctx context.Context, p Probe, out []rules.Outcome) [
 	}
 	why := fmt.Sprintf("the control request, a well-formed server/discover as every probe sends it, got %s too, so a refusal of the faulty request says nothing about this rule", ctl.Summary())
 	for i, o := range out {
-		if o.Status != rules.Fail {
+		if o.Status != rules.Fail || t.served(o.Exchange) {
+			// A faulty request the server served is a failure whatever the control got: the
+			// control only tells what a refusal means.
 			continue
 		}
 		u := rules.Undecided(o.RuleID, why)
@@ -94,6 +104,22 @@ func hasFailure(out []rules.Outcome) bool {
 	for _, o := range out {
 		if o.Status == rules.Fail {
 			return true
+		}
+	}
+	return false
+}
+
+// served reports whether the exchange with this ID got HTTP 2xx and a JSON-RPC result.
+func (t *Target) served(id string) bool {
+	if id == "" {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ex := range t.exchanges {
+		if ex.ID == id {
+			r := ex.Reply()
+			return ex.Status() >= 200 && ex.Status() < 300 && r != nil && r.Error == nil && r.Result != nil
 		}
 	}
 	return false

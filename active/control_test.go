@@ -26,8 +26,16 @@ func refuses2026(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.Method == "initialize" {
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		version := "2025-11-25"
+		if p.ProtocolVersion == "2025-03-26" {
+			version = p.ProtocolVersion // it serves clients older than the header, too
+		}
 		w.Header().Set(wire.HeaderSessionID, "s-2026")
-		legacyResult(w, m.ID, map[string]any{"protocolVersion": "2025-11-25",
+		legacyResult(w, m.ID, map[string]any{"protocolVersion": version,
 			"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{}},
 			"serverInfo":   map[string]any{"name": "everything", "version": "2026.8.31"}})
 		return
@@ -81,6 +89,12 @@ func TestALegacyServerIsNotFailedForWhatItsControlRequestGetsToo(t *testing.T) {
 		if got := statusOf(t, out.Result, name); got != rules.NotApplicable {
 			t.Errorf("%s = %s, want n/a: the clause addresses servers that support only this revision", name, got)
 		}
+	}
+	if got := statusOf(t, out.Result, "pv-header-required"); got != rules.NotApplicable {
+		t.Errorf("pv-header-required = %s, want n/a: a server that serves 2025-03-26 clients MAY treat a request without the header as 2025-03-26", got)
+	}
+	if got := statusOf(t, out.Result, "removed-methods-absent"); got == rules.Fail {
+		t.Errorf("removed-methods-absent failed: a ping whose header names 2025-11-25 is 2025 traffic, and the ping with the 2026 header was refused as everything is")
 	}
 	if got := statusOf(t, out.Result, "discover-implemented"); got != rules.Fail {
 		t.Errorf("discover-implemented = %s, want fail", got)

@@ -390,14 +390,15 @@ func probeToolBadArguments(ctx context.Context, t *Target) ([]rules.Outcome, err
 		switch {
 		case r != nil && ex.Reply().ResultType() == "input_required":
 			// An interim result neither ran the tool nor refused the input: no evidence.
-		case isErr && code != wire.CodeInvalidParams:
-			// Refused for another reason (a capability the call did not declare, a header): the
-			// input was never judged, so this tool says nothing; the next one may.
+		case isErr && (code == wire.CodeMissingCapability || code == wire.CodeHeaderMismatch || code == wire.CodeUnsupportedVersion || code == wire.CodeMethodNotFound):
+			// Refused on a precondition of the protocol (a capability the call did not declare,
+			// a header, the version): the input was never judged, so this tool says nothing; the
+			// next one may.
 		case r != nil && string(r["isError"]) == "true":
 			keep(stamp(rules.Passed(validate, obs+"; refused with isError:true"), ex))
 			keep(stamp(rules.Passed(asResult, obs+"; the validation failure came back as a tool result with isError:true"), ex))
 		case isErr:
-			keep(stamp(rules.Passed(validate, obs+"; refused with JSON-RPC error -32602"), ex))
+			keep(stamp(rules.Passed(validate, obs+"; refused with a JSON-RPC error"), ex))
 			keep(stamp(rules.Failed(asResult, obs+"; an input-validation failure SHOULD be a result with isError:true so the model can correct itself"), ex))
 		case r != nil:
 			keep(stamp(rules.Failed(validate, obs+"; the tool ran on input that violates its inputSchema"), ex))

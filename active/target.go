@@ -78,6 +78,10 @@ type Target struct {
 	// listed records which lists discovery read successfully (Listed).
 	listed map[string]bool
 
+	oldOnce sync.Once
+	oldEx   *wire.Exchange
+	oldOK   bool
+
 	controlOnce sync.Once
 	controlEx   *wire.Exchange
 	controlOK   bool

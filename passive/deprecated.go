@@ -215,7 +215,13 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 	if _, isErr := v.errorCode(); m == "server/discover" && isErr && h != nil && h.Capabilities == nil {
 		h.DiscoverRefused = true
 	}
-	if (m == "initialize" || removedMethods[m]) && modern && v.final != nil && !authStatus(v.status) {
+	// A removed method is judged only on a request of this revision: one whose header names
+	// 2026-07-28 (the header is required on every such request). A request whose header
+	// names a 2025 version is that version's traffic, where ping and initialize are served, and
+	// one without the header a server that serves older clients MAY treat as 2025-03-26.
+	pvHeader, hasPV := lookupHeader(v.ex.Request.Header, headerProtocolVersion)
+	modernRequest := modern && hasPV && pvHeader == rules.Revision
+	if (m == "initialize" || removedMethods[m]) && modernRequest && v.final != nil && !authStatus(v.status) {
 		code, isErr := v.errorCode()
 		switch {
 		case !isErr:
