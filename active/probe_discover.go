@@ -20,7 +20,9 @@ func discoverProbes() []Probe {
 	return []Probe{
 		{Name: "discover-implemented", RuleIDs: ids("discover-implemented"), AnyEra: true, Run: probeDiscoverImplemented},
 		{Name: "message-patterns", RuleIDs: ids("support-message-patterns"), AnyEra: true, Run: probeMessagePatterns},
-		{Name: "extension-ids", RuleIDs: ids("extension-id-grammar"), Requires: rules.FeatureExtensions, Run: probeExtensionIDs},
+		// extension-fallback is judged by the passive checks on whatever traffic shows an
+		// extension; citing it here makes it n/a on a server that declares no extensions.
+		{Name: "extension-ids", RuleIDs: ids("extension-id-grammar", "extension-fallback"), Requires: rules.FeatureExtensions, Run: probeExtensionIDs},
 		{Name: "declared-capabilities", RuleIDs: ids("declare-tools", "declare-resources", "declare-prompts", "declare-completions"), Run: probeDeclared},
 	}
 }

@@ -24,7 +24,7 @@ func mrtrProbes() []Probe {
 			"request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
 			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
 			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400",
-			"no-capability-inference", "no-connection-derived-context")},
+			"no-capability-inference", "no-connection-derived-context", "sampling-tool-results-paired")},
 		{Name: "mrtr-elicitation", Requires: rules.FeatureCallableTool, Run: probeMRTRElicitation, RuleIDs: ids(
 			"elicitation-url-https", "form-no-clickable-urls", "elicitation-response-validated")},
 	}
@@ -327,12 +327,12 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		for _, id := range ids("request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
 			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
 			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400", "no-capability-inference",
-			"no-connection-derived-context") {
+			"no-connection-derived-context", "sampling-tool-results-paired") {
 			out = append(out, rules.Undecided(id, why))
 		}
 		return out, nil
 	}
-	var out []rules.Outcome
+	out := []rules.Outcome{toolSamplingOutcome(it)}
 	good := responsesFor(it.requests, false)
 	withState := func(state string, responses map[string]any) map[string]any {
 		extra := map[string]any{}
@@ -669,4 +669,24 @@ func connectionOutcome(ctx context.Context, t *Target, it *interim, label string
 		return stamp(o, fresh)
 	}
 	return stamp(rules.Passed(id, observed(label, reused)+"; the capability-less call was judged on its own declaration on a reused connection"), reused)
+}
+
+// toolSamplingOutcome: follow-ups of a tool-enabled sampling loop pair every ToolUseContent with a
+// ToolResultContent. Only a server that asks for sampling with tools runs such a loop (n/a
+// otherwise); driving one takes a model answering with tool calls, which the scan does not
+// play.
+func toolSamplingOutcome(it *interim) rules.Outcome {
+	id := rules.IDOf("sampling-tool-results-paired")
+	for _, raw := range it.requests {
+		var ir struct {
+			Method string `json:"method"`
+			Params struct {
+				Tools []json.RawMessage `json:"tools"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(raw, &ir) == nil && ir.Method == "sampling/createMessage" && len(ir.Params.Tools) > 0 {
+			return stamp(rules.Undecided(id, "the tool asks for sampling with tools; grading the follow-ups needs a model that answers with tool calls, which the scan does not play"), it.firstExchange)
+		}
+	}
+	return stamp(rules.Absent(id, fmt.Sprintf("tool %q asks for no tool-enabled sampling, so it runs no sampling loop with tools", it.tool.Name)), it.firstExchange)
 }

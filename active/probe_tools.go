@@ -22,7 +22,7 @@ func toolProbes() []Probe {
 	return []Probe{
 		{Name: "tools-list", Requires: rules.FeatureTools, Run: probeToolsList, RuleIDs: ids(
 			"tools-list-current", "tools-deterministic-order", "tool-name-syntax", "tool-name-unique",
-			"input-schema-object", "schemas-valid-dialect")},
+			"input-schema-object", "schemas-valid-dialect", "json-schema-2020-12")},
 		{Name: "unknown-tool", Requires: rules.FeatureTools, RuleIDs: ids("unknown-tool-protocol-error"), Run: probeUnknownTool},
 		{Name: "tool-call", Requires: rules.FeatureCallableTool, Run: probeToolCall, RuleIDs: ids(
 			"output-schema-conformance", "structured-text-mirror")},
@@ -143,6 +143,7 @@ func probeToolsList(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		return out, nil
 	}
 	out = append(out, passiveFor(first, h, "tool-name-syntax", "tool-name-unique", "input-schema-object", "schemas-valid-dialect")...)
+	out = append(out, defaultDialectOutcome(label, first, tools))
 	second := t.Call(ctx, "tools/list", nil, wire.WithLabel("tools/list, again"))
 	out = append(out, passiveFor(second, h, "tools-deterministic-order")...)
 	return out, nil
@@ -457,4 +458,52 @@ func wrongTypedArguments(schema json.RawMessage) (map[string]any, string, bool) 
 		}
 	}
 	return nil, "", false
+}
+
+// defaultDialectOutcome: schemas without $schema are JSON Schema 2020-12. Every published input
+// and output schema that names no dialect must compile under 2020-12. That is the part a scan
+// sees; the answer to an unsupported dialect needs a tool that takes schemas as input, which is
+// rare, and a schema that does not compile is schemas-valid-dialect's failure, not this one.
+func defaultDialectOutcome(label string, ex *wire.Exchange, tools []json.RawMessage) rules.Outcome {
+	id := rules.IDOf("json-schema-2020-12")
+	n := 0
+	for _, raw := range tools {
+		var d toolDef
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		for _, schema := range []json.RawMessage{d.InputSchema, d.OutputSchema} {
+			var s map[string]json.RawMessage
+			if len(schema) == 0 || json.Unmarshal(schema, &s) != nil || s["$schema"] != nil {
+				continue
+			}
+			if err := compile2020(schema); err != nil {
+				return stamp(rules.Undecided(id, fmt.Sprintf("tool %q publishes a schema without $schema that does not compile as 2020-12 (%s): schemas-valid-dialect judges it", d.Name, firstLineOf(err.Error()))), ex)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return stamp(rules.Undecided(id, "no listed tool publishes a schema without $schema"), ex)
+	}
+	return stamp(rules.Passed(id, fmt.Sprintf("%s; %d published schema(s) without $schema compile as JSON Schema 2020-12 (the answer to an unsupported dialect was not probed)", observed(label, ex), n)), ex)
+}
+
+// compile2020 compiles a schema under the 2020-12 default dialect, fetching nothing.
+func compile2020(schema json.RawMessage) error {
+	if wire.SchemaTooLarge(schema) {
+		return errSchemaTooLarge
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schema)))
+	if err != nil {
+		return fmt.Errorf("decoding the schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource("mem:///schema.json", doc); err != nil {
+		return fmt.Errorf("adding the schema: %w", err)
+	}
+	_, err = c.Compile("mem:///schema.json")
+	return err
 }

@@ -453,3 +453,15 @@ func TestAFinishedScanIsNotIncomplete(t *testing.T) {
 		t.Errorf("incomplete %+v", out.Result.Incomplete)
 	}
 }
+
+// TestEveryActiveRuleIsReachedByAProbe is the active side of the passive registry's test: a rule
+// the registry marks active or both is cited by some probe, so a scan says something about it
+// (if only why it could not settle it) instead of "no check produced evidence".
+func TestEveryActiveRuleIsReachedByAProbe(t *testing.T) {
+	cited := RuleIDs()
+	for _, r := range rules.All() {
+		if (r.Check == rules.CheckActive || r.Check == rules.CheckBoth) && !cited[r.ID] {
+			t.Errorf("%s is marked %s, but no probe cites it", r.ID, r.Check)
+		}
+	}
+}
