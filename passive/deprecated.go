@@ -115,8 +115,8 @@ func sightings(v *view) []Sighting {
 		if _, ok := caps["logging"]; ok {
 			add("logging", rules.EvidenceCapabilityLogging, SideServer, "the %s result declares the logging capability", v.method())
 		}
-		if _, ok := caps["tasks"]; ok && v.method() == "server/discover" {
-			add("core-tasks", rules.EvidenceCoreTasks, SideServer, "the DiscoverResult declares tasks as a core capability")
+		if _, ok := caps["tasks"]; ok {
+			add("core-tasks", rules.EvidenceCoreTasks, SideServer, "the %s result declares tasks as a core capability (it moved to an extension)", v.methodLabel())
 		}
 		if _, ok := r["serverInfo"]; ok && v.method() == "server/discover" {
 			add("discover-server-info", rules.EvidenceDiscoverServerInfo, SideServer, "the DiscoverResult has a top-level serverInfo field")
@@ -133,18 +133,25 @@ func sightings(v *view) []Sighting {
 			add("elicitation-complete", rules.EvidenceElicitationComplete, SideServer, "the server sent notifications/elicitation/complete")
 		}
 	}
+	// Every server-initiated request on the stream counts, standalone ones on a GET stream as much
+	// as those inside a tool call: roots/list and sampling/createMessage each once.
+	requested, roots, sampling := false, false, false
 	for _, m := range v.msgs {
 		if !m.IsRequest() {
 			continue
 		}
-		add("server-requests", rules.EvidenceServerRequest, SideServer, "the server sent JSON-RPC request %s on a stream", clip(m.Method))
-		switch m.Method {
-		case "roots/list":
-			add("roots", rules.EvidenceRootsRequest, SideServer, "the server sent a roots/list request")
-		case "sampling/createMessage":
-			add("sampling", rules.EvidenceSamplingRequest, SideServer, "the server sent a sampling/createMessage request")
+		if !requested {
+			requested = true
+			add("server-requests", rules.EvidenceServerRequest, SideServer, "the server sent JSON-RPC request %s on the %s stream", clip(m.Method), v.streamLabel())
 		}
-		break
+		switch {
+		case m.Method == "roots/list" && !roots:
+			roots = true
+			add("roots", rules.EvidenceRootsRequest, SideServer, "the server sent a roots/list request on the %s stream", v.streamLabel())
+		case m.Method == "sampling/createMessage" && !sampling:
+			sampling = true
+			add("sampling", rules.EvidenceSamplingRequest, SideServer, "the server sent a sampling/createMessage request on the %s stream", v.streamLabel())
+		}
 	}
 	for _, m := range v.msgs {
 		if m.Error != nil && (m.Error.Code == codeRetiredNotFound || m.Error.Code == codeRetiredURLElicit) {
@@ -179,6 +186,15 @@ func sightings(v *view) []Sighting {
 		}
 	}
 	return out
+}
+
+// streamLabel names the stream an exchange's messages came on: "GET" for the standalone stream,
+// else the request's method.
+func (v *view) streamLabel() string {
+	if v.ex.Request.Method == http.MethodGet {
+		return "GET"
+	}
+	return v.methodLabel()
 }
 
 // removedMethod reports whether the request was for a method 2026-07-28 removed (initialize,
