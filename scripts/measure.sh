@@ -46,6 +46,7 @@ bench() {
 
 # Figures that need servers and tools (scan recall, suite comparison, proxy overhead, broker load).
 [ -d e2e ] && fragment scan-accuracy-and-speed ./e2e 'TestMeasureScan'
+[ -d e2e ] && fragment mutation-harness ./e2e 'TestMutationHarness'
 [ -d eval ] && fragment eval-dev-corpus ./eval 'TestDevCorpus'
 [ -d proxy ] && fragment proxy-overhead ./proxy 'TestMeasureProxyOverhead'
 [ -d broker/brokertest ] && fragment broker-throughput ./broker/brokertest 'TestMeasureBroker'
