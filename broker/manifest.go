@@ -32,7 +32,7 @@ var checkGroundednessInput = `{"type":"object","additionalProperties":false,"req
 
 const outputSchema = `{"type":"object","required":["requestId","action","trustScore","verdicts"],"properties":{
  "requestId":{"type":"string","description":"Digest of tenant, tool and arguments: the same call gets the same id."},
- "action":{"type":"string","enum":["allow","warn","block"],"description":"What the caller should do; the strictest verdict wins."},
+ "action":{"type":"string","enum":["pass","warn","block"],"description":"What the caller should do; the strictest verdict wins."},
  "trustScore":{"type":"integer","minimum":0,"maximum":100},
  "totalLatencyMs":{"type":"integer","minimum":0},
  "policyErrors":{"type":"array","items":{"type":"string"},"description":"Why the tenant policy could not decide the action; fix the broker config."},
@@ -73,7 +73,7 @@ func toolDefs() []*mcp.Tool {
 			Title: "Flag prompt injection",
 			Description: "Screens a response (from an agent, a tool or a retrieved document) for prompt injection: " +
 				"instructions aimed at the model, hidden or encoded payloads, role hijacks. Returns an action " +
-				"(allow|warn|block), a trust score and the verdict under the caller's tenant policy.",
+				"(pass|warn|block), a trust score and the verdict under the caller's tenant policy.",
 			InputSchema:  compact(flagInjectionInput),
 			OutputSchema: compact(outputSchema),
 			Annotations:  annotations("Flag prompt injection"),
@@ -82,7 +82,7 @@ func toolDefs() []*mcp.Tool {
 			Name:  tools.NameCheckGroundedness,
 			Title: "Check groundedness",
 			Description: "Checks whether each claim in a response is supported by the given context items. Returns an " +
-				"action (allow|warn|block), a trust score and the verdict, citing the context ids that support it.",
+				"action (pass|warn|block), a trust score and the verdict, citing the context ids that support it.",
 			InputSchema:  compact(checkGroundednessInput),
 			OutputSchema: compact(outputSchema),
 			Annotations:  annotations("Check groundedness"),

@@ -104,6 +104,7 @@ func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, ar
 		now = c.Now
 	}
 	start := now()
+	in.Tenant = p.Tenant
 	v, err := score(ctx, in, mp)
 	if err != nil {
 		if IsToolError(err) {

@@ -11,6 +11,8 @@ import (
 
 // Input is what one metric scores: the agent's response and the source material it may rely on.
 type Input struct {
+	// Tenant is whose request this is; it scopes the judge cache and is never scored.
+	Tenant   string `json:"-"`
 	Response string
 	Context  []eval.ContextItem
 }
