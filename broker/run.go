@@ -141,7 +141,7 @@ func RunStdio(ctx context.Context, o RunOptions, stdin io.ReadCloser, stdout io.
 		return fmt.Errorf("starting stdio broker: %w", err)
 	}
 	log.InfoContext(ctx, "serving stdio", slog.Any("principal", p))
-	return ServeStdio(ctx, s, p, stdin, stdout)
+	return ServeStdio(ctx, s, p, stdin, stdout, log)
 }
 
 // RunHTTP listens on addr and serves until ctx ends, then shuts down gracefully. When ready it
