@@ -61,7 +61,7 @@ func TestRealEvaluatorAnswersBothTools(t *testing.T) {
 	}
 	res, gr := callTool(t, cs, "check_groundedness", map[string]any{
 		"response": "The Eiffel Tower is 330 metres tall [1].",
-		"context":  []map[string]any{{"id": "1", "text": "The Eiffel Tower is 330 metres (1,083 ft) tall."}},
+		"context":  []map[string]any{{"id": "1", "content": "The Eiffel Tower is 330 metres (1,083 ft) tall."}},
 	})
 	if res.IsError || gr["action"] == nil || !strings.HasPrefix(gr["requestId"].(string), "ev_") {
 		t.Errorf("check_groundedness: %v %v", res.Content, gr)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-sentinel/sentinel/broker/audit"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/config"
 	"github.com/mcp-sentinel/sentinel/broker/seal"
@@ -52,6 +53,14 @@ type RunOptions struct {
 	// StateKeys seals MRTR requestState; nil with a Store means a random key minted at start
 	// (fine for one process; replicas must share configured keys).
 	StateKeys *seal.Keyring
+	// AuditSigner signs audit checkpoints (the store, opened WithSigner, signs the rows with the
+	// same key); nil writes no checkpoints.
+	AuditSigner *audit.Signer
+	// CheckpointFile, when set, also receives every checkpoint, outside the database.
+	CheckpointFile string
+	// CheckpointInterval is how often the audit head is checkpointed; 0 means
+	// DefaultCheckpointInterval. A checkpoint is also written at start and at shutdown.
+	CheckpointInterval time.Duration
 	// JudgeModel is pinned in stored evaluations no judge decided; empty means "none".
 	JudgeModel string
 	// StateTTL is how long a sealed requestState is accepted; 0 means DefaultStateTTL.
@@ -107,12 +116,37 @@ func (o *RunOptions) core(cfg *config.Config, log *slog.Logger) *tools.Core {
 }
 
 // server builds the MCP server: the evaluation tools, plus the stateful tools and the audit
-// middleware when a store is configured (see stateful_run.go).
-func (o *RunOptions) server(cfg *config.Config, log *slog.Logger) (*mcp.Server, error) {
+// middleware when a store is configured (see stateful_run.go), and the checkpointer that anchors
+// the store's audit chain (nil without a store).
+func (o *RunOptions) server(cfg *config.Config, log *slog.Logger) (*mcp.Server, *Checkpointer, error) {
 	if o.Store == nil {
-		return NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log}), nil
+		return NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log}), nil, nil
 	}
-	return o.statefulServer(cfg, log)
+	srv, err := o.statefulServer(cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return srv, o.checkpointer(log), nil
+}
+
+func (o *RunOptions) checkpointer(log *slog.Logger) *Checkpointer {
+	if o.Store == nil || o.AuditSigner == nil {
+		return nil
+	}
+	return &Checkpointer{Store: o.Store, Signer: o.AuditSigner, File: o.CheckpointFile, Interval: o.CheckpointInterval, Logger: log}
+}
+
+// anchor runs cp until stop is called (not when ctx ends: the final checkpoint must come after
+// the graceful shutdown has let in-flight calls finish) and returns stop, which waits for that
+// final checkpoint.
+func anchor(ctx context.Context, cp *Checkpointer) (stop func()) {
+	if cp == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() { defer close(done); cp.Run(ctx) }()
+	return func() { cancel(); <-done }
 }
 
 // localPrincipal is who a local, unauthenticated caller acts as: the config's stdio principal,
@@ -136,10 +170,12 @@ func RunStdio(ctx context.Context, o RunOptions, stdin io.ReadCloser, stdout io.
 	p := o.localPrincipal(cfg)
 	// Stdio has one local user, so its lists are not shared across authorization contexts:
 	// private is still the accurate scope for per-tenant tool access.
-	s, err := o.server(cfg, log)
+	s, cp, err := o.server(cfg, log)
 	if err != nil {
 		return fmt.Errorf("starting stdio broker: %w", err)
 	}
+	stop := anchor(ctx, cp)
+	defer stop()
 	log.InfoContext(ctx, "serving stdio", slog.Any("principal", p))
 	return ServeStdio(ctx, s, p, stdin, stdout, log)
 }
@@ -196,10 +232,12 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	if issuer != "" {
 		authServers = []string{issuer}
 	}
-	mcpServer, err := o.server(cfg, log)
+	mcpServer, cp, err := o.server(cfg, log)
 	if err != nil {
 		return fmt.Errorf("starting HTTP broker: %w", err)
 	}
+	stop := anchor(ctx, cp)
+	defer stop() // after the graceful shutdown below: the final checkpoint covers every call
 	h, err := NewHTTPHandler(HTTPOptions{
 		Server:               mcpServer,
 		CanonicalURI:         canon,

@@ -29,17 +29,30 @@ func IsPostgres(dsn string) bool {
 
 // Open connects to the database dsn names (see IsPostgres) without migrating it; call Migrate.
 // A SQLite file and its folder are created when missing.
-func Open(ctx context.Context, dsn string) (Store, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (Store, error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("opening the broker store: empty --db (give a file path, sqlite://PATH or postgres://...)")
 	}
+	var (
+		s   *sqlStore
+		err error
+	)
 	if IsPostgres(dsn) {
-		return openPostgres(ctx, dsn)
+		s, err = openPostgres(ctx, dsn)
+	} else {
+		s, err = openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite://"))
 	}
-	return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite://"))
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.commit = newCommitter(s)
+	return s, nil
 }
 
-func openPostgres(ctx context.Context, dsn string) (Store, error) {
+func openPostgres(ctx context.Context, dsn string) (*sqlStore, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening the broker store: parsing the PostgreSQL DSN: %w", err)
@@ -52,7 +65,7 @@ func openPostgres(ctx context.Context, dsn string) (Store, error) {
 	return &sqlStore{db: db, dialect: DialectPostgres, closeFn: pool.Close}, nil
 }
 
-func openSQLite(ctx context.Context, path string) (Store, error) {
+func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("opening the broker store: creating %s: %w", dir, err)

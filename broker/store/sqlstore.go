@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-sentinel/sentinel/broker/audit"
 )
 
 // sqlStore implements Store over database/sql for both dialects; the few statements that differ
@@ -16,7 +18,16 @@ type sqlStore struct {
 	db      *sql.DB
 	dialect string
 	closeFn func()
+	// signer signs every audit row; nil leaves rows unsigned (WithSigner).
+	signer *audit.Signer
+	commit *committer
 }
+
+// Option configures Open.
+type Option func(*sqlStore)
+
+// WithSigner signs every audit row the store appends with s, a key the database never holds.
+func WithSigner(s *audit.Signer) Option { return func(st *sqlStore) { st.signer = s } }
 
 var _ Store = (*sqlStore)(nil)
 
@@ -36,6 +47,7 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 }
 
 func (s *sqlStore) Close() error {
+	s.commit.stop()
 	err := s.db.Close()
 	if s.closeFn != nil {
 		s.closeFn()

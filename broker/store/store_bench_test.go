@@ -45,7 +45,7 @@ func BenchmarkOnce(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			_, _, err := st.Once(ctx, fmt.Sprint("k", i), "acme", "set_metric_policy", func(ctx context.Context, tx Tx) ([]byte, error) {
+			_, _, err := st.Once(ctx, fmt.Sprint("k", i), "acme", "set_metric_policy", "", func(ctx context.Context, tx Tx) ([]byte, error) {
 				_, err := tx.PutPolicy(ctx, "acme", eval.MetricPolicy{Metric: "flag_injection", Enabled: true, Threshold: 0.5, OnTimeout: eval.FailOpen})
 				return []byte(`{}`), err
 			})

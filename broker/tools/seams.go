@@ -15,6 +15,8 @@ type Input struct {
 	Tenant   string `json:"-"`
 	Response string
 	Context  []eval.ContextItem
+	// TaskDescription is what the response was produced for (the request's taskDescription).
+	TaskDescription string `json:",omitempty"`
 }
 
 // Scorer computes verdicts and rolls them up. It is the one place the handler core touches the

@@ -10,7 +10,7 @@
 -- `broker audit verify` then names the entry.
 --
 -- Tables (broker/store/schema.go): evaluations, handles, effects, policies, audit_log,
--- schema_migrations. No sequences: audit_log.seq is assigned under an advisory lock.
+-- audit_checkpoints, schema_migrations. No sequences: audit_log.seq is assigned under an advisory lock.
 
 CREATE ROLE broker_app LOGIN;      -- set its password out of band: ALTER ROLE broker_app PASSWORD ...
 CREATE ROLE sentinel_proxy LOGIN;  -- the proxies' findings store
@@ -24,8 +24,8 @@ GRANT SELECT, INSERT ON evaluations TO broker_app;
 GRANT SELECT, INSERT, UPDATE ON handles, effects, policies TO broker_app;
 GRANT SELECT ON schema_migrations TO broker_app;
 -- Broker: the audit log is append-only.
-GRANT SELECT, INSERT ON audit_log TO broker_app;
-REVOKE UPDATE, DELETE, TRUNCATE ON audit_log FROM broker_app;
+GRANT SELECT, INSERT ON audit_log, audit_checkpoints TO broker_app;
+REVOKE UPDATE, DELETE, TRUNCATE ON audit_log, audit_checkpoints FROM broker_app;
 
 -- Proxies: findings and exchanges.
 GRANT SELECT, INSERT, UPDATE, DELETE ON findings, exchanges TO sentinel_proxy;
