@@ -98,7 +98,11 @@ func (c *Checkpointer) Run(ctx context.Context) {
 		case err != nil:
 			log.Error("audit checkpoint failed", slog.String("when", when), slog.Any("error", err))
 		case cp != nil:
-			log.Info("audit checkpoint", slog.String("when", when), slog.Int64("seq", cp.Seq), slog.String("hash", cp.Hash))
+			// The line carries the whole signed checkpoint under its JSON names, so a log store is
+			// one more copy outside the database: `broker audit verify --checkpoints` reads the
+			// broker's JSON log as it reads a checkpoint file.
+			log.Info("audit checkpoint", slog.String("when", when), slog.Int64("seq", cp.Seq), slog.String("hash", cp.Hash),
+				slog.Int64("at", cp.At), slog.String("keyId", cp.KeyID), slog.String("sig", cp.Sig))
 		}
 	}
 	write(ctx, "start")
@@ -138,8 +142,10 @@ func appendCheckpoint(path string, cp audit.Checkpoint) error {
 	return f.Close()
 }
 
-// ReadCheckpointFile reads the checkpoints appended to path. A last line without its newline (a
-// write torn by a crash) is ignored; any other unreadable line is an error.
+// ReadCheckpointFile reads the checkpoints in path: a checkpoint file, or the broker's JSON log,
+// whose "audit checkpoint" lines carry the same fields (other JSON lines, without a signature, are
+// skipped). A last line without its newline (a write torn by a crash) is ignored; a line that is
+// not JSON is an error.
 func ReadCheckpointFile(path string) ([]audit.Checkpoint, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -152,9 +158,15 @@ func ReadCheckpointFile(path string) ([]audit.Checkpoint, error) {
 		if errors.Is(err, io.EOF) {
 			return out, nil // a torn, newline-less last line is not a checkpoint
 		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
 		var cp audit.Checkpoint
 		if jerr := json.Unmarshal(line, &cp); jerr != nil {
-			return nil, fmt.Errorf("reading the audit checkpoint file %s: line %d is not a checkpoint", path, n)
+			return nil, fmt.Errorf("reading the audit checkpoint file %s: line %d is not JSON", path, n)
+		}
+		if cp.Sig == "" {
+			continue // another log record
 		}
 		out = append(out, cp)
 	}

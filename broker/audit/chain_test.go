@@ -187,3 +187,29 @@ func TestKeysRoundTripThroughFiles(t *testing.T) {
 		t.Fatalf("LoadKeys(public) = %v; VerifyRecord = false", err)
 	}
 }
+
+func TestReplicasCreatingTheKeyTogetherShareOne(t *testing.T) {
+	path := t.TempDir() + "/audit-key.pem"
+	const n = 8
+	ids := make([]string, n)
+	errs := make([]error, n)
+	done := make(chan int, n)
+	for i := range n {
+		go func() {
+			s, _, err := LoadOrCreateSigner(path)
+			if err == nil {
+				ids[i] = s.ID()
+			}
+			errs[i] = err
+			done <- i
+		}()
+	}
+	for range n {
+		<-done
+	}
+	for i := range n {
+		if errs[i] != nil || ids[i] != ids[0] {
+			t.Fatalf("replica %d: key %s, %v; replica 0 has %s", i, ids[i], errs[i], ids[0])
+		}
+	}
+}

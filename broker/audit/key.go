@@ -148,7 +148,8 @@ func ParseSigner(data []byte) (*Signer, error) {
 }
 
 // LoadOrCreateSigner reads the key at path, or creates one there (mode 0600, its folder 0700)
-// when the file does not exist; created reports which.
+// when the file does not exist; created reports which. Creation is atomic (a complete file is
+// linked into place), so replicas starting together on one folder end up with one key.
 func LoadOrCreateSigner(path string) (s *Signer, created bool, err error) {
 	s, err = LoadSigner(path)
 	if err == nil {
@@ -165,19 +166,28 @@ func LoadOrCreateSigner(path string) (s *Signer, created bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("encoding the audit key: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, false, fmt.Errorf("creating the audit key's folder: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp, err := os.CreateTemp(dir, ".audit-key-*")
 	if err != nil {
 		return nil, false, fmt.Errorf("creating the audit key: %w", err)
 	}
-	defer f.Close()
-	if err := pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der}); err != nil {
+	defer os.Remove(tmp.Name())
+	if err := pem.Encode(tmp, &pem.Block{Type: "PRIVATE KEY", Bytes: der}); err != nil {
+		_ = tmp.Close()
 		return nil, false, fmt.Errorf("writing the audit key: %w", err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := errors.Join(tmp.Sync(), tmp.Close()); err != nil {
 		return nil, false, fmt.Errorf("writing the audit key: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			s, err := LoadSigner(path) // another process created it first: use that one
+			return s, false, err
+		}
+		return nil, false, fmt.Errorf("creating the audit key: %w", err)
 	}
 	return s, true, nil
 }
