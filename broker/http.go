@@ -39,6 +39,9 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// Logger gets one line per refused request; nil discards.
 	Logger *slog.Logger
+	// Metrics receives the request counters; serve Metrics.Handler on a listener of its own. Nil
+	// means counters nobody can read.
+	Metrics *Metrics
 }
 
 // NewHTTPHandler returns the broker's HTTP handler: the MCP endpoint behind its guards, and the
@@ -124,7 +127,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		}
 		authed.ServeHTTP(w, r)
 	}))
-	return observe(mux, log), nil
+	return observe(mux, log, o.Metrics), nil
 }
 
 // stripCredentials removes the Authorization header once the guard has verified it, so that no

@@ -73,6 +73,9 @@ type RunOptions struct {
 	Logger *slog.Logger
 	// Stdout receives the ready line ("listening on <URL>") and, in dev mode, the dev token.
 	Stdout io.Writer
+	// MetricsAddr is where RunHTTP serves GET /metrics (and /healthz), apart from the MCP
+	// listener; empty serves no metrics. The command's default is loopback.
+	MetricsAddr string
 }
 
 // DevPolicy is the policy of the dev tenant: both metrics on, threshold 0.5, injection failing
@@ -238,6 +241,12 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	}
 	stop := anchor(ctx, cp)
 	defer stop() // after the graceful shutdown below: the final checkpoint covers every call
+	metrics := NewMetrics()
+	stopMetrics, err := serveMetrics(ctx, o.MetricsAddr, metrics, log)
+	if err != nil {
+		return fmt.Errorf("starting HTTP broker: %w", err)
+	}
+	defer stopMetrics()
 	h, err := NewHTTPHandler(HTTPOptions{
 		Server:               mcpServer,
 		CanonicalURI:         canon,
@@ -247,6 +256,7 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 		Scopes:               scopes,
 		AllowedOrigins:       cfg.AllowedOrigins,
 		Logger:               log,
+		Metrics:              metrics,
 	})
 	if err != nil {
 		return fmt.Errorf("starting HTTP broker: %w", err)
@@ -280,6 +290,27 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	}
 	log.InfoContext(ctx, "stopped")
 	return nil
+}
+
+// serveMetrics serves m on addr until stop is called; an empty addr serves nothing. The address
+// it bound is logged (addr may name port 0).
+func serveMetrics(ctx context.Context, addr string, m *Metrics, log *slog.Logger) (stop func(), err error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening for metrics on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.InfoContext(ctx, "serving metrics", slog.String("url", "http://"+ln.Addr().String()+"/metrics"),
+		slog.Bool("loopback", isLoopback(ln.Addr().String())))
+	return func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}, nil
 }
 
 // isLoopback reports whether addr's host is a loopback IP or "localhost".

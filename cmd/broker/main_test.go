@@ -305,3 +305,65 @@ func TestServeRefusesBadInvocations(t *testing.T) {
 		})
 	}
 }
+
+// Regression: /metrics was served on the MCP listener without a token. It is on a listener of its
+// own (loopback by default), and the MCP listener does not answer it.
+func TestMetricsAreNotOnTheMCPListener(t *testing.T) {
+	cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--dev", "--metrics", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	metricsURL := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var rec struct {
+				Msg string `json:"msg"`
+				URL string `json:"url"`
+			}
+			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving metrics" {
+				metricsURL <- rec.URL
+			}
+		}
+	}()
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() {
+		t.Fatal("no ready line")
+	}
+	mcpURL, _ := strings.CutPrefix(sc.Text(), "listening on ")
+	base := strings.TrimSuffix(mcpURL, "/mcp")
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		t.Fatalf("GET /metrics on the MCP listener = 200, without a token")
+	}
+	select {
+	case u := <-metricsURL:
+		if !strings.HasPrefix(u, "http://127.0.0.1:") {
+			t.Errorf("metrics listener %s is not loopback", u)
+		}
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "broker_request") {
+			t.Errorf("GET %s = %d, want the broker's metrics", u, resp.StatusCode)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the broker logged no metrics listener")
+	}
+}
