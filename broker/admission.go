@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -74,43 +75,48 @@ type admission struct {
 // request or notification (no batch, no response, a string or integer id, a method name), and for
 // a request the 2026-07-28 envelope (params._meta with protocolVersion and clientCapabilities, the
 // one version served). tools/call params are checked for shape too, so that no SDK error message
-// ever has to quote what the caller sent. It returns the decoded message or why it is refused.
-func (a admission) admit(raw []byte) (jsonrpc.Message, *admissionError) {
+// ever has to quote what the caller sent. It returns nil or why the message is refused; stdio then
+// decodes the message itself (decode), HTTP hands the bytes to the SDK, which decodes them anyway.
+func (a admission) admit(raw []byte) *admissionError {
 	if len(raw) > MaxMessageBytes {
 		e := refuse(nil, jsonrpc.CodeInvalidRequest, "the message is %d bytes; the limit is %d", len(raw), MaxMessageBytes)
 		e.status = http.StatusRequestEntityTooLarge
-		return nil, e
+		return e
 	}
 	if err := strictjson.CheckText(raw, MaxMessageDepth); err != nil {
 		if te, ok := err.(*strictjson.TextError); ok && bytes.HasPrefix([]byte(te.Problem), []byte("nesting")) {
-			return nil, refuse(nil, jsonrpc.CodeInvalidRequest, "the message is not acceptable: %v", err)
+			return refuse(nil, jsonrpc.CodeInvalidRequest, "the message is not acceptable: %v", err)
 		}
-		return nil, refuse(nil, jsonrpc.CodeParseError, "the message is not valid JSON text: %v", err)
+		return refuse(nil, jsonrpc.CodeParseError, "the message is not valid JSON text: %v", err)
 	}
-	if !json.Valid(raw) {
-		return nil, refuse(nil, jsonrpc.CodeParseError, "the message is not valid JSON (%d bytes)", len(raw))
-	}
-	switch kind := strictjson.KindOf(raw); kind {
-	case "an object":
-	case "an array":
-		return nil, refuse(nil, jsonrpc.CodeInvalidRequest, "batches are not part of %s: send one request per message", ProtocolVersion)
-	default:
-		return nil, refuse(nil, jsonrpc.CodeInvalidRequest, "a message must be a JSON-RPC request object, not %s", kind)
+	if kind := strictjson.KindOf(raw); kind != "an object" {
+		switch {
+		case !json.Valid(raw):
+			return refuse(nil, jsonrpc.CodeParseError, "the message is not valid JSON (%d bytes)", len(raw))
+		case kind == "an array":
+			return refuse(nil, jsonrpc.CodeInvalidRequest, "batches are not part of %s: send one request per message", ProtocolVersion)
+		}
+		return refuse(nil, jsonrpc.CodeInvalidRequest, "a message must be a JSON-RPC request object, not %s", kind)
 	}
 	env, err := strictjson.ParseObject(raw)
-	if err != nil {
-		return nil, refuse(nil, jsonrpc.CodeInvalidRequest, "the message is not a JSON-RPC object: %v", err)
+	switch {
+	case errors.Is(err, strictjson.ErrSyntax):
+		return refuse(nil, jsonrpc.CodeParseError, "the message is not valid JSON (%d bytes)", len(raw))
+	case err != nil:
+		return refuse(nil, jsonrpc.CodeInvalidRequest, "the message is not a JSON-RPC object: %v", err)
 	}
 	id, idErr := requestID(env)
 	if idErr != nil {
-		return nil, idErr
+		return idErr
 	}
-	if err := a.checkEnvelope(env, id); err != nil {
-		return nil, err
-	}
-	msg, derr := jsonrpc.DecodeMessage(raw)
-	if derr != nil {
-		return nil, refuse(id, jsonrpc.CodeInvalidRequest, "the message is not a JSON-RPC request")
+	return a.checkEnvelope(env, id)
+}
+
+// decode turns an admitted message into the SDK's message.
+func decode(raw []byte) (jsonrpc.Message, *admissionError) {
+	msg, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return nil, refuse(nil, jsonrpc.CodeInvalidRequest, "the message is not a JSON-RPC request")
 	}
 	return msg, nil
 }

@@ -159,7 +159,7 @@ func admitHTTP(next http.Handler, log *slog.Logger) http.Handler {
 			http.Error(w, "Bad Request: the body could not be read", http.StatusBadRequest)
 			return
 		}
-		_, aerr := admission{http: true, headerVersion: r.Header.Get("MCP-Protocol-Version")}.admit(body)
+		aerr := admission{http: true, headerVersion: r.Header.Get("MCP-Protocol-Version")}.admit(body)
 		if aerr != nil {
 			if len(body) > MaxMessageBytes {
 				aerr = refuse(nil, jsonrpc.CodeInvalidRequest, "the body is larger than %d bytes", MaxMessageBytes)

@@ -135,7 +135,11 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if len(bytes.TrimSpace(l.data)) == 0 {
 			continue // a blank line carries no message
 		}
-		msg, aerr := (admission{}).admit(l.data)
+		aerr := (admission{}).admit(l.data)
+		var msg jsonrpc.Message
+		if aerr == nil {
+			msg, aerr = decode(l.data)
+		}
 		if aerr != nil {
 			c.refuse(aerr, l.size)
 			continue

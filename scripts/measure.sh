@@ -60,6 +60,8 @@ bench() {
 [ -d findings ] && bench "findings store" ./findings .
 [ -d tui ] && bench "tui" ./tui .
 [ -d broker ] && bench "broker" ./broker .
+[ -d broker/brokertest ] && bench "broker stateful call (SQLite store)" ./broker/brokertest 'BenchmarkStatefulCall'
+[ -d broker/audit ] && bench "broker audit chain" ./broker/audit .
 
 {
 	echo "# Measurements"

@@ -30,7 +30,7 @@ func (s *sqlStore) appendTx(ctx context.Context, tx *sql.Tx, entries []audit.Ent
 		head audit.Record
 		prev *audit.Record
 	)
-	err := tx.QueryRowContext(ctx, `SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`).Scan(&head.Seq, &head.Hash)
+	err := s.txQueryRow(ctx, tx, `SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`).Scan(&head.Seq, &head.Hash)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -50,7 +50,7 @@ func (s *sqlStore) appendTx(ctx context.Context, tx *sql.Tx, entries []audit.Ent
 		args = append(args, r.Seq, micros(r.Entry.At), r.Entry.Tenant, r.Entry.Subject, r.Entry.Tool, r.Entry.ArgsDigest,
 			r.Entry.Outcome, r.Entry.DecidedBy, r.Entry.RequestID, r.Entry.Detail, r.PrevHash, r.Hash, r.KeyID, r.Sig)
 	}
-	if _, err := tx.ExecContext(ctx, s.insertSQL("audit_log", auditColumns, 14, len(entries)), args...); err != nil {
+	if _, err := s.txExec(ctx, tx, s.insertSQL("audit_log", auditColumns, 14, len(entries)), args...); err != nil {
 		return nil, fmt.Errorf("appending to the audit log: %w", err)
 	}
 	return recs, nil
@@ -76,7 +76,7 @@ func (s *sqlStore) insertSQL(table, columns string, cols, rows int) string {
 
 // Walk streams the log in sequence order.
 func (s *sqlStore) Walk(ctx context.Context, fn func(audit.Record) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log ORDER BY seq`)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log ORDER BY seq`)
 	if err != nil {
 		return fmt.Errorf("reading the audit log: %w", err)
 	}
@@ -104,7 +104,7 @@ func (s *sqlStore) Walk(ctx context.Context, fn func(audit.Record) error) error 
 // Head returns the last record's position and hash.
 func (s *sqlStore) Head(ctx context.Context) (audit.Record, error) {
 	r := audit.Record{Hash: audit.Genesis}
-	err := s.db.QueryRowContext(ctx, `SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`).Scan(&r.Seq, &r.Hash)
+	err := s.rdb.QueryRowContext(ctx, `SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`).Scan(&r.Seq, &r.Hash)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return audit.Record{}, fmt.Errorf("reading the audit head: %w", err)
 	}
@@ -123,7 +123,7 @@ func (s *sqlStore) PutCheckpoint(ctx context.Context, c audit.Checkpoint) error 
 
 // Checkpoints returns every stored checkpoint.
 func (s *sqlStore) Checkpoints(ctx context.Context) ([]audit.Checkpoint, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, hash, at, key_id, sig FROM audit_checkpoints ORDER BY seq, at`)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, hash, at, key_id, sig FROM audit_checkpoints ORDER BY seq, at`)
 	if err != nil {
 		return nil, fmt.Errorf("reading audit checkpoints: %w", err)
 	}

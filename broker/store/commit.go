@@ -21,6 +21,10 @@ const (
 	maxBatch = 128
 	// commitTimeout bounds one transaction.
 	commitTimeout = 10 * time.Second
+	// linger is how long the committer waits for more calls when the last transaction carried
+	// more than one (calls are arriving concurrently): a commit's cost is mostly fixed, so a
+	// slightly fuller transaction is cheaper per call. A lone caller never waits.
+	linger = 500 * time.Microsecond
 )
 
 // ErrClosed is returned for a commit submitted after Close.
@@ -93,6 +97,9 @@ func (s *sqlStore) Append(ctx context.Context, e audit.Entry) (audit.Record, err
 func (c *committer) run() {
 	defer close(c.finished)
 	batch := make([]*commitReq, 0, maxBatch)
+	last := 0
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
 		select {
 		case r := <-c.reqs:
@@ -101,16 +108,39 @@ func (c *committer) run() {
 			c.drain()
 			return
 		}
-	gather:
-		for len(batch) < maxBatch {
-			select {
-			case r := <-c.reqs:
-				batch = append(batch, r)
-			default:
-				break gather
+		c.gather(&batch)
+		if last > 1 && len(batch) < maxBatch {
+			timer.Reset(linger)
+		wait:
+			for len(batch) < maxBatch {
+				select {
+				case r := <-c.reqs:
+					batch = append(batch, r)
+				case <-timer.C:
+					break wait
+				}
+			}
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
 			}
 		}
+		last = len(batch)
 		c.flush(batch)
+	}
+}
+
+// gather adds what is already waiting, without waiting.
+func (c *committer) gather(batch *[]*commitReq) {
+	for len(*batch) < maxBatch {
+		select {
+		case r := <-c.reqs:
+			*batch = append(*batch, r)
+		default:
+			return
+		}
 	}
 }
 
@@ -197,5 +227,6 @@ func (s *sqlStore) commitBatch(batch []*commitReq) ([]audit.Record, error) {
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("committing %d call records: %w", len(batch), err)
 	}
+	s.warm(ctx)
 	return recs, nil
 }

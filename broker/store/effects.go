@@ -68,7 +68,7 @@ func (s *sqlStore) recorded(ctx context.Context, key, tenant, tool string) ([]by
 		gotTenant, gotTool, fingerprint string
 		result                          sql.NullString
 	)
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT tenant, tool, fingerprint, result FROM effects WHERE idempotency_key = ?`), key).
+	err := s.queryRow(ctx, s.q(`SELECT tenant, tool, fingerprint, result FROM effects WHERE idempotency_key = ?`), key).
 		Scan(&gotTenant, &gotTool, &fingerprint, &result)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

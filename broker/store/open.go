@@ -62,8 +62,13 @@ func openPostgres(ctx context.Context, dsn string) (*sqlStore, error) {
 		return nil, fmt.Errorf("opening the broker store: connecting to PostgreSQL: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	return &sqlStore{db: db, dialect: DialectPostgres, closeFn: pool.Close}, nil
+	return &sqlStore{db: db, rdb: db, dialect: DialectPostgres, closeFn: pool.Close}, nil
 }
+
+// sqliteReaders is how many connections read a SQLite store while its one writer commits: in WAL
+// mode readers do not wait for the writer, so a tenant's policies are read while the previous
+// group of calls commits.
+const sqliteReaders = 4
 
 func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 	if dir := filepath.Dir(path); dir != "" {
@@ -85,5 +90,11 @@ func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("opening the broker store %s: %w", path, err)
 	}
-	return &sqlStore{db: db, dialect: DialectSQLite}, nil
+	rdb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)&_pragma=foreign_keys(ON)")
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("opening the broker store %s for reading: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(sqliteReaders)
+	return &sqlStore{db: db, rdb: rdb, dialect: DialectSQLite, closeFn: func() { _ = rdb.Close() }}, nil
 }

@@ -46,7 +46,7 @@ func (s *sqlStore) insertEvaluations(ctx context.Context, tx *sql.Tx, evs []*Eva
 		args = append(args, e.ID, e.Tenant, e.Subject, e.Tool, micros(e.CreatedAt), e.MetricVersion, e.JudgeModel,
 			e.InputDigest, input, string(e.Policy), string(e.Result))
 	}
-	if _, err := tx.ExecContext(ctx, s.insertSQL("evaluations", evaluationColumns, 11, len(evs)), args...); err != nil {
+	if _, err := s.txExec(ctx, tx, s.insertSQL("evaluations", evaluationColumns, 11, len(evs)), args...); err != nil {
 		return fmt.Errorf("storing %d evaluations (first %s): %w", len(evs), evs[0].ID, err)
 	}
 	return nil
@@ -59,7 +59,7 @@ func (s *sqlStore) GetEvaluation(ctx context.Context, id string) (Evaluation, er
 		input          sql.NullString
 		policy, result string
 	)
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, tenant, subject, tool, created_at, metric_version,
+	err := s.queryRow(ctx, s.q(`SELECT id, tenant, subject, tool, created_at, metric_version,
 		judge_model, input_digest, input, policy, result FROM evaluations WHERE id = ?`), id).
 		Scan(&e.ID, &e.Tenant, &e.Subject, &e.Tool, &at, &e.MetricVersion, &e.JudgeModel, &e.InputDigest, &input, &policy, &result)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -94,7 +94,7 @@ func (s *sqlStore) insertHandles(ctx context.Context, tx *sql.Tx, hs []*Handle) 
 		}
 		args = append(args, h.Digest, h.EvaluationID, h.Tenant, h.Subject, micros(h.CreatedAt), micros(h.ExpiresAt), revoked)
 	}
-	if _, err := tx.ExecContext(ctx, s.insertSQL("handles", `digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at`, 7, len(hs)), args...); err != nil {
+	if _, err := s.txExec(ctx, tx, s.insertSQL("handles", `digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at`, 7, len(hs)), args...); err != nil {
 		return fmt.Errorf("storing %d handles: %w", len(hs), err)
 	}
 	return nil
@@ -106,7 +106,7 @@ func (s *sqlStore) GetHandle(ctx context.Context, digest string) (Handle, error)
 		created, expire int64
 		revoked         sql.NullInt64
 	)
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at
+	err := s.queryRow(ctx, s.q(`SELECT digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at
 		FROM handles WHERE digest = ?`), digest).
 		Scan(&h.Digest, &h.EvaluationID, &h.Tenant, &h.Subject, &created, &expire, &revoked)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -134,7 +134,7 @@ func (s *sqlStore) RevokeHandle(ctx context.Context, digest string, at time.Time
 }
 
 func (s *sqlStore) Policies(ctx context.Context, tenant string) ([]PolicyRow, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT body, revision, updated_at FROM policies WHERE tenant = ? ORDER BY metric`), tenant)
+	rows, err := s.query(ctx, s.q(`SELECT body, revision, updated_at FROM policies WHERE tenant = ? ORDER BY metric`), tenant)
 	if err != nil {
 		return nil, fmt.Errorf("reading the policies of tenant %q: %w", tenant, err)
 	}

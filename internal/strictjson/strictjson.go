@@ -19,6 +19,10 @@ import (
 	"strconv"
 )
 
+// ErrSyntax is wrapped by every ParseObject error that means the data is not JSON at all, as
+// opposed to JSON that breaks a rule (a repeated member, not an object, data after it).
+var ErrSyntax = errors.New("not valid JSON")
+
 // Object is one JSON object's members in the order they were given.
 type Object struct {
 	keys []string
@@ -34,6 +38,9 @@ func ParseObject(data []byte) (*Object, error) {
 		return nil, err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
+		}
 		return nil, errors.New("data after the JSON object")
 	}
 	return o, nil
@@ -42,7 +49,7 @@ func ParseObject(data []byte) (*Object, error) {
 func readObject(dec *json.Decoder) (*Object, error) {
 	t, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	if t != json.Delim('{') {
 		return nil, fmt.Errorf("must be a JSON object, not %s", Kind(t))
@@ -51,12 +58,12 @@ func readObject(dec *json.Decoder) (*Object, error) {
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("not valid JSON: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 		}
 		k, _ := t.(string)
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("not valid JSON: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 		}
 		if _, dup := o.vals[k]; dup {
 			return nil, fmt.Errorf("member %s is given twice", Name(k))
@@ -65,7 +72,7 @@ func readObject(dec *json.Decoder) (*Object, error) {
 		o.vals[k] = v
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	return o, nil
 }
