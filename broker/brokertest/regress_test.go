@@ -1,6 +1,7 @@
 package brokertest
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -86,6 +87,25 @@ func TestSettingAValueAgainIsApplied(t *testing.T) {
 		reused := e.mustCall(t, tok, broker.NameSetMetricPolicy, map[string]any{"metric": eval.MetricGroundedness, "threshold": 0.2, "onTimeout": "fail_open", "idempotencyKey": "change-42"}, callParams{})
 		if !reused.isError() || !strings.Contains(reused.text(), "idempotencyKey") {
 			t.Fatalf("the key reused for another value: %v; want a tool error naming idempotencyKey", reused.Result)
+		}
+		// Each write's audit row records the value applied; the replay's records the value of the
+		// write it replays.
+		var applied []string
+		for _, r := range records(t, e.Store) {
+			if r.Entry.Tool != broker.NameSetMetricPolicy || r.Entry.Outcome == "tool_error" {
+				continue
+			}
+			var v struct {
+				Threshold float64 `json:"threshold"`
+				Revision  int     `json:"revision"`
+			}
+			if err := json.Unmarshal([]byte(r.Entry.Detail), &v); err != nil {
+				t.Fatalf("audit entry %d (%s) records %q, not the applied policy", r.Seq, r.Entry.Outcome, r.Entry.Detail)
+			}
+			applied = append(applied, fmt.Sprintf("%s:%v@%d", r.Entry.Outcome, v.Threshold, v.Revision))
+		}
+		if got, want := strings.Join(applied, " "), "ok:0.3@1 ok:0.7@2 ok:0.3@3 ok:0.6@4 replayed:0.6@4"; got != want {
+			t.Fatalf("audited policy writes %q, want %q", got, want)
 		}
 	})
 }
