@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/handle"
 	"github.com/mcp-sentinel/sentinel/broker/schema"
+	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/broker/tools"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
@@ -59,10 +60,23 @@ func (s *Stateful) getEvaluation(ctx context.Context, req *mcp.CallToolRequest) 
 	if err := json.Unmarshal(ev.Result, &res); err != nil {
 		return nil, fmt.Errorf("decoding stored evaluation %s: %w", ev.ID, err)
 	}
+	upgradeStored(&res, ev)
 	audit.NoteFrom(ctx).SetRequestID(res.RequestID)
 	out := tools.Shape(res, format)
 	out.Handle = h
 	return structured(out)
+}
+
+// upgradeStored brings a result stored before data model v1 to its shape: the action "allow" is
+// "pass", and a result without a request digest gets the digest of its stored input (the
+// arguments it was computed from are not kept unless archived).
+func upgradeStored(res *eval.EvaluationResult, ev store.Evaluation) {
+	if res.Action == "allow" {
+		res.Action = eval.ActionPass
+	}
+	if res.RequestDigest == "" {
+		res.RequestDigest = ev.InputDigest
+	}
 }
 
 // decodeGetEvaluation reads get_evaluation's arguments strictly (GetEvaluationRequest).

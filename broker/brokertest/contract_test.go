@@ -19,7 +19,9 @@ import (
 
 	"github.com/mcp-sentinel/sentinel/broker"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
+	"github.com/mcp-sentinel/sentinel/broker/handle"
 	"github.com/mcp-sentinel/sentinel/broker/schema"
+	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
 
@@ -459,5 +461,27 @@ func TestDocsDescribeTheSchema(t *testing.T) {
 	}
 	if documentedDefs < 10 {
 		t.Fatalf("only %d definitions compared", documentedDefs)
+	}
+}
+
+// An evaluation stored before data model v1 (action "allow", no request digest) is served in the
+// v1 shape by get_evaluation, so a handle issued before an upgrade keeps working.
+func TestEvaluationsStoredBeforeV1AreServedInItsShape(t *testing.T) {
+	b := backend{name: "sqlite", dsn: filepath.Join(t.TempDir(), "broker.db"), key: newAuditKey(t)}
+	st := openStore(t, b)
+	e := startBroker(t, st, envOptions{})
+	const legacy = `{"requestId":"ev_0123456789abcdef01234567","verdicts":[{"metric":"flag_injection","outcome":"pass","score":0,"threshold":0.5,"reason":"clear","decidedBy":"heuristic","metricVersion":"flag_injection/1","latencyMs":0}],"action":"allow","trustScore":100,"totalLatencyMs":0}`
+	if err := st.PutEvaluation(ctxT(t), store.Evaluation{ID: "ev_legacy", Tenant: "acme", Subject: "alice", Tool: eval.MetricInjection,
+		CreatedAt: time.Now(), MetricVersion: "flag_injection/1", JudgeModel: "none", InputDigest: strings.Repeat("ab", 32), Policy: []byte(`{}`), Result: []byte(legacy)}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := (&handle.Service{Store: st}).Issue(ctxT(t), "acme", "alice", "ev_legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustResult(t, httpTransport{e: e, tok: e.token(t, nil)}.call(t, broker.NameGetEvaluation, map[string]any{"handle": h}))
+	checkAgainst(t, "EvaluationResult", got)
+	if got["action"] != "pass" {
+		t.Errorf("legacy action served as %v, want pass", got["action"])
 	}
 }
