@@ -84,7 +84,8 @@ func (a admission) admit(raw []byte) *admissionError {
 		return e
 	}
 	if err := strictjson.CheckText(raw, MaxMessageDepth); err != nil {
-		if te, ok := err.(*strictjson.TextError); ok && bytes.HasPrefix([]byte(te.Problem), []byte("nesting")) {
+		var te *strictjson.TextError
+		if errors.As(err, &te) && bytes.HasPrefix([]byte(te.Problem), []byte("nesting")) {
 			return refuse(nil, jsonrpc.CodeInvalidRequest, "the message is not acceptable: %v", err)
 		}
 		return refuse(nil, jsonrpc.CodeParseError, "the message is not valid JSON text: %v", err)
@@ -284,8 +285,7 @@ func shortString(o *strictjson.Object, name string) (string, string) {
 		return "", fmt.Sprintf("must be a name of 1 to %d bytes, not %d", maxNameBytes, len(s))
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c == '-' || c == '.' || c == '/' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+		if c := s[i]; c != '/' && !strictjson.IsNameByte(c) {
 			return "", fmt.Sprintf("must be a name (letters, digits and _ - . /), not a string of %d bytes", len(s))
 		}
 	}

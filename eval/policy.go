@@ -205,13 +205,22 @@ func (m MetricPolicy) Override(o PolicyOverride) (MetricPolicy, error) {
 	return out, nil
 }
 
+// identRune reports whether r may appear in a value quoteShort quotes.
+func identRune(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return true
+	}
+	return r == '_' || r == '-' || r == '.'
+}
+
 // quoteShort quotes a value for an error message when it is a short identifier-like string, and
 // otherwise says only how long it is: a policy error must never echo arbitrary caller content.
 func quoteShort(v string) string {
 	if len(v) <= 32 {
 		ok := true
 		for _, r := range v {
-			if !(r == '_' || r == '-' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			if !identRune(r) {
 				ok = false
 				break
 			}

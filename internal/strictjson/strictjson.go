@@ -136,8 +136,7 @@ func Name(s string) string {
 	if len(s) > 0 && len(s) <= MaxNameBytes {
 		ok := true
 		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if !(c == '_' || c == '-' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			if !IsNameByte(s[i]) {
 				ok = false
 				break
 			}
@@ -147,6 +146,16 @@ func Name(s string) string {
 		}
 	}
 	return fmt.Sprintf("(a name of %d bytes)", len(s))
+}
+
+// IsNameByte reports whether c may appear in a name Name quotes: an ASCII letter or digit, '_',
+// '-' or '.'.
+func IsNameByte(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return c == '_' || c == '-' || c == '.'
 }
 
 // KindOf names the JSON type of raw ("a string", "an object", ...), for type errors that must not
