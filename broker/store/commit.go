@@ -24,7 +24,7 @@ const (
 	// linger is how long the committer waits for more calls when the last transaction carried
 	// more than one (calls are arriving concurrently): a commit's cost is mostly fixed, so a
 	// slightly fuller transaction is cheaper per call. A lone caller never waits.
-	linger = 500 * time.Microsecond
+	linger = time.Millisecond
 )
 
 // ErrClosed is returned for a commit submitted after Close.
