@@ -61,6 +61,9 @@ bench() {
 [ -d findings ] && bench "findings store" ./findings .
 [ -d tui ] && bench "tui" ./tui .
 [ -d broker ] && bench "broker" ./broker .
+[ -d broker/brokertest ] && bench "broker stateful call (SQLite store)" ./broker/brokertest 'BenchmarkStatefulCall'
+[ -d broker/audit ] && bench "broker audit chain" ./broker/audit .
+[ -d broker/store ] && bench "broker store" ./broker/store .
 
 {
 	echo "# Measurements"
