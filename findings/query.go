@@ -107,10 +107,24 @@ func (s *sqlStore) recordFinding(ctx context.Context, db execer, f Finding) erro
 	return nil
 }
 
-// where builds a WHERE clause from the filter; timeCol is the column Since applies to.
-func where(f Filter, timeCol string, withLevel bool) (string, []any) {
+// Listing orders: newest first, ties broken by these columns ascending (the cursor's keys).
+var (
+	findingKeyCols  = []string{"target", "rule_id", "key"}
+	exchangeKeyCols = []string{"id"}
+)
+
+// where builds a WHERE clause from the filter; timeCol is the column Since and the cursor
+// apply to, keyCols the cursor's tie-breaking columns.
+func where(f Filter, timeCol string, keyCols []string, withLevel bool) (string, []any, error) {
 	var conds []string
 	var args []any
+	cond, cargs, err := f.After.after(timeCol, keyCols)
+	if err != nil {
+		return "", nil, err
+	}
+	if cond != "" {
+		conds, args = append(conds, cond), append(args, cargs...)
+	}
 	if !f.Since.IsZero() {
 		conds, args = append(conds, timeCol+" >= ?"), append(args, f.Since.UnixMicro())
 	}
@@ -134,16 +148,19 @@ func where(f Filter, timeCol string, withLevel bool) (string, []any) {
 		conds, args = append(conds, "(rule_id = ? OR rule_id LIKE ?)"), append(args, f.Rule, "%/"+f.Rule)
 	}
 	if len(conds) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return " WHERE " + strings.Join(conds, " AND "), args, nil
 }
 
 // Findings returns findings matching f, most recently seen first.
 func (s *sqlStore) Findings(ctx context.Context, f Filter) ([]Finding, error) {
-	w, args := where(f, "last_seen", true)
+	w, args, err := where(f, "last_seen", findingKeyCols, true)
+	if err != nil {
+		return nil, err
+	}
 	q := `SELECT target, rule_id, key, level, status, observed, remediation, spec_url, exchange_id,
-		first_seen, last_seen, count FROM findings` + w + ` ORDER BY last_seen DESC, rule_id, key`
+		first_seen, last_seen, count FROM findings` + w + ` ORDER BY last_seen DESC, target, rule_id, key`
 	if n := limitOf(f); n > 0 {
 		q += fmt.Sprintf(" LIMIT %d", n)
 	}
@@ -209,10 +226,19 @@ func (s *sqlStore) body(b []byte) ([]byte, bool) {
 
 // Exchanges returns exchanges matching f, newest first.
 func (s *sqlStore) Exchanges(ctx context.Context, f Filter) ([]Exchange, error) {
-	w, args := where(f, "started", false)
+	w, args, err := where(f, "started", exchangeKeyCols, false)
+	if err != nil {
+		return nil, err
+	}
+	reqBody, respBody := "request_body", "response_body"
+	if f.MaxBody > 0 {
+		// Cut in the database: a page of large exchanges is never read whole into memory.
+		reqBody, respBody = s.d.prefix("request_body", f.MaxBody), s.d.prefix("response_body", f.MaxBody)
+	}
 	q := `SELECT id, target, started, duration_ns, http_method, url, rpc_method, key, status,
-		request_header, request_body, response_header, response_body, truncated, graded, error,
-		findings FROM exchanges` + w + ` ORDER BY started DESC, id`
+		request_header, ` + reqBody + `, response_header, ` + respBody + `, truncated, graded, error,
+		findings, ` + s.d.length("request_body") + `, ` + s.d.length("response_body") + `
+		FROM exchanges` + w + ` ORDER BY started DESC, id`
 	if n := limitOf(f); n > 0 {
 		q += fmt.Sprintf(" LIMIT %d", n)
 	}
@@ -240,12 +266,14 @@ func scanExchange(rows *sql.Rows) (Exchange, error) {
 	var started, dur int64
 	var reqHdr, respHdr string
 	var truncated int
+	var reqLen, respLen sql.NullInt64
 	if err := rows.Scan(&ex.ID, &ex.Target, &started, &dur, &ex.HTTPMethod, &ex.URL, &ex.RPCMethod,
 		&ex.Key, &ex.Status, &reqHdr, &ex.RequestBody, &respHdr, &ex.ResponseBody, &truncated,
-		&ex.Graded, &ex.Error, &ex.Findings); err != nil {
+		&ex.Graded, &ex.Error, &ex.Findings, &reqLen, &respLen); err != nil {
 		return ex, fmt.Errorf("reading an exchange row: %w", err)
 	}
-	ex.Start, ex.Duration, ex.Truncated = time.UnixMicro(started).UTC(), time.Duration(dur), truncated != 0
+	cut := reqLen.Int64 > int64(len(ex.RequestBody)) || respLen.Int64 > int64(len(ex.ResponseBody))
+	ex.Start, ex.Duration, ex.Truncated = time.UnixMicro(started).UTC(), time.Duration(dur), truncated != 0 || cut
 	for _, h := range []struct {
 		raw string
 		dst *http.Header
