@@ -34,7 +34,7 @@ func newRigFor(t *testing.T, up *httptest.Server, opts Options) *rig {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	u, _ := url.Parse(up.URL)
-	if opts.Routes == nil {
+	if opts.Routes == nil { // an empty, non-nil list means no route: forward mode only
 		opts.Routes = []Route{{Prefix: "/", Upstream: u}}
 	}
 	opts.Store = store

@@ -46,7 +46,21 @@ func BenchmarkGradeOneExchange(b *testing.B) {
 	for b.Loop() {
 		i++
 		c.ID = "bench-" + strconv.Itoa(i)
-		p.pipe.gradeBatch(c)
+		p.pipe.gradeBatch([]*Capture{c}, false)
+	}
+}
+
+// BenchmarkGradeOnly is the CPU cost of grading one small exchange without storing it: the
+// parse, passive.Run and building the record and findings.
+func BenchmarkGradeOnly(b *testing.B) {
+	_, _, _, p := measureTargets(b)
+	c := &Capture{ID: "bench", Start: time.Now(), End: time.Now(), Target: "http://127.0.0.1/mcp", Method: "POST",
+		URL: "http://127.0.0.1/mcp", RequestHeader: http.Header{"Content-Type": {"application/json"}},
+		RequestBody: []byte(measureCall), Status: 200, ResponseHeader: http.Header{"Content-Type": {"application/json"}},
+		ResponseBody: []byte(measureResult)}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = p.pipe.grade(c, false)
 	}
 }
 
@@ -58,7 +72,7 @@ func BenchmarkPassiveRun(b *testing.B) {
 	h := passive.NewHistory()
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = passive.Run(toExchange(c), h)
+		_ = passive.Run(toExchange(c, DefaultMaxBody), h)
 	}
 }
 

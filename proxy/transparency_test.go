@@ -133,8 +133,8 @@ func TestProxiedResponsesEqualDirectOnes(t *testing.T) {
 	}
 	waitFor(t, "every exchange recorded", func() bool { return len(r.exchanges(t)) == len(tests) })
 	for _, ex := range r.exchanges(t) {
-		if ex.URL == r.upstream.URL+"/big" && ex.Graded != NotGradedTooLarge {
-			t.Errorf("10 MB exchange graded %q, want %q", ex.Graded, NotGradedTooLarge)
+		if ex.URL == r.upstream.URL+"/big" && ex.Graded != NotGradedBinary {
+			t.Errorf("10 MB binary exchange graded %q, want %q", ex.Graded, NotGradedBinary)
 		}
 	}
 }
