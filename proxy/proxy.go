@@ -142,6 +142,11 @@ func (p *Proxy) newForwarder(base http.RoundTripper) *httputil.ReverseProxy {
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if errors.Is(err, errBlockedAddress) {
+				// Forward mode's dial refused what the name resolved to.
+				p.refuse(w, r, err.Error())
+				return
+			}
 			if !errors.Is(err, context.Canceled) {
 				p.log.Debug("upstream failed", logTarget, r.URL.Redacted(), logError, err)
 			}

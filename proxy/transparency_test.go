@@ -229,7 +229,9 @@ func TestUnreachableUpstreamAnswers502LikeAReverseProxy(t *testing.T) {
 }
 
 func TestForwardModeServesAbsoluteURLs(t *testing.T) {
-	r := newRig(t, upstreamMux(), Options{})
+	up := httptest.NewServer(upstreamMux())
+	t.Cleanup(up.Close)
+	r := newRigFor(t, up, Options{Routes: []Route{}, Forward: true, AllowHosts: []string{strings.TrimPrefix(up.URL, "http://")}})
 	proxyURL, _ := urlParse(r.front.URL)
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}}
 	got := fetch(t, client, "POST", r.upstream.URL+"/json", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
