@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -165,8 +166,12 @@ func (s *sse) send(name string, v any) error {
 // keepaliveEvery is how often a silent live stream sends a comment.
 const keepaliveEvery = 15 * time.Second
 
-// maxCoalesce bounds how many queued frames one write to a live-stream reader carries.
-const maxCoalesce = 256
+// liveWriteTimeout is how long one write to a live-stream reader may block before the reader
+// is dropped.
+const liveWriteTimeout = 10 * time.Second
+
+// maxCoalesce bounds how many queued batches one write to a live-stream reader carries.
+const maxCoalesce = 64
 
 func (a *admin) serveEvents(w http.ResponseWriter, r *http.Request) {
 	sub, err := a.pipe.hub.Subscribe()
@@ -202,7 +207,16 @@ func (a *admin) serveEvents(w http.ResponseWriter, r *http.Request) {
 					break more
 				}
 			}
-			if _, err := w.Write(buf); err != nil || s.c.Flush() != nil {
+			// A reader that takes no bytes for liveWriteTimeout is as good as gone.
+			_ = s.c.SetWriteDeadline(time.Now().Add(liveWriteTimeout))
+			_, err := w.Write(buf)
+			if err == nil {
+				err = s.c.Flush()
+			}
+			if err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					a.pipe.metrics.subscribersDropped.Add(1)
+				}
 				return
 			}
 		case <-keepalive.C:

@@ -21,16 +21,16 @@ const (
 
 // Defaults of the live stream.
 const (
-	// DefaultSubscriberQueue is how many events a live-stream reader may fall behind before it
-	// is dropped.
-	DefaultSubscriberQueue = 1024
+	// DefaultSubscriberQueue is how many published batches (each grading round's events, in
+	// one write) a live-stream reader may fall behind before it is dropped.
+	DefaultSubscriberQueue = 256
 	// DefaultMaxSubscribers bounds the live-stream readers at once; more are refused (503).
 	DefaultMaxSubscribers = 64
 )
 
 // HubOptions configures a Hub.
 type HubOptions struct {
-	// Queue is how many events one subscriber may fall behind; 0 means DefaultSubscriberQueue.
+	// Queue is how many batches one subscriber may fall behind; 0 means DefaultSubscriberQueue.
 	Queue int
 	// MaxSubscribers bounds subscribers; 0 means DefaultMaxSubscribers.
 	MaxSubscribers int
@@ -57,7 +57,8 @@ func newHub(opts HubOptions, m *metrics) *Hub {
 
 // Subscription is one reader of the live stream.
 type Subscription struct {
-	// Frames delivers each event as an encoded SSE frame ("event: ...\ndata: ...\n\n").
+	// Frames delivers each published batch as encoded SSE frames ("event: ...\ndata: ...\n\n"
+	// each), ready to write.
 	Frames <-chan []byte
 	frames chan []byte
 	// Done is closed when the hub dropped the subscriber (it fell behind) or closed.
@@ -126,16 +127,20 @@ func Frame(e Event) ([]byte, error) {
 	return append(out, "\n\n"...), nil
 }
 
-// Publish sends e to every subscriber without waiting.
-func (h *Hub) Publish(e Event) {
+// Publish sends the events, in order and encoded once, to every subscriber without waiting.
+func (h *Hub) Publish(events ...Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.subs) == 0 {
+	if len(h.subs) == 0 || len(events) == 0 {
 		return
 	}
-	frame, err := Frame(e)
-	if err != nil {
-		return
+	var frame []byte
+	for _, e := range events {
+		f, err := Frame(e)
+		if err != nil {
+			continue
+		}
+		frame = append(frame, f...)
 	}
 	for s := range h.subs {
 		select {

@@ -220,9 +220,7 @@ func (p *Pipeline) gradeBatch(batch []*Capture, hurry bool) {
 		p.metrics.storeErrors.Add(int64(len(b.Exchanges)))
 		p.log.Error("recording exchanges", logExchanges, len(b.Exchanges), logError, err)
 	}
-	for _, e := range events {
-		p.hub.Publish(e)
-	}
+	p.hub.Publish(events...)
 }
 
 // Close stops the workers after they recorded everything queued. When ctx ends first, what
