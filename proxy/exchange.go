@@ -69,6 +69,10 @@ func keyOf(ex *wire.Exchange) (method, key string) {
 		}
 		return method, method
 	}
+	if len(m.Params) == 0 {
+		return m.Method, m.Method
+	}
+	// Each lookup decodes params once: look for uri only where there is no name.
 	for _, field := range []string{"name", "uri"} {
 		var v string
 		if raw := m.ParamField(field); raw != nil && wire.Decode(raw, &v) == nil && v != "" {
