@@ -63,6 +63,7 @@ type measureProc struct {
 	url   string // its listener, with the endpoint path
 	admin string // sentinel's admin API
 	token string
+	once  sync.Once
 }
 
 // startProc runs a proxy process and waits for its "listening on" (and "admin on") lines.
@@ -78,18 +79,7 @@ func startProc(t *testing.T, name string, cmd *exec.Cmd) *measureProc {
 		t.Fatalf("starting %s: %v", name, err)
 	}
 	p := &measureProc{name: name, cmd: cmd, stdin: stdin}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
+	t.Cleanup(p.stop)
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -120,6 +110,22 @@ func startProc(t *testing.T, name string, cmd *exec.Cmd) *measureProc {
 		}
 	}()
 	return p
+}
+
+// stop ends the process (SIGTERM, then kill after 15 s); safe to call again.
+func (p *measureProc) stop() {
+	p.once.Do(func() {
+		_ = p.stdin.Close()
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = p.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
+	})
 }
 
 // resetPeak starts a new peak-RSS window for the process (Linux: clear_refs 5).
@@ -231,19 +237,23 @@ func TestMeasureProxy(t *testing.T) {
 	up := httptest.NewServer(measureUpstreamAll(large))
 	t.Cleanup(up.Close)
 
-	plainCmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperPlainProxy$", "-test.v=false")
-	plainCmd.Env = append(os.Environ(), envPlainUpstream+"="+up.URL)
-	plain := startProc(t, "plain", plainCmd)
-	tokenFile := filepath.Join(dir, "token")
-	sentCmd := exec.CommandContext(t.Context(), bin, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
-		"--admin", "127.0.0.1:0", "--admin-token-file", tokenFile, "--db", filepath.Join(dir, "m.db"), "--log-level", "warn")
-	sentCmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir)
-	sent := startProc(t, "sentinel", sentCmd)
-	tok, err := os.ReadFile(tokenFile)
-	if err != nil {
-		t.Fatal(err)
+	// Fresh proxy processes for each row: a peak is the row's own, not what an earlier row left.
+	procs := func(t *testing.T, row int) (plain, sent *measureProc) {
+		plainCmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperPlainProxy$", "-test.v=false")
+		plainCmd.Env = append(os.Environ(), envPlainUpstream+"="+up.URL)
+		plain = startProc(t, "plain", plainCmd)
+		tokenFile := filepath.Join(dir, fmt.Sprintf("token-%d", row))
+		sentCmd := exec.CommandContext(t.Context(), bin, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
+			"--admin", "127.0.0.1:0", "--admin-token-file", tokenFile, "--db", filepath.Join(dir, fmt.Sprintf("m-%d.db", row)), "--log-level", "warn")
+		sentCmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir)
+		sent = startProc(t, "sentinel", sentCmd)
+		tok, err := os.ReadFile(tokenFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent.token = strings.TrimSpace(string(tok))
+		return plain, sent
 	}
-	sent.token = strings.TrimSpace(string(tok))
 
 	small := func(c *http.Client, base string) ([]time.Duration, error) {
 		start := time.Now()
@@ -281,19 +291,21 @@ func TestMeasureProxy(t *testing.T) {
 		}},
 		{"SSE stream (per-event lag), 8 clients", 8, 3 * time.Second, sseLags},
 	}
-	paths := []struct {
-		name string
-		base string
-		proc *measureProc
-	}{{"direct", up.URL, nil}, {"httputil.ReverseProxy", strings.TrimSuffix(plain.url, "/"), plain}, {"sentinel proxy", strings.TrimSuffix(strings.TrimSuffix(sent.url, "/mcp"), "/"), sent}}
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "## Proxy: direct, plain reverse proxy and sentinel side by side (loopback, %s/%s, %d cores)\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Fprintf(&b, "Method: `TestMeasureProxy` (proxy/measure_paths_test.go). The upstream, in the measuring process, answers small calls with a %d-byte result, echoes large bodies, and streams 20 SSE events 10 ms apart. Each proxy is a process of its own: the plain one is `httputil.ReverseProxy` with sentinel's transport (`proxy.NewTransport`), sentinel is the real `sentinel proxy` binary with grading on (passive checks into SQLite, defaults: %d MiB grading budget, %d worker). Each row runs its clients for its duration against each path in turn; latency is per request (per event for SSE: arrival minus the upstream's send stamp); peak RSS is the process's VmHWM over the row (reset before it); graded is the share of the row's exchanges sentinel graded.\n\n",
+	fmt.Fprintf(&b, "Method: `TestMeasureProxy` (proxy/measure_paths_test.go). The upstream, in the measuring process, answers small calls with a %d-byte result, echoes large bodies, and streams 20 SSE events 10 ms apart. Each proxy is a process of its own: the plain one is `httputil.ReverseProxy` with sentinel's transport (`proxy.NewTransport`), sentinel is the real `sentinel proxy` binary with grading on (passive checks into SQLite, defaults: %d MiB grading budget, %d worker). Each row starts fresh proxy processes and runs its clients for its duration against each path in turn; latency is per request (per event for SSE: arrival minus the upstream's send stamp); peak RSS is the process's VmHWM over the row (reset before it); graded is the share of the row's exchanges sentinel graded.\n\n",
 		len(measureResult), DefaultMemoryBudget>>20, DefaultWorkers)
 	fmt.Fprintf(&b, "| workload | path | req/s | p50 | p99 | errors | graded | peak RSS (MiB) |\n|---|---|---|---|---|---|---|---|\n")
 	var notes []string
-	for _, row := range rows {
+	for i, row := range rows {
+		plain, sent := procs(t, i)
+		paths := []struct {
+			name string
+			base string
+			proc *measureProc
+		}{{"direct", up.URL, nil}, {"httputil.ReverseProxy", strings.TrimSuffix(plain.url, "/"), plain},
+			{"sentinel proxy", strings.TrimSuffix(strings.TrimSuffix(sent.url, "/mcp"), "/"), sent}}
 		results := map[string]rowResult{}
 		for _, p := range paths {
 			var ex0, g0 int64
@@ -337,6 +349,8 @@ func TestMeasureProxy(t *testing.T) {
 		s, r := results["sentinel proxy"], results["httputil.ReverseProxy"]
 		notes = append(notes, fmt.Sprintf("%s: sentinel vs plain p50 %.2fx, p99 %.2fx, req/s %.2fx, RSS %+.0f MiB", row.name,
 			ratio(s.p50, r.p50), ratio(s.p99, r.p99), s.rps/math.Max(r.rps, 1), float64(s.rss-r.rss)/(1<<20)))
+		plain.stop()
+		sent.stop()
 	}
 	fmt.Fprintf(&b, "\nGoals (issue 11): 0 errors; p50 and p99 within 1.25x and req/s at least 0.8x of the plain proxy; peak RSS within 128 MiB of the plain proxy's in the large-body row; at least 95%% of small exchanges graded at 64 clients.\n\n")
 	for _, n := range notes {

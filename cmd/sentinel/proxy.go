@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -96,7 +97,10 @@ you, where "sentinel tui" finds it; it is never printed.`,
   sentinel proxy --route /a=http://127.0.0.1:8081/mcp --route /b=https://mcp.internal/mcp --upstream-ca ca.pem
   sentinel ca init && sentinel proxy --mitm --allow-host 'api.example.com:443'   # then HTTPS_PROXY=http://127.0.0.1:9100`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runProxy(cmd.Context(), cmd.OutOrStdout(), c) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			limitHeap(int64(c.gradingMemory), os.Getenv)
+			return runProxy(cmd.Context(), cmd.OutOrStdout(), c)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.upstream, "upstream", "", "upstream MCP endpoint for reverse mode (the route for /)")
@@ -318,6 +322,24 @@ func (c proxyConfig) shutdown(proxySrv, adminSrv *http.Server, stopAdmin context
 	}
 	<-done
 	<-done
+}
+
+// heapHeadroom is what the Go heap may hold besides the grading budget before the collector
+// works harder: forwarding buffers, connections, admin pages, the copies grading makes of the
+// body it is grading.
+const heapHeadroom = 96 << 20
+
+// limitHeap sets the runtime's soft memory limit to the grading budget plus heapHeadroom, unless
+// GOMEMLIMIT already chose one. Without it the collector lets the heap grow to twice what is
+// live, so a full budget would cost twice its size in RSS.
+func limitHeap(budget int64, getenv func(string) string) {
+	if getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if budget <= 0 {
+		budget = proxy.DefaultMemoryBudget
+	}
+	debug.SetMemoryLimit(budget + heapHeadroom)
 }
 
 // adminToken is the admin API's token: from --admin-token-file (created when missing), or
