@@ -33,7 +33,7 @@ func ParseHostPattern(s string) (HostPattern, error) {
 	if h, p, err := net.SplitHostPort(s); err == nil {
 		host, port = h, p
 	} else if strings.Count(s, ":") == 1 {
-		return HostPattern{}, fmt.Errorf("--allow-host %q: %v", s, err)
+		return HostPattern{}, fmt.Errorf("--allow-host %q: %w", s, err)
 	}
 	if port != "" && port != "*" {
 		for _, c := range port {
@@ -149,7 +149,7 @@ func (fp *forwardPolicy) dial(ctx context.Context, network, addr string) (net.Co
 	if err != nil {
 		return nil, fmt.Errorf("forwarding to %s: %w", addr, err)
 	}
-	var lastErr error = fmt.Errorf("forwarding to %s: %w: it resolves to no address", addr, errBlockedAddress)
+	lastErr := fmt.Errorf("forwarding to %s: %w: it resolves to no address", addr, errBlockedAddress)
 	for _, ip := range ips {
 		target := net.JoinHostPort(ip.IP.String(), port)
 		switch {

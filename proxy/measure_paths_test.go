@@ -322,16 +322,15 @@ func TestMeasureProxy(t *testing.T) {
 			res.graded = "-"
 			if p.proc == sent {
 				// Let grading of the row settle (bounded) before reading the share.
-				var ex1, g1 int64
 				for deadline := time.Now().Add(20 * time.Second); ; {
-					ex1, g1 = sent.counters(t)
+					ex1, _ := sent.counters(t)
 					if ex1-ex0 >= res.requests || time.Now().After(deadline) {
 						break
 					}
 					time.Sleep(100 * time.Millisecond)
 				}
 				time.Sleep(500 * time.Millisecond)
-				ex1, g1 = sent.counters(t)
+				ex1, g1 := sent.counters(t)
 				if ex1 > ex0 {
 					res.graded = fmt.Sprintf("%.1f%%", 100*float64(g1-g0)/float64(ex1-ex0))
 				}

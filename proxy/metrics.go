@@ -39,12 +39,6 @@ func newMetrics() *metrics {
 		findings: map[[2]string]int64{}, skipped: map[string]int64{}}
 }
 
-func (m *metrics) notGradedFor(reason string) int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.skipped[reason]
-}
-
 func (m *metrics) notGraded(reason string) {
 	m.mu.Lock()
 	m.skipped[reason]++

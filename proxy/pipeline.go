@@ -62,11 +62,10 @@ type Pipeline struct {
 	hub     *Hub
 	log     *slog.Logger
 
-	mu      sync.Mutex
-	queue   []*Capture // FIFO; its memory is accounted in budget
-	wake    chan struct{}
-	stopped bool
-	hurry   bool // grading is skipped for what remains: the drain ran out of time
+	mu    sync.Mutex
+	queue []*Capture // FIFO; its memory is accounted in budget
+	wake  chan struct{}
+	hurry bool // grading is skipped for what remains: the drain ran out of time
 
 	historyMu sync.Mutex
 	history   map[string]*targetHistory
