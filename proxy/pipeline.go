@@ -176,6 +176,7 @@ func (p *Pipeline) take(n int) ([]*Capture, bool) {
 
 func (p *Pipeline) work() {
 	defer p.wg.Done()
+	lowerPriority()
 	for {
 		batch, hurry := p.take(maxBatch)
 		if len(batch) > 0 {

@@ -327,7 +327,7 @@ func (c proxyConfig) shutdown(proxySrv, adminSrv *http.Server, stopAdmin context
 // heapHeadroom is what the Go heap may hold besides the grading budget before the collector
 // works harder: forwarding buffers, connections, admin pages, the copies grading makes of the
 // body it is grading.
-const heapHeadroom = 96 << 20
+const heapHeadroom = 64 << 20
 
 // limitHeap sets the runtime's soft memory limit to the grading budget plus heapHeadroom, unless
 // GOMEMLIMIT already chose one. Without it the collector lets the heap grow to twice what is
