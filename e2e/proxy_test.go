@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,9 +46,9 @@ var deprecatedSeen = []string{"deprecated-features-avoided"}
 // traffic shows and for each mismatch.
 func TestProxyFlagsTheUnmigratedFixture(t *testing.T) {
 	fx := StartFixture(t, "unmigrated")
-	admin := freeAddr(t)
+	admin, token := freeAddr(t), filepath.Join(t.TempDir(), "admin-token")
 	px := StartServer(t, BuildBinary(t, "sentinel"), "proxy", "--upstream", fx.URL, "--listen", "127.0.0.1:0",
-		"--admin", admin, "--db", filepath.Join(t.TempDir(), "findings.db"), "--log-level", "warn")
+		"--admin", admin, "--admin-token-file", token, "--db", filepath.Join(t.TempDir(), "findings.db"), "--log-level", "warn")
 
 	DriveLegacySession(t, px.URL)
 	session := initialize(t, px.URL)
@@ -100,7 +101,7 @@ func TestProxyFlagsTheUnmigratedFixture(t *testing.T) {
 	var got map[string]bool
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		got = storedRules(t, "http://"+admin+"/findings?limit=-1")
+		got = storedRules(t, "http://"+admin, token)
 		missing := missingFrom(want, got)
 		if len(missing) == 0 {
 			for _, name := range notFlagged {
@@ -138,18 +139,16 @@ func initialize(t *testing.T, url string) string {
 	return sid
 }
 
-// storedRules reads the admin API's findings and returns the rule IDs they name.
-func storedRules(t *testing.T, url string) map[string]bool {
+// storedRules reads every page of the admin API's findings and returns the rule IDs they name.
+func storedRules(t *testing.T, admin, tokenFile string) map[string]bool {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatalf("reading findings from the admin API: %v", err)
-	}
-	defer resp.Body.Close()
 	var fs []findings.Finding
-	if err := json.NewDecoder(resp.Body).Decode(&fs); err != nil {
-		t.Fatalf("decoding findings: %v", err)
-	}
+	adminPages(t, admin+"/findings?limit=1000", tokenFile, func(dec *json.Decoder) error {
+		var page []findings.Finding
+		err := dec.Decode(&page)
+		fs = append(fs, page...)
+		return err
+	})
 	out := map[string]bool{}
 	for _, f := range fs {
 		out[f.RuleID] = true
@@ -175,4 +174,36 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// adminPages GETs url from the admin API with the token in tokenFile, and each next page its
+// Link header names, handing each body to decode.
+func adminPages(t *testing.T, url, tokenFile string, decode func(*json.Decoder) error) {
+	t.Helper()
+	tok, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatalf("reading the admin token: %v", err)
+	}
+	base := url[:strings.Index(url[len("http://"):], "/")+len("http://")]
+	for page := 0; url != "" && page < 1000; page++ {
+		req, _ := http.NewRequestWithContext(WithDeadline(t, 30*time.Second), http.MethodGet, url, nil)
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("reading %s from the admin API: %v", url, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			t.Fatalf("GET %s from the admin API: %s", url, resp.Status)
+		}
+		err = decode(json.NewDecoder(resp.Body))
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("decoding %s: %v", url, err)
+		}
+		url = ""
+		if l := resp.Header.Get("Link"); strings.HasSuffix(l, `>; rel="next"`) {
+			url = base + strings.TrimSuffix(strings.TrimPrefix(l, "<"), `>; rel="next"`)
+		}
+	}
 }
