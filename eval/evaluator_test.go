@@ -178,7 +178,9 @@ func TestCheckGroundedness(t *testing.T) {
 	}{
 		{"a response whose citations all resolve passes without the judge", "Refunds are issued within 14 days (section 3.1) [kb-1].", OutcomePass, DecidedByHeuristic, []string{"kb-1"}, 0},
 		{"a citation of a denied section blocks without the judge", "Under section 3.4, refunds take 30 days.", OutcomeBlock, DecidedByHeuristic, nil, 0},
-		{"a response with nothing checkable goes to the judge", "Refunds are generally quick.", OutcomePass, DecidedByJudge, nil, 1},
+		{"a claim the context only partly says goes to the judge", "Refunds are issued by bank card.", OutcomePass, DecidedByJudge, nil, 1},
+		{"a claim the context contradicts blocks without the judge", "Refunds are issued within 30 days.", OutcomeBlock, DecidedByHeuristic, nil, 0},
+		{"a response with no factual claim passes without the judge", "Happy to help! Let me know if you need anything else.", OutcomePass, DecidedByHeuristic, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -410,3 +410,15 @@ func evidence(original string, hits []hit) []Span {
 func round3(f float64) float64 {
 	return float64(int(f*1000+0.5)) / 1000
 }
+
+// ScreenInjection is the deterministic tier of flag_injection over a whole input: the text and
+// every context item it travels with are scanned, and the input scores as its worst part.
+func ScreenInjection(in InjectionInput) InjectionScan {
+	best := DetectInjection(in.Text)
+	for _, c := range in.Context {
+		if s := DetectInjection(c.Content); s.Score > best.Score {
+			best = s
+		}
+	}
+	return best
+}
