@@ -97,6 +97,10 @@ type Span struct {
 	Payload string `json:"payload,omitempty"`
 	// Weight is this match's contribution in [0,1] after damping (see docs/scoring.md).
 	Weight float64 `json:"weight,omitempty"`
+	// ContextID names the context item the span is in, when it is not in the scored text itself
+	// (flag_injection screens the items a text travels with); Start and End are then offsets in
+	// that item's content.
+	ContextID string `json:"contextId,omitempty"`
 }
 
 // Verdict is one metric's conclusion.

@@ -49,6 +49,7 @@ func TestCorpusSplit(t *testing.T) {
 	injHeld := readJSONL[injectionItem](t, "testdata/corpus/injection_heldout.jsonl")
 	gndTrain := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train.jsonl")
 	gndHeld := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_heldout.jsonl")
+	injExtra := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl")
 
 	ids := map[string]bool{}
 	unique := func(id string) {
@@ -57,7 +58,7 @@ func TestCorpusSplit(t *testing.T) {
 		}
 		ids[id] = true
 	}
-	for _, c := range slices.Concat(injTrain, injHeld) {
+	for _, c := range slices.Concat(injTrain, injHeld, injExtra) {
 		unique(c.ID)
 		checkCommon(t, c.ID, c.Label, c.Family, c.Difficulty, c.Lang, []string{"injection", "benign"}, injectionFamilies)
 		if strings.TrimSpace(c.Text) == "" {
@@ -106,7 +107,7 @@ func TestCorpusSplit(t *testing.T) {
 			}
 		}
 	}
-	for _, a := range injTrain {
+	for _, a := range slices.Concat(injTrain, injExtra) {
 		for _, b := range injHeld {
 			if a.Family == b.Family && jaccard(itemWords(a), itemWords(b)) >= 0.4 {
 				t.Errorf("%s (train) and %s (held-out) are near-copies and belong in one split", a.ID, b.ID)

@@ -39,7 +39,7 @@ type groundednessCase struct {
 	Context  []ContextItem `json:"context"`
 }
 
-func readJSONL[T any](t *testing.T, path string) []T {
+func readJSONL[T any](t testing.TB, path string) []T {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

@@ -19,6 +19,7 @@ const (
 	SignalEncoded       = "encoded_payload"    // a base64 / hex / URL-encoded / ROT13 payload decoded to text
 	SignalHiddenComment = "hidden_comment"     // an HTML or markdown comment, invisible when rendered
 	SignalTruncated     = "truncated"          // the input exceeded MaxNormalizeBytes; the rest was not read
+	SignalCombining     = "combining_mark"     // combining marks stacked on ASCII letters (strike-through, "zalgo")
 )
 
 // MaxNormalizeBytes bounds how much of one input Normalize reads, so hostile input costs bounded
@@ -182,6 +183,12 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 				n.addSignal(kind, start)
 				continue
 			}
+			if unicode.Is(unicode.Mn, r) && len(out) > 0 && out[len(out)-1].r < utf8.RuneSelf && isASCIILetterRune(out[len(out)-1].r) {
+				// a combining mark NFKC could not compose onto an ASCII letter (strike-through,
+				// "zalgo" text): it hides the word from matching, so it goes, and is a signal
+				n.addSignal(SignalCombining, start)
+				continue
+			}
 			if changed && orig != "" && orig[0] >= utf8.RuneSelf && r < utf8.RuneSelf && unicode.IsLetter(r) {
 				n.addSignal(SignalCompatibility, start)
 			}
@@ -248,6 +255,8 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 		i = j
 	}
 }
+
+func isASCIILetterRune(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
