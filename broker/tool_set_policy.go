@@ -248,7 +248,7 @@ func (s *Stateful) newMetricPolicy(ctx context.Context, tenant string, a setMetr
 	if found {
 		for _, m := range cur.Metrics {
 			if m.Metric == a.Metric {
-				mp.Threshold, mp.MaxJudgeLatencyMs, mp.Weight = m.Threshold, m.MaxJudgeLatencyMs, m.Weight
+				mp.Threshold, mp.MaxJudgeLatencyMs, mp.Weight, mp.Judge = m.Threshold, m.MaxJudgeLatencyMs, m.Weight, m.Judge
 			}
 		}
 	}

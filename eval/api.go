@@ -65,6 +65,9 @@ type MetricPolicy struct {
 	MaxJudgeLatencyMs int       `json:"maxJudgeLatencyMs,omitempty"`
 	// Weight is this metric's share in the "weighted" trust-score aggregation; 0 means 1.
 	Weight float64 `json:"weight,omitempty"`
+	// Judge names the judge that decides this metric's ambiguous band, one of the Evaluator's
+	// Judges (configured by name in the broker's config file); empty means the default judge.
+	Judge string `json:"judge,omitempty"`
 }
 
 // TenantPolicy is one tenant's configuration. Aggregation is "strictest" or "weighted".

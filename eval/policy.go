@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"time"
 )
@@ -112,8 +113,14 @@ func (m MetricPolicy) problems() []*PolicyError {
 	if m.Weight < 0 {
 		add(fmt.Sprintf("weight %v is negative", m.Weight), `set "weight" to a positive number, or 0 for 1`)
 	}
+	if m.Judge != "" && !judgeNameRe.MatchString(m.Judge) {
+		add(fmt.Sprintf("judge %q is not a judge name", m.Judge), `set "judge" to the name of a configured judge (letters, digits, "-", "_", "."), or leave it out for the default judge`)
+	}
 	return out
 }
+
+// judgeNameRe is what a judge's name may be: short, no spaces, safe to log.
+var judgeNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // JudgeBudget is the metric's judge deadline: MaxJudgeLatencyMs, or DefaultMaxJudgeLatency at 0.
 func (m MetricPolicy) JudgeBudget() time.Duration {
@@ -137,7 +144,7 @@ func (p TenantPolicy) Metric(name string) (MetricPolicy, bool) {
 // regard to case, which would let "onTimeOut" through).
 var (
 	tenantPolicyKeys = []string{"tenantId", "metrics", "aggregation", "archivePayloads"}
-	metricPolicyKeys = []string{"metric", "enabled", "threshold", "onTimeout", "maxJudgeLatencyMs", "weight"}
+	metricPolicyKeys = []string{"metric", "enabled", "threshold", "onTimeout", "maxJudgeLatencyMs", "weight", "judge"}
 )
 
 // ParseTenantPolicy decodes a policy strictly (unknown or differently-cased fields are errors, so
