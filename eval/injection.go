@@ -145,12 +145,12 @@ func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding stri
 // payloads) when features is set.
 func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit, features *[numGlobal]float64) {
 	perPattern := map[*pattern]int{}
-	matchPatternsAndFeatures(n.Text, func(p *pattern, s, e int) {
+	matchPatternsAndFeatures(n.Text, func(p *pattern, s, e int, cues *cueIndex) {
 		if perPattern[p] >= maxPatternHits {
 			return
 		}
 		perPattern[p]++
-		quoted, cued := discussionContext(n.Text, s, e)
+		quoted, cued := discussionContextWith(n.Text, s, e, cues)
 		w := p.weight * dampFactor(quoted, cued)
 		if inComment(n, s) {
 			w = min(1, w+0.1)
@@ -208,7 +208,19 @@ func payloadMapper(p Payload, sub *Normalized, parent func(s, e int) (int, int),
 // pattern's need-words are first checked against the whole text once, so a pattern whose
 // vocabulary is absent costs nothing per occurrence.
 func matchPatterns(t string, emit func(p *pattern, s, e int)) {
-	matchPatternsAndFeatures(t, emit, nil)
+	matchPatternsAndFeatures(t, func(p *pattern, s, e int, _ *cueIndex) { emit(p, s, e) }, nil)
+}
+
+// cueIndex holds where discussion cues occur in a text, found by the single scan, so that
+// discussionContext need not search every cue around every match.
+type cueIndex struct {
+	at []int32 // start of each cue, in order
+}
+
+// within reports whether a cue starts in [lo, hi).
+func (c *cueIndex) within(lo, hi int) bool {
+	i, _ := slices.BinarySearch(c.at, int32(lo))
+	return i < len(c.at) && int(c.at[i]) < hi
 }
 
 // scanWord is one word of the single index a text is scanned with: a pattern anchor, a need word
@@ -237,13 +249,14 @@ func buildScanIndex() ([]scanWord, *multiIndex) {
 
 // matchPatternsAndFeatures matches every pattern family on t in one pass over it; with features
 // set, the same pass also records the text-level features.
-func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int), features *[numGlobal]float64) {
+func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cueIndex), features *[numGlobal]float64) {
 	seen := make([]int, len(anchorList))
 	// every need word's positions, so a pattern's need check is a search in a short sorted list
 	// instead of a scan of its window
 	needAt := make([][]int32, len(needList))
 	type occurrence struct{ anchor, pos int32 }
 	var anchors []occurrence
+	var cues cueIndex
 	scanFinder.each(t, func(i, pos int) bool {
 		switch w := scanWords_[i]; w.kind {
 		case 'a':
@@ -256,8 +269,12 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int), feature
 				needAt[w.id] = append(needAt[w.id], int32(pos))
 			}
 		case 'f':
+			fw := featureWords[w.id]
 			if features != nil {
-				noteFeature(t, pos, featureWords[w.id], features)
+				noteFeature(t, pos, fw, features)
+			}
+			if fw.feature == gfDiscussion && isCue(t, pos, fw.word) {
+				cues.at = append(cues.at, int32(pos))
 			}
 		}
 		return true
@@ -277,10 +294,20 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int), feature
 				window = t[pos:min(len(t), pos+patternWindow)]
 			}
 			if loc := p.re.FindStringIndex(window); loc != nil {
-				emit(p, pos, pos+loc[1])
+				emit(p, pos, pos+loc[1], &cues)
 			}
 		}
 	}
+}
+
+// isCue reports whether the discussion cue found at pos stands as whole words, as containsWord
+// requires (CJK cues match anywhere).
+func isCue(t string, pos int, cue string) bool {
+	if cue[0] >= 0x80 && isCJKString(cue) {
+		return true
+	}
+	lo := max(0, pos-1)
+	return containsWord(t[lo:min(len(t), pos+len(cue)+2)], cue) && (pos == 0 || !isWordByte(t[pos-1]) || !isWordByte(cue[0]))
 }
 
 // wordContinues reports whether the anchor a, ending at end, is glued to the letters of a longer
@@ -383,6 +410,29 @@ func dampFactor(quoted, cue bool) float64 {
 		return 0.75
 	}
 	return 1
+}
+
+// discussionContextWith is discussionContext with the cues' positions known.
+func discussionContextWith(t string, s, e int, cues *cueIndex) (quoted, cue bool) {
+	quoted, _ = quotedAt(t, s)
+	lo := max(0, s-discussionLook)
+	return quoted, cues.within(lo, min(len(t), e+discussionAhead))
+}
+
+// quotedAt reports whether position s of t is inside quotes, and where the look-back starts.
+func quotedAt(t string, s int) (bool, int) {
+	lo := max(0, s-discussionLook)
+	before := t[lo:s]
+	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 && s-lo-nl > 40 {
+		before = before[nl+1:]
+	}
+	return strings.Count(before, `"`)%2 == 1 || strings.Count(before, "`")%2 == 1 ||
+		strings.LastIndex(before, "“") > strings.LastIndex(before, "”") ||
+		strings.LastIndex(before, "«") > strings.LastIndex(before, "»") ||
+		strings.LastIndex(before, "„") > strings.LastIndex(before, "“") ||
+		strings.LastIndex(before, "「") > strings.LastIndex(before, "」") ||
+		strings.LastIndex(before, "『") > strings.LastIndex(before, "』") ||
+		insideSingleQuotes(before), lo
 }
 
 // discussionContext reports whether the match t[s:e] is quoted and whether discussion cues

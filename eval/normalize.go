@@ -2,6 +2,7 @@ package eval
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -126,6 +127,7 @@ func normalize(text string, depth int) Normalized {
 	runes := n.foldRunes(src)
 	n.foldConfusables(runes)
 	n.buildText(runes)
+	releaseRunes(runes)
 	n.extractMarkup()
 	if depth < maxDecodeDepth {
 		n.decodePayloads()
@@ -142,7 +144,7 @@ type foldedRune struct {
 // foldRunes applies NFKC segment by segment (keeping offsets), strips invisible characters and
 // records them as signals, and decodes tag characters into a hidden payload.
 func (n *Normalized) foldRunes(src string) []foldedRune {
-	out := make([]foldedRune, 0, len(src))
+	out := takeRunes(len(src))
 	var tags []byte
 	var tagOffs []int32
 	tagStart := -1
@@ -202,6 +204,24 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 			Decoded: strings.ToLower(string(tags)), offsets: tagOffs})
 	}
 	return out
+}
+
+// runePool keeps foldRunes' scratch slices: they live only until buildText has read them.
+var runePool = sync.Pool{New: func() any { return new([]foldedRune) }}
+
+func takeRunes(n int) []foldedRune {
+	p := runePool.Get().(*[]foldedRune)
+	if cap(*p) < n {
+		return make([]foldedRune, 0, n)
+	}
+	return (*p)[:0]
+}
+
+func releaseRunes(r []foldedRune) {
+	if cap(r) > 4*MaxNormalizeBytes/16 { // keep the pool's memory bounded
+		return
+	}
+	runePool.Put(&r)
 }
 
 // invisibleKind classifies characters that render as nothing.

@@ -24,6 +24,15 @@ const (
 // rot13Anchors are words whose ROT13 form in a text suggests the text is a ROT13 payload.
 var rot13Anchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret", "assistant"}
 
+// rot13AnchorsRotated are the anchors as they appear in a ROT13 payload.
+var rot13AnchorsRotated = func() []string {
+	out := make([]string, len(rot13Anchors))
+	for i, w := range rot13Anchors {
+		out[i] = rot13(w)
+	}
+	return out
+}()
+
 // decodePayloads finds base64, hex, URL-encoded and ROT13 runs that decode to readable text.
 func (n *Normalized) decodePayloads() {
 	n.scanRuns(isBase64Byte, minBase64Run, "base64", decodeBase64)
@@ -381,16 +390,18 @@ func (n *Normalized) scanROT13() {
 	if len(n.Payloads) >= maxPayloads || len(n.Text) == 0 {
 		return
 	}
-	rot := rot13(n.Text)
+	// the text holds rot13(w) exactly where rot13(text) holds w: search the rotated anchors in
+	// the text itself, and rotate it only when it is a payload
 	hits := 0
-	for _, w := range rot13Anchors {
-		if strings.Contains(rot, w) && !strings.Contains(n.Text, w) {
+	for i, w := range rot13Anchors {
+		if strings.Contains(n.Text, rot13AnchorsRotated[i]) && !strings.Contains(n.Text, w) {
 			hits++
 		}
 	}
 	if hits < 2 {
 		return
 	}
+	rot := rot13(n.Text)
 	n.addSignal(SignalEncoded, 0)
 	n.Payloads = append(n.Payloads, Payload{Encoding: "rot13", Start: int(n.offsets[0]), End: int(n.offsets[len(n.Text)]),
 		Decoded: rot, offsets: n.offsets})
