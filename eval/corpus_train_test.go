@@ -2,7 +2,6 @@ package eval
 
 import (
 	"strings"
-	"testing"
 	"time"
 )
 
@@ -39,17 +38,4 @@ func scoreGroundednessItems(items []groundednessItem) []scored {
 		out = append(out, s)
 	}
 	return out
-}
-
-// TestCorpusTrainingSplit holds the deterministic tier to floors on the training split, the only
-// corpus text it may be tuned on. The held-out split is measured, never gated (TestCorpusHeldOut).
-func TestCorpusTrainingSplit(t *testing.T) {
-	inj := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_train.jsonl")), corpusThreshold)
-	gnd := newReport(scoreGroundednessItems(readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train.jsonl")), corpusThreshold)
-	t.Logf("injection train: P %.3f R %.3f FPR %.3f decided %.3f", inj.all.precision(), inj.all.recall(), inj.all.fpr(), inj.all.decidedRate())
-	t.Logf("injection by family:\n%s", rows("", inj.byFamily, injectionFamilies, false))
-	t.Logf("injection misses: %v", inj.misses)
-	t.Logf("groundedness train: acc %.3f P %.3f R %.3f FPR %.3f decided %.3f denial %d/%d (clear %d) unnamed %v", gnd.all.accuracy(), gnd.all.precision(), gnd.all.recall(), gnd.all.fpr(), gnd.all.decidedRate(), gnd.caught, gnd.denials, gnd.clear, gnd.unnamed)
-	t.Logf("groundedness by family:\n%s", rows("", gnd.byFamily, groundednessFamilies, true))
-	t.Logf("groundedness misses: %v", gnd.misses)
 }

@@ -46,7 +46,7 @@ bench() {
 
 # Figures that need servers and tools (scan recall, suite comparison, proxy overhead, broker load).
 [ -d e2e ] && fragment scan-accuracy-and-speed ./e2e 'TestMeasureScan'
-[ -d eval ] && fragment eval-dev-corpus ./eval 'TestDevCorpus'
+[ -d eval ] && fragment eval-corpus ./eval 'TestMeasureEvalCorpus'
 [ -d proxy ] && fragment proxy-overhead ./proxy 'TestMeasureProxyOverhead'
 [ -d broker/brokertest ] && fragment broker-throughput ./broker/brokertest 'TestMeasureBroker'
 [ -d broker/measure ] && fragment broker-manifest ./broker/measure 'TestMeasureBroker'
