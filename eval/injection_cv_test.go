@@ -76,7 +76,16 @@ func TestInjectionModelCrossValidation(t *testing.T) {
 		reportCV(t, "max", out, func(r cvResult) float64 { return max(r.model, r.pat) })
 		reportCV(t, "strong-pattern", out, func(r cvResult) float64 { return strongPattern(r.pat, r.model) })
 		reportCV(t, "final (calibrated)", out, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
-		for _, k := range []float64{3, 4, 5} {
+		for _, m := range []float64{0, 0.05, 0.1, 0.2, 0.3} {
+			// the damped floor applied only when the model gives the text at least m
+			reportCV(t, fmt.Sprintf("damped floor if model >= %.2f", m), out, func(r cvResult) float64 {
+				if r.model < m {
+					return calibrate(strongPattern(r.pat, r.model), calibrationCut, calibrationSlope)
+				}
+				return max(calibrate(strongPattern(r.pat, r.model), calibrationCut, calibrationSlope), floorIf(r.damped))
+			})
+		}
+		for _, k := range []float64{3, 4, 5, 6} {
 			reportCV(t, fmt.Sprintf("slope %.1f", k), out, func(r cvResult) float64 { return calibrate(strongPattern(r.pat, r.model), calibrationCut, k) })
 		}
 
@@ -178,4 +187,12 @@ func strongPattern(pat, model float64) float64 {
 		return max(model, pat)
 	}
 	return model
+}
+
+// floorIf is dampedFloor for a strong damped match, else 0.
+func floorIf(damped float64) float64 {
+	if damped >= strongPatternScore {
+		return dampedFloor
+	}
+	return 0
 }
