@@ -50,6 +50,7 @@ func TestCorpusSplit(t *testing.T) {
 	gndTrain := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train.jsonl")
 	gndHeld := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_heldout.jsonl")
 	injExtra := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl")
+	injProbe := readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")
 
 	ids := map[string]bool{}
 	unique := func(id string) {
@@ -58,7 +59,7 @@ func TestCorpusSplit(t *testing.T) {
 		}
 		ids[id] = true
 	}
-	for _, c := range slices.Concat(injTrain, injHeld, injExtra) {
+	for _, c := range slices.Concat(injTrain, injHeld, injExtra, injProbe) {
 		unique(c.ID)
 		checkCommon(t, c.ID, c.Label, c.Family, c.Difficulty, c.Lang, []string{"injection", "benign"}, injectionFamilies)
 		if strings.TrimSpace(c.Text) == "" {
@@ -111,6 +112,12 @@ func TestCorpusSplit(t *testing.T) {
 		for _, b := range injHeld {
 			if a.Family == b.Family && jaccard(itemWords(a), itemWords(b)) >= 0.4 {
 				t.Errorf("%s (train) and %s (held-out) are near-copies and belong in one split", a.ID, b.ID)
+			}
+		}
+		// the tool-text probe is unseen text too: no training item may be its near-copy
+		for _, b := range injProbe {
+			if jaccard(itemWords(a), itemWords(b)) >= 0.4 {
+				t.Errorf("%s (train) and %s (tool-text probe) are near-copies", a.ID, b.ID)
 			}
 		}
 	}
