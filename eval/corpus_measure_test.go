@@ -35,8 +35,9 @@ func TestMeasureEvalCorpus(t *testing.T) {
 	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl` "+
 		"with the deterministic tier alone (`ScreenInjection`, `ScoreGroundedness`; no judge) at threshold %.2f. Positive = the concern is present "+
 		"(an injection; an ungrounded response). Precision, recall and FPR count a score at or above the threshold as flagged; \"decided\" is the "+
-		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. The held-out split was "+
-		"committed before any code scored it and is never tuned on; its first-run figures are recorded in docs/scoring.md. The training split is "+
+		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. The held-out split and "+
+		"the tool-text probe (`injection_tooltext_probe.jsonl`) were committed before any code scored them and are never tuned on; their first-run "+
+		"figures are recorded in docs/scoring.md. The training split is "+
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
 		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin)
 
@@ -51,6 +52,9 @@ func TestMeasureEvalCorpus(t *testing.T) {
 		writeInjectionReport(&b, set.name, inj)
 		writeGroundednessReport(&b, set.name, gnd)
 	}
+	probe := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")), corpusThreshold)
+	t.Logf("tool-text probe: injection P %.3f R %.3f FPR %.3f decided %.3f", probe.all.precision(), probe.all.recall(), probe.all.fpr(), probe.all.decidedRate())
+	writeInjectionReport(&b, "tool-text probe (unseen; short tool descriptions and results)", probe)
 	writeLegacyReport(t, &b)
 
 	if out := os.Getenv("SENTINEL_MEASURE_OUT"); out != "" {
