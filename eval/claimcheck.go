@@ -518,7 +518,7 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 	switch {
 	case a.figConflict > 0 && a.kc >= reverseKnown-0.2:
 		return ClaimContradicted, fmt.Sprintf("%q gives another figure: %q", id, strings.TrimSpace(cs.st.text))
-	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && !(c.st.past && !c.st.neg):
+	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg):
 		if ix.polarity(c, a.stmt) {
 			return ClaimContradicted, fmt.Sprintf("%q says the opposite: %q", id, strings.TrimSpace(cs.st.text))
 		}

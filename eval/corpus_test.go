@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -130,27 +129,6 @@ func (c *confusion) recall() float64    { return ratio(c.tp, c.tp+c.fn) }
 func (c *confusion) fpr() float64       { return ratio(c.fp, c.fp+c.tn) }
 func (c *confusion) decidedShare() float64 {
 	return ratio(c.decided, c.total)
-}
-
-func (c *confusion) markdown(name string) string {
-	var b strings.Builder
-	o := c.oracle
-	fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f / %.3f / %.3f |\n", name, c.total, c.precision(), c.recall(), c.fpr(),
-		c.decidedShare(), ratio(o.tp, o.tp+o.fp), ratio(o.tp, o.tp+o.fn), ratio(o.fp, o.fp+o.tn))
-	return b.String()
-}
-
-func (c *confusion) kinds() string {
-	keys := make([]string, 0, len(c.byKind))
-	for k := range c.byKind {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c.byKind[k][0], c.byKind[k][1]))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // TestDevCorpus holds the deterministic tier to floors on the older development files (seen by

@@ -204,13 +204,6 @@ func payloadMapper(p Payload, sub *Normalized, parent func(s, e int) (int, int),
 	}
 }
 
-// matchPatterns finds every anchor occurrence in t and runs the anchored patterns there. A
-// pattern's need-words are first checked against the whole text once, so a pattern whose
-// vocabulary is absent costs nothing per occurrence.
-func matchPatterns(t string, emit func(p *pattern, s, e int)) {
-	matchPatternsAndFeatures(t, func(p *pattern, s, e int, _ *cueIndex) { emit(p, s, e) }, nil)
-}
-
 // cueIndex holds where discussion cues occur in a text, found by the single scan, so that
 // discussionContext need not search every cue around every match.
 type cueIndex struct {
@@ -332,15 +325,6 @@ func needWithin(needAt [][]int32, ids []int, lo, hi int) bool {
 	return false
 }
 
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // boundaryBefore reports whether an anchor that starts with a letter starts a word at pos.
 // Scripts written without spaces (Han, kana, Hangul) have no word boundary to check.
 func boundaryBefore(t string, pos int, anchor string) bool {
@@ -383,7 +367,7 @@ var discussionCues = []string{
 	"to reproduce", "runbook", "exercise", "public key", "is it safe", "write-up", "incident", "postmortem",
 	"threat model", "red-team", "eval set", "negative control", "training", "course", "lesson", "workshop",
 	// French, Spanish, German, Russian
-	"attaque", "attaques", "exemple", "par exemple", "comme", "formation", "atelier", "filtre", "ataque", "ataques",
+	"attaque", "attaques", "exemple", "par exemple", "comme", "formation", "atelier", "filtre", "ataque", "ataques", //nolint:misspell // French "exemple"
 	"ejemplo", "frases como", "taller", "filtro", "curso", "angriff", "angriffe", "beispiel", "schulung", "wie",
 	"атака", "атаки", "атак", "пример", "вроде", "курс", "курсе", "фильтр",
 }
@@ -391,15 +375,10 @@ var discussionCues = []string{
 // discussionCuesCJK are discussion cues in Chinese and Japanese, matched as substrings.
 var discussionCuesCJK = []string{"攻击", "例子", "例如", "培训", "检测器", "攻撃", "例として", "研修", "注入", "インジェクション", "공격", "예시"}
 
-// discussionFactor damps a match that is quoted and/or surrounded by discussion cues: security
+// dampFactor damps a match that is quoted and/or surrounded by discussion cues: security
 // write-ups quote attack strings all the time. Quoting alone is weak evidence, cues alone move a
 // strong match into the ambiguous band (so an attacker who adds "for example" reaches the judge,
 // not a pass), and both together damp most.
-func discussionFactor(t string, s, e int) float64 {
-	return dampFactor(discussionContext(t, s, e))
-}
-
-// dampFactor is discussionFactor's table.
 func dampFactor(quoted, cue bool) float64 {
 	switch {
 	case quoted && cue:

@@ -51,15 +51,13 @@ type featureWord struct {
 	imperative bool // counts only when it opens a sentence or line
 }
 
-var featureWords, featureFinder = buildFeatureIndex()
+var featureWords = buildFeatureIndex()
 
-func buildFeatureIndex() ([]featureWord, *multiIndex) {
+func buildFeatureIndex() []featureWord {
 	var fw []featureWord
-	var words []string
 	add := func(f int, imp bool, list ...string) {
 		for _, w := range list {
 			fw = append(fw, featureWord{f, w, imp})
-			words = append(words, w)
 		}
 	}
 	add(gfAddressesAI, false, aiWords...)
@@ -68,18 +66,7 @@ func buildFeatureIndex() ([]featureWord, *multiIndex) {
 	add(gfGreeting, false, greetingWords...)
 	add(gfDiscussion, false, discussionCues...)
 	add(gfDiscussion, false, discussionCuesCJK...)
-	return fw, newMultiIndex(words)
-}
-
-// globalFeatures computes the text-level features of a normalised text.
-func globalFeatures(n *Normalized) [numGlobal]float64 {
-	var f [numGlobal]float64
-	featureFinder.each(n.Text, func(i, pos int) bool {
-		noteFeature(n.Text, pos, featureWords[i], &f)
-		return true
-	})
-	finishFeatures(n, &f)
-	return f
+	return fw
 }
 
 // noteFeature sets the feature of a feature word found at pos, if it stands as a word (and, for

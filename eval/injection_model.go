@@ -203,7 +203,8 @@ func (m *linearModel) bestWindow(text string) (float64, int, int) {
 	blocks := len(text)/modelStride + 1
 	var small [64]float64
 	var smallN [64]int32
-	sum, cnt := small[:0], smallN[:0]
+	var sum []float64
+	var cnt []int32
 	if blocks <= len(small) {
 		sum, cnt = small[:blocks], smallN[:blocks]
 	} else {
@@ -240,7 +241,7 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 	for i := 0; i < len(text); {
 		c := text[i]
 		size := 1
-		var r rune = rune(c)
+		r := rune(c)
 		if c >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(text[i:])
 		}

@@ -51,8 +51,7 @@ func pat(family, name string, weight float64, anchors []string, rest string) *pa
 	for i, a := range anchors {
 		quoted[i] = regexp.QuoteMeta(a)
 	}
-	suffix := rest == "" || strings.HasPrefix(rest, "[a-z") || strings.HasPrefix(rest, "s?") || strings.HasPrefix(rest, "(?:s") ||
-		strings.HasPrefix(rest, ``) || strings.HasPrefix(rest, `s`)
+	suffix := rest == "" || strings.HasPrefix(rest, "[a-z") || strings.HasPrefix(rest, "s?") || strings.HasPrefix(rest, "(?:s")
 	return &pattern{family: family, name: name, weight: weight, anchors: anchors, suffixOK: suffix,
 		re: regexp.MustCompile(`^(?:` + strings.Join(quoted, "|") + `)(?:` + rest + `)`)}
 }
@@ -194,13 +193,10 @@ var patterns = []*pattern{
 		`\s*(?:모든\s*)?(?:지시|명령|지침)(?:를|을|사항을)?\s*(?:모두\s*)?무시`),
 }
 
-// anchorIndex maps each anchor to the patterns that start with it, in a stable order;
-// anchorFinder finds every anchor in one pass, and needFinder every need word.
+// anchorIndex maps each anchor to the patterns that start with it, in a stable order.
 var (
 	anchorIndex, anchorList = buildAnchorIndex()
-	anchorFinder            = newMultiIndex(anchorList)
 	needList                = buildNeedList()
-	needFinder              = newMultiIndex(needList)
 )
 
 // buildNeedList collects every pattern's need words once and records their indexes.

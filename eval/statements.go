@@ -12,17 +12,16 @@ import (
 // content tokens (stemmed), its figures, whether it is negated, and which of its values it marks
 // as superseded.
 type statement struct {
-	start, end int // byte span in the source text
-	text       string
-	tokens     []token
-	figs       []figure
-	neg        bool
-	refutes    bool // carries a refutation cue, whose scope is the whole reported proposition
-	conjStart  bool // opens with "and" (or its equivalents): a new predicate, outside a refutation's scope
-	anaphoric  bool // opens with a pronoun whose referent is in the statement before
-	history    bool // says it reports a past value ("used to", "previously", "was")
-	past       bool // says so strongly ("used to", "previously", "formerly"): a retraction does not reverse it
-	change     bool // reports a change of value ("rose from", "was replaced by")
+	text      string
+	tokens    []token
+	figs      []figure
+	neg       bool
+	refutes   bool // carries a refutation cue, whose scope is the whole reported proposition
+	conjStart bool // opens with "and" (or its equivalents): a new predicate, outside a refutation's scope
+	anaphoric bool // opens with a pronoun whose referent is in the statement before
+	history   bool // says it reports a past value ("used to", "previously", "was")
+	past      bool // says so strongly ("used to", "previously", "formerly"): a retraction does not reverse it
+	change    bool // reports a change of value ("rose from", "was replaced by")
 }
 
 // token is one content word, stemmed so inflections meet.
@@ -167,7 +166,7 @@ func sentenceDot(t string, i int) bool {
 	case "dr", "mr", "mrs", "ms", "st", "e.g", "i.e", "etc", "vs", "no", "nr", "fig", "sec", "art", "para", "approx", "inc", "ltd", "co", "jr", "sr", "prof", "z.b", "bzw", "ca", "ggf", "usw":
 		return false
 	}
-	return !(i-j == 1 && j > 0 && t[j-1] == ' ' && t[j] >= 'A' && t[j] <= 'Z')
+	return i-j != 1 || j <= 0 || t[j-1] != ' ' || t[j] < 'A' || t[j] > 'Z'
 }
 
 func digitAround(t string, i int) bool {
@@ -284,39 +283,6 @@ func elisions(w string) []string {
 	return []string{w}
 }
 
-// containsAnyWord reports whether any phrase occurs in s as whole words (substrings for CJK).
-func containsAnyWord(s string, phrases []string) bool {
-	for _, p := range phrases {
-		if wordIndex(s, p) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// wordIndex finds phrase in s at word boundaries; CJK phrases match anywhere.
-func wordIndex(s, phrase string) int {
-	first, _ := utf8.DecodeRuneInString(phrase)
-	for i := 0; i <= len(s)-len(phrase); {
-		k := strings.Index(s[i:], phrase)
-		if k < 0 {
-			return -1
-		}
-		pos := i + k
-		end := pos + len(phrase)
-		if isCJK(first) {
-			return pos
-		}
-		before, _ := utf8.DecodeLastRuneInString(s[:pos])
-		after, _ := utf8.DecodeRuneInString(s[end:])
-		if (pos == 0 || !unicode.IsLetter(before) && !unicode.IsDigit(before)) && (end == len(s) || !unicode.IsLetter(after) && !unicode.IsDigit(after) || !unicode.IsLetter(rune(phrase[len(phrase)-1]))) {
-			return pos
-		}
-		i = pos + 1
-	}
-	return -1
-}
-
 // contentTokens stems the content words of t (case kept, for salience) using lower for the
 // words, where figures and exceptions are already blanked.
 func contentTokens(t string, words []word) []token {
@@ -327,7 +293,7 @@ func contentTokens(t string, words []word) []token {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
 			for _, part := range elisions(w.s) {
-				if (isStopWord(part) || negationSet[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && !(len(part) == 1 && len(orig) == 1 && orig[0] >= 'A' && orig[0] <= 'Z') {
+				if (isStopWord(part) || negationSet[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
 				r, _ := utf8.DecodeRuneInString(orig)
@@ -535,15 +501,6 @@ func firstFigureAfter(figs []figure, pos, window int) int {
 		}
 	}
 	return -1
-}
-
-func containsAnyCJK(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
 }
 
 func hasLaterComparable(figs []figure, i int) bool {
