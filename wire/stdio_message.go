@@ -90,22 +90,23 @@ func DecodeFrame(l Line) Frame {
 	if !utf8.Valid(l.Bytes) {
 		return problem(ProblemNotUTF8, "a %d-byte line that is not valid UTF-8", l.Size)
 	}
-	if !json.Valid(b) {
-		if splitFragment(b) {
-			return problem(ProblemSplit, "an incomplete JSON value, %s: a message with an embedded newline reaches the peer as several lines", quoteStart(b))
-		}
-		return problem(ProblemNotJSON, "a line that is not JSON: %s", quoteStart(b))
-	}
-	switch b[0] {
-	case '[':
-		return problem(ProblemBatch, "a JSON array (a batch); stdio carries exactly one JSON-RPC message per line")
-	case '{':
-	default:
-		return problem(ProblemNotObject, "JSON that is not an object: %s", quoteStart(b))
-	}
+	// The common case first: one object that decodes. Only a line that does not is classified
+	// further, so a well-behaved stream is parsed once.
 	m, err := DecodeMessage(b)
 	if err != nil {
-		return problem(ProblemNotJSONRPC, "an object that is not a JSON-RPC message: %v", err)
+		if !json.Valid(b) {
+			if splitFragment(b) {
+				return problem(ProblemSplit, "an incomplete JSON value, %s: a message with an embedded newline reaches the peer as several lines", quoteStart(b))
+			}
+			return problem(ProblemNotJSON, "a line that is not JSON: %s", quoteStart(b))
+		}
+		switch b[0] {
+		case '[':
+			return problem(ProblemBatch, "a JSON array (a batch); stdio carries exactly one JSON-RPC message per line")
+		case '{':
+			return problem(ProblemNotJSONRPC, "an object that is not a JSON-RPC message: %v", err)
+		}
+		return problem(ProblemNotObject, "JSON that is not an object: %s", quoteStart(b))
 	}
 	if m.JSONRPC != JSONRPCVersion {
 		return problem(ProblemNotJSONRPC, "an object whose jsonrpc member is %q, not %q", m.JSONRPC, JSONRPCVersion)
