@@ -119,3 +119,66 @@ func EncodeLine(msg []byte) ([]byte, error) {
 	out = append(out, msg...)
 	return append(out, '\n'), nil
 }
+
+// LineFramer is the push form of LineReader, for a caller that sees the bytes of a stream as they
+// pass (the shim copying them between two processes) rather than reading it: Write returns the
+// lines each chunk completes, with the same cap and the same Line values LineReader would give for
+// the same bytes. It holds at most one line prefix of MaxBytes. It is not safe for concurrent use.
+type LineFramer struct {
+	max int64
+	cur Line
+}
+
+// NewLineFramer frames lines of at most maxBytes (0 or less → DefaultMaxBodyBytes).
+func NewLineFramer(maxBytes int64) *LineFramer {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBodyBytes
+	}
+	return &LineFramer{max: maxBytes}
+}
+
+// Write frames p and returns the lines it completed, in order. The returned lines own their
+// bytes; p is not retained.
+func (lf *LineFramer) Write(p []byte) []Line {
+	var out []Line
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		lf.add(chunk)
+		if i < 0 {
+			break
+		}
+		out = append(out, lf.cur)
+		lf.cur = Line{}
+		p = p[i+1:]
+	}
+	return out
+}
+
+// Flush returns the partial line at the end of the stream, marked Unterminated, if there is one.
+func (lf *LineFramer) Flush() (Line, bool) {
+	if lf.cur.Size == 0 {
+		return Line{}, false
+	}
+	l := lf.cur
+	l.Unterminated = true
+	lf.cur = Line{}
+	return l, true
+}
+
+func (lf *LineFramer) add(chunk []byte) {
+	lf.cur.Size += int64(len(chunk))
+	if room := lf.max - int64(len(lf.cur.Bytes)); room > 0 && !lf.cur.TooLong {
+		keep := chunk
+		if int64(len(keep)) > room {
+			keep = keep[:room]
+		}
+		lf.cur.Bytes = append(lf.cur.Bytes, keep...)
+	}
+	if lf.cur.Size > lf.max {
+		lf.cur.TooLong = true
+	}
+}

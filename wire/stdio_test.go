@@ -257,3 +257,34 @@ func FuzzStdioFraming(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLineFramerMatchesReader: pushing a stream through LineFramer in arbitrary chunks yields the
+// very lines LineReader reads from it.
+func FuzzLineFramerMatchesReader(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\n\nxyz\r\nlast"), int64(4), uint8(3))
+	f.Add([]byte(strings.Repeat("long line ", 40)+"\nshort\n"), int64(32), uint8(7))
+	f.Fuzz(func(t *testing.T, in []byte, max int64, step uint8) {
+		if max < 16 || max > 1<<16 {
+			max = 16
+		}
+		n := int(step)%17 + 1
+		want := readAll(t, bytes.NewReader(in), max)
+		lf := NewLineFramer(max)
+		var got []Line
+		for i := 0; i < len(in); i += n {
+			got = append(got, lf.Write(in[i:min(i+n, len(in))])...)
+		}
+		if l, ok := lf.Flush(); ok {
+			got = append(got, l)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("framer gave %d lines, reader %d", len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if !bytes.Equal(g.Bytes, w.Bytes) || g.Size != w.Size || g.TooLong != w.TooLong || g.Unterminated != w.Unterminated {
+				t.Fatalf("line %d: framer %+v, reader %+v", i, g, w)
+			}
+		}
+	})
+}
