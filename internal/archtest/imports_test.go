@@ -39,6 +39,8 @@ var forbidden = []edge{
 	{"debt", "fixtures", "the harness must grade servers it did not write"},
 	{"stdio", "broker", "the harness must grade servers it did not write"},
 	{"stdio", "fixtures", "the harness must grade servers it did not write"},
+	{"shim", "broker", "the harness must grade servers it did not write"},
+	{"shim", "fixtures", "the harness must grade servers it did not write"},
 	{"cmd/sentinel", "broker", "the harness must grade servers it did not write"},
 	{"cmd/sentinel", "fixtures", "the harness must grade servers it did not write"},
 	// The broker must be independently correct.
