@@ -147,6 +147,10 @@ func (s *stdioCheck) server() {
 		s.fail("utf8-messages", "%s", s.f.Detail)
 		return
 	case wire.ProblemTooLong:
+		if s.h.fails["too-long"] >= maxStdioFailsPerRule {
+			return
+		}
+		s.h.fails["too-long"]++
 		o := rules.Undecided(rules.IDOf("stdio-stdout-messages-only"),
 			fmt.Sprintf("line %d of the conversation (server→client) was %d bytes, over the limit on one message, and was not decoded: raise the limit to judge it", s.f.Seq, s.f.Line.Size))
 		s.emit(o)
