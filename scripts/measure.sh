@@ -48,6 +48,7 @@ bench() {
 [ -d e2e ] && fragment scan-accuracy-and-speed ./e2e 'TestMeasureScan'
 [ -d eval ] && fragment eval-dev-corpus ./eval 'TestDevCorpus'
 [ -d proxy ] && fragment proxy-overhead ./proxy 'TestMeasureProxyOverhead'
+[ -d shim ] && fragment shim-latency ./shim 'TestMeasureShimLatency'
 [ -d broker/brokertest ] && fragment broker-throughput ./broker/brokertest 'TestMeasureBroker'
 [ -d broker/measure ] && fragment broker-manifest ./broker/measure 'TestMeasureBroker'
 
@@ -57,6 +58,7 @@ bench() {
 [ -d report ] && bench "report renderers" ./report .
 [ -d eval ] && bench "eval (deterministic tier)" ./eval .
 [ -d proxy ] && bench "proxy" ./proxy .
+[ -d shim ] && bench "stdio shim" ./shim .
 [ -d findings ] && bench "findings store" ./findings .
 [ -d tui ] && bench "tui" ./tui .
 [ -d broker ] && bench "broker" ./broker .

@@ -88,11 +88,41 @@ func helperServer(mode string) int {
 	case "sleep":
 		signal.Ignore(syscall.SIGTERM)
 		select {}
+	case "echo":
+		// Answers every request line with a result echoing its id, until stdin ends.
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(make([]byte, 4<<20), 4<<20)
+		w := bufio.NewWriter(os.Stdout)
+		for sc.Scan() {
+			line := sc.Bytes()
+			i := bytes.Index(line, []byte(`"id":`))
+			j := bytes.IndexByte(line[max(i, 0):], ',')
+			if i < 0 || j < 0 {
+				continue
+			}
+			id := line[i+5 : i+j]
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","content":[{"type":"text","text":"%d bytes received"}],"isError":false}}`+"\n", id, len(line))
+			w.Flush()
+		}
+		return 0
+	case "shim":
+		// The shim itself, as a process between real pipes: the test binary relays to a copy of
+		// itself in echo mode, as `sentinel shim -- …` would.
+		exe, _ := os.Executable()
+		r, err := Run(context.Background(), Options{
+			Server: stdio.Options{Path: exe, Env: []string{helperEnv + "=echo"}},
+			Stdin:  os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+			Observer: measureObserver(),
+		})
+		if err != nil {
+			return 2
+		}
+		return r.Exit.Code
 	}
 	return 2
 }
 
-func helper(t *testing.T, mode string, env ...string) stdio.Options {
+func helper(t testing.TB, mode string, env ...string) stdio.Options {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -397,4 +427,13 @@ func zombie(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+// measureObserver is the Observer of the measured shim; SENTINEL_SHIM_NO_OBSERVER=1 leaves it out,
+// to tell the cost of decoding from the cost of copying.
+func measureObserver() Observer {
+	if os.Getenv("SENTINEL_SHIM_NO_OBSERVER") != "" {
+		return nil
+	}
+	return ObserverFunc(func(wire.Frame) {})
 }
