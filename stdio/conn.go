@@ -52,8 +52,9 @@ type ConnOptions struct {
 }
 
 // Conn is the client end of a stdio conversation with one server: every line either way becomes
-// a wire.Frame, numbered in the order Conn saw it, and a caller waiting for the response to a
-// request gets it by id. Its methods are safe for concurrent use.
+// a wire.Frame, numbered in the order Conn saw it, and the frames are paired into exchanges by a
+// wire.StdioCorrelator, so a caller waiting for the response to a request gets the whole exchange
+// (its progress, its log messages, its response) by id. Its methods are safe for concurrent use.
 type Conn struct {
 	in   *os.File
 	opts ConnOptions
@@ -63,7 +64,9 @@ type Conn struct {
 	frames    []wire.Frame
 	keptBytes int64
 	dropped   int64
-	waiters   map[string]chan wire.Frame
+	waiters   map[string]chan *wire.StdioExchange
+	corr      *wire.StdioCorrelator
+	strays    []wire.Frame // frames that belong to no exchange, bounded like frames
 	changed   chan struct{} // closed and replaced on every new frame
 	readErr   error
 	closed    chan struct{}
@@ -82,7 +85,7 @@ func NewConn(in *os.File, out io.Reader, opts ConnOptions) *Conn {
 		opts.Now = time.Now
 	}
 	c := &Conn{
-		in: in, opts: opts, waiters: map[string]chan wire.Frame{},
+		in: in, opts: opts, waiters: map[string]chan *wire.StdioExchange{}, corr: wire.NewStdioCorrelator(0, 0),
 		changed: make(chan struct{}), closed: make(chan struct{}),
 	}
 	go c.read(wire.NewLineReader(out, opts.MaxLineBytes))
@@ -113,8 +116,25 @@ func (c *Conn) read(lr *wire.LineReader) {
 func (c *Conn) finish(err error) {
 	c.mu.Lock()
 	c.readErr = err
+	for _, x := range c.corr.Close() {
+		c.deliver(x)
+	}
 	c.mu.Unlock()
 	close(c.closed)
+}
+
+// deliver hands a finished exchange to whoever waits for its request; c.mu is held.
+func (c *Conn) deliver(x *wire.StdioExchange) {
+	m := x.Request.Message
+	if m == nil || !m.IsRequest() {
+		return
+	}
+	if ch, ok := c.waiters[idKey(m.ID)]; ok {
+		select {
+		case ch <- x:
+		default:
+		}
+	}
 }
 
 // record numbers f, keeps it within the bounds, wakes whoever waits for it, and returns it.
@@ -130,13 +150,12 @@ func (c *Conn) record(dir wire.Direction, f wire.Frame) wire.Frame {
 	} else {
 		c.dropped++
 	}
-	if dir == wire.ToClient && f.Message != nil && f.Message.IsResponse() {
-		if ch, ok := c.waiters[idKey(f.Message.ID)]; ok {
-			select {
-			case ch <- f:
-			default:
-			}
-		}
+	done, stray := c.corr.Add(f)
+	for _, x := range done {
+		c.deliver(x)
+	}
+	if stray != nil && len(c.strays) < c.opts.MaxFrames {
+		c.strays = append(c.strays, *stray)
 	}
 	close(c.changed)
 	c.changed = make(chan struct{})
@@ -160,9 +179,11 @@ func (c *Conn) Send(ctx context.Context, msg []byte) (wire.Frame, error) {
 	if err := ctx.Err(); err != nil {
 		return wire.Frame{}, fmt.Errorf("writing to the server's stdin: %w", err)
 	}
+	// The frame is recorded before the write: a reply can then never be read ahead of the
+	// request that caused it.
+	f := c.record(wire.ToServer, wire.DecodeFrame(wire.Line{Bytes: line[:len(line)-1], Size: int64(len(line) - 1)}))
 	_ = c.in.SetWriteDeadline(deadline)
 	_, werr := c.in.Write(line)
-	f := c.record(wire.ToServer, wire.DecodeFrame(wire.Line{Bytes: line[:len(line)-1], Size: int64(len(line) - 1)}))
 	switch {
 	case werr == nil:
 		return f, nil
@@ -174,20 +195,21 @@ func (c *Conn) Send(ctx context.Context, msg []byte) (wire.Frame, error) {
 	return f, fmt.Errorf("writing to the server's stdin: %w", werr)
 }
 
-// Call sends a request (a message with an id) and waits for the response carrying that id. It
-// returns the request's frame and the response's; on ErrNoReply or ErrClosed the response frame
-// is the zero Frame. Frames the server wrote meanwhile are in Frames, between the two Seqs.
-func (c *Conn) Call(ctx context.Context, msg []byte) (req, resp wire.Frame, err error) {
+// Call sends a request (a message with an id) and waits for its exchange to end: the response,
+// or the connection closing. When ctx ends first, Call abandons the request, tells the server
+// with notifications/cancelled (as the binding asks of a client that stops waiting), and returns
+// the exchange so far with ErrNoReply. The exchange is never nil once the request was written.
+func (c *Conn) Call(ctx context.Context, msg []byte) (*wire.StdioExchange, error) {
 	m, derr := wire.DecodeMessage(bytes.TrimSpace(msg))
-	if derr != nil || m.ID == nil {
-		return wire.Frame{}, wire.Frame{}, fmt.Errorf("calling over stdio: the message is not a request with an id")
+	if derr != nil || m.ID == nil || m.Method == "" {
+		return nil, fmt.Errorf("calling over stdio: the message is not a request with an id")
 	}
 	key := idKey(m.ID)
-	ch := make(chan wire.Frame, 1)
+	ch := make(chan *wire.StdioExchange, 1)
 	c.mu.Lock()
 	if _, busy := c.waiters[key]; busy {
 		c.mu.Unlock()
-		return wire.Frame{}, wire.Frame{}, fmt.Errorf("calling over stdio: a request with id %s is already in flight", key)
+		return nil, fmt.Errorf("calling over stdio: a request with id %s is already in flight", key)
 	}
 	c.waiters[key] = ch
 	c.mu.Unlock()
@@ -196,24 +218,60 @@ func (c *Conn) Call(ctx context.Context, msg []byte) (req, resp wire.Frame, err 
 		delete(c.waiters, key)
 		c.mu.Unlock()
 	}()
-	req, err = c.Send(ctx, msg)
+	req, err := c.Send(ctx, msg)
 	if err != nil {
-		return req, wire.Frame{}, err
+		if req.Seq == 0 {
+			return nil, err
+		}
+		return c.abandon(m.ID, req, ch), err
 	}
 	select {
-	case resp = <-ch:
-		return req, resp, nil
-	case <-ctx.Done():
-		return req, wire.Frame{}, fmt.Errorf("waiting for the response to id %s: %w", key, ErrNoReply)
-	case <-c.closed:
-		// A response may have raced the close: take it if it is there.
-		select {
-		case resp = <-ch:
-			return req, resp, nil
-		default:
+	case x := <-ch:
+		if x.End == wire.EndClosed {
+			return x, fmt.Errorf("waiting for the response to id %s: %w", key, c.closedErr())
 		}
-		return req, wire.Frame{}, fmt.Errorf("waiting for the response to id %s: %w", key, c.closedErr())
+		return x, nil
+	case <-ctx.Done():
+		x := c.abandon(m.ID, req, ch)
+		c.cancel(m.ID)
+		return x, fmt.Errorf("waiting for the response to id %s: %w", key, ErrNoReply)
 	}
+}
+
+// abandon ends the exchange of id where it stands (or takes it, if it ended meanwhile).
+func (c *Conn) abandon(id json.RawMessage, req wire.Frame, ch chan *wire.StdioExchange) *wire.StdioExchange {
+	c.mu.Lock()
+	x := c.corr.Abandon(id)
+	c.mu.Unlock()
+	if x != nil {
+		return x
+	}
+	select {
+	case x = <-ch:
+		return x
+	default:
+	}
+	return &wire.StdioExchange{Request: req, End: wire.EndAbandoned}
+}
+
+// cancel tells the server the client stopped waiting for request id, within a short deadline of
+// its own (the caller's has passed).
+func (c *Conn) cancel(id json.RawMessage) {
+	ctx, stop := context.WithTimeout(context.Background(), time.Second)
+	defer stop()
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the client's deadline passed"}}`, idKey(id))
+	_, _ = c.Send(ctx, []byte(msg))
+}
+
+// Notify sends a notification (a message without an id) and returns its frame.
+func (c *Conn) Notify(ctx context.Context, msg []byte) (wire.Frame, error) { return c.Send(ctx, msg) }
+
+// Strays returns the server frames that belonged to no exchange (lines that are not messages,
+// unsolicited responses, notifications with nothing in flight), in order.
+func (c *Conn) Strays() []wire.Frame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]wire.Frame(nil), c.strays...)
 }
 
 // WaitFor blocks until a frame after seq satisfies match, ctx ends or the stream closes, and

@@ -61,6 +61,32 @@ func helperServer(mode string) int {
 			fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":{"echo":%q}}`+"\n", m.ID, m.Method)
 		}
 		return 0
+	case "slow":
+		// Reports progress on every request and never answers; acknowledges a cancellation with
+		// a notification naming the request.
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params struct {
+					RequestID json.RawMessage `json:"requestId"`
+					Meta      struct {
+						ProgressToken json.RawMessage `json:"progressToken"`
+					} `json:"_meta"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			switch {
+			case m.Method == "notifications/cancelled":
+				fmt.Printf(`{"jsonrpc":"2.0","method":"got-cancel","params":{"requestId":%s}}`+"\n", m.Params.RequestID)
+			case m.ID != nil && m.Params.Meta.ProgressToken != nil:
+				fmt.Printf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}`+"\n", m.Params.Meta.ProgressToken)
+			}
+		}
+		return 0
 	case "env":
 		// Prints the value of the variable named by its argument, and its working directory.
 		wd, _ := os.Getwd()

@@ -38,12 +38,13 @@ func TestCallAndGracefulStop(t *testing.T) {
 	p, c := start(t, helper(t, "echo"))
 	for i := 1; i <= 3; i++ {
 		msg := `{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"method":"tools/list"}`
-		req, resp, err := c.Call(callCtx(t, within), []byte(msg))
+		x, err := c.Call(callCtx(t, within), []byte(msg))
 		if err != nil {
 			t.Fatalf("Call %d: %v", i, err)
 		}
-		if req.Dir != wire.ToServer || resp.Dir != wire.ToClient || resp.Seq <= req.Seq || resp.Message == nil {
-			t.Fatalf("frames: %+v / %+v", req, resp)
+		req, resp := x.Request, x.Response()
+		if x.End != wire.EndResponse || resp == nil || req.Dir != wire.ToServer || resp.Dir != wire.ToClient || resp.Seq <= req.Seq {
+			t.Fatalf("exchange: %+v", x)
 		}
 		if got := resp.Message.IDString(); got != string(rune('0'+i)) {
 			t.Errorf("response id %s, want %d", got, i)
@@ -56,8 +57,29 @@ func TestCallAndGracefulStop(t *testing.T) {
 	if alive(p.PID()) {
 		t.Errorf("pid %d still alive after Stop", p.PID())
 	}
-	if len(c.Frames(0, 0)) != 6 {
-		t.Errorf("kept %d frames, want 6", len(c.Frames(0, 0)))
+	if len(c.Frames(0, 0)) != 6 || len(c.Strays()) != 0 {
+		t.Errorf("kept %d frames and %d strays, want 6 and 0", len(c.Frames(0, 0)), len(c.Strays()))
+	}
+}
+
+// TestCallTimeoutCancels: a request the server never answers comes back, once the deadline has
+// passed, as an abandoned exchange that still holds the progress the server sent for it, and the
+// server is told with notifications/cancelled.
+func TestCallTimeoutCancels(t *testing.T) {
+	_, c := start(t, helper(t, "slow"))
+	x, err := c.Call(callCtx(t, time.Second), []byte(`{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"_meta":{"progressToken":"tok"}}}`))
+	if !errors.Is(err, ErrNoReply) {
+		t.Fatalf("Call = %v, want ErrNoReply", err)
+	}
+	if x.End != wire.EndAbandoned || len(x.Replies) != 1 || x.Replies[0].Message.Method != "notifications/progress" {
+		t.Fatalf("exchange = %+v, want the abandoned request with its progress", x)
+	}
+	f, err := c.WaitFor(callCtx(t, within), 0, func(f wire.Frame) bool { return f.Message != nil && f.Message.Method == "got-cancel" })
+	if err != nil {
+		t.Fatalf("the server never saw notifications/cancelled: %v", err)
+	}
+	if got := string(f.Message.ParamField("requestId")); got != `"r1"` {
+		t.Errorf("cancelled %s, want \"r1\"", got)
 	}
 }
 
@@ -181,9 +203,12 @@ func TestBadServers(t *testing.T) {
 				// Fill the pipe: a message bigger than any pipe buffer cannot be written.
 				msg = []byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"pad":"` + strings.Repeat("p", 4<<20) + `"}}`)
 			}
-			_, _, err := c.Call(callCtx(t, tt.wait), msg)
+			x, err := c.Call(callCtx(t, tt.wait), msg)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Call error = %v, want %v", err, tt.wantErr)
+			}
+			if x == nil || x.Request.Message == nil || x.Response() != nil {
+				t.Fatalf("Call's exchange = %+v, want the request without a response", x)
 			}
 			if tt.check != nil {
 				tt.check(t, p, c)

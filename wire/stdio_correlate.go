@@ -36,6 +36,8 @@ const (
 	EndClosed = "closed"
 	// EndEvicted: too many requests were in flight, and this was the oldest.
 	EndEvicted = "evicted"
+	// EndAbandoned: the client stopped waiting (its deadline passed) before a response.
+	EndAbandoned = "abandoned"
 )
 
 // StdioExchange is one client message and the server frames that belong to it.
@@ -141,6 +143,16 @@ func (c *StdioCorrelator) Close() []*StdioExchange {
 		}
 	}
 	return out
+}
+
+// Abandon ends the open exchange of request id as abandoned (the caller's deadline passed) and
+// returns it; nil when none is open. Frames the server sends for it later are strays.
+func (c *StdioCorrelator) Abandon(id json.RawMessage) *StdioExchange {
+	x := c.take(compactID(id))
+	if x != nil {
+		x.End = EndAbandoned
+	}
+	return x
 }
 
 // InFlight is how many requests await their response.
