@@ -66,7 +66,7 @@ type Conn struct {
 	dropped   int64
 	waiters   map[string]chan *wire.StdioExchange
 	corr      *wire.StdioCorrelator
-	strays    []wire.Frame // frames that belong to no exchange, bounded like frames
+	strays    []wire.Frame  // frames that belong to no exchange, bounded like frames
 	changed   chan struct{} // closed and replaced on every new frame
 	readErr   error
 	closed    chan struct{}
