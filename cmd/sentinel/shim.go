@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -45,7 +46,7 @@ signal N ended it, 2 when the server could not be started).`,
 			if cmd.ArgsLenAtDash() != 0 {
 				return errors.New("put the server's command after --: sentinel shim [flags] -- COMMAND [ARGS...]")
 			}
-			return runShim(cmd.Context(), c, args)
+			return runShim(cmd.Context(), c, args, streams{cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()})
 		},
 	}
 	f := cmd.Flags()
@@ -65,7 +66,13 @@ type exitStatus struct {
 func (e *exitStatus) Error() string { return "the server " + e.what }
 func (e *exitStatus) ExitCode() int { return e.code }
 
-func runShim(ctx context.Context, c shimConfig, args []string) error {
+// streams are the shim's client side: the process's standard streams, or buffers in a test.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+func runShim(ctx context.Context, c shimConfig, args []string, std streams) error {
 	for _, kv := range c.env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return fmt.Errorf("--env %q: give KEY=VALUE", kv)
@@ -75,7 +82,7 @@ func runShim(ctx context.Context, c shimConfig, args []string) error {
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", c.logLevel)
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: level}))
 
 	// Signals go to the server, which decides what they mean; the shim follows it out. SIGPIPE is
 	// caught so that a client that went away makes a write fail instead of killing the shim
@@ -87,9 +94,9 @@ func runShim(ctx context.Context, c shimConfig, args []string) error {
 
 	res, err := shim.Run(context.WithoutCancel(ctx), shim.Options{
 		Server:  stdio.Options{Path: args[0], Args: args[1:], Env: c.env, Dir: c.cwd, Logger: logger},
-		Stdin:   os.Stdin,
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
+		Stdin:   std.in,
+		Stdout:  std.out,
+		Stderr:  std.err,
 		Signals: sigs,
 		Logger:  logger,
 	})

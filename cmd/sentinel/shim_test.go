@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+)
+
+// runShimCmd runs `sentinel shim ARGS` in process with stdin and returns stdout, stderr and the
+// exit code the contract gives.
+func runShimCmd(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRoot()
+	var out, errb bytes.Buffer
+	root.SetIn(strings.NewReader(stdin))
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(append([]string{"shim"}, args...))
+	root.SilenceErrors, root.SilenceUsage = true, true
+	err := root.ExecuteContext(t.Context())
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), cli.ExitCode(err)
+}
+
+func TestShimCommand(t *testing.T) {
+	tests := []struct {
+		name             string
+		stdin            string
+		args             []string
+		wantOut, wantErr string
+		wantCode         int
+	}{
+		{"bytes pass through and the server's status is the shim's", "hello\r\nworld",
+			[]string{"--", "sh", "-c", "cat; echo bye; exit 4"}, "hello\r\nworldbye\n", "exited with status 4", 4},
+		{"a clean exit is 0 and stdout holds only what the server wrote", "{}\n",
+			[]string{"--", "sh", "-c", "cat >/dev/null; printf x"}, "x", "", 0},
+		{"the server's stderr reaches stderr, not stdout", "",
+			[]string{"--", "sh", "-c", "echo oops >&2"}, "", "oops", 0},
+		{"--env and --cwd reach the server", "",
+			[]string{"--env", "SENTINEL_SHIM_T=v1", "--cwd", "/", "--", "sh", "-c", "printf %s:%s \"$SENTINEL_SHIM_T\" \"$PWD\""}, "v1:/", "", 0},
+		{"a command without -- is refused", "", []string{"sh"}, "", "after --", cli.ExitCannotRun},
+		{"a malformed --env is refused", "", []string{"--env", "NOEQUALS", "--", "true"}, "", "KEY=VALUE", cli.ExitCannotRun},
+		{"a missing program cannot run", "", []string{"--", "sentinel-no-such-program"}, "", "sentinel-no-such-program", cli.ExitCannotRun},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runShimCmd(t, tt.stdin, tt.args...)
+			if out != tt.wantOut {
+				t.Errorf("stdout = %q, want %q", out, tt.wantOut)
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr = %q, want it to contain %q", errOut, tt.wantErr)
+			}
+			if code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d", code, tt.wantCode)
+			}
+		})
+	}
+}
