@@ -10,7 +10,7 @@ import (
 )
 
 // Example shows the end of a scan: merge outcomes into a result, render it, then let the gate
-// (not the renderer) decide the exit code.
+// (not the renderer) give the verdict that cmd/internal/cli turns into the exit code.
 func Example() {
 	rule := rules.Rule{
 		ID: rules.MakeID(rules.Must, "result-type-present"), Name: "result-type-present", Level: rules.Must,
@@ -24,7 +24,7 @@ func Example() {
 			rules.Failed(rule.ID, "tools/list returned a result without resultType."),
 		}),
 	}
-	rd, err := report.New(report.FormatText, &report.Options{Color: false})
+	rd, err := report.New(report.FormatText, &report.Options{Width: 80})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -32,27 +32,31 @@ func Example() {
 	if err := rd.Render(os.Stdout, res); err != nil {
 		fmt.Println(err)
 	}
-	err = report.GateMust.Check(res)
-	fmt.Println("gate:", err)
+	fmt.Println("exit on:", report.GateMust.Verdict(res))
 	// Output:
-	// Sentinel report for http://127.0.0.1:8080/mcp
+	// FAILED the must gate: 1 finding (1 rule) fail it
+	//
+	//   target:   http://127.0.0.1:8080/mcp
 	//   tool:     sentinel 0.1.0
-	//   started:  2026-07-28T12:00:00Z
-	//   duration: 1.5s
+	//   started:  2026-07-28T12:00:00Z, took 1.5s
+	//   gate:     must: MUST and MUST NOT failures fail the scan
 	//
-	// FAILED (1)
+	//   MUST: 0 pass, 1 fail, 0 indeterminate, 0 n/a
+	//   SHOULD: 0 pass, 0 fail, 0 indeterminate, 0 n/a
+	//   evaluated: 1 of 1 rules (pass or fail); 1 finding breaks 1 rule
 	//
-	// FAIL [MUST] MCP/2026-07-28/MUST/result-type-present
-	//   requirement:  Every result carries resultType.
-	//   observed:     tools/list returned a result without resultType.
-	//   remediation:  Add resultType to every result.
-	//   spec:         https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
+	// Top failures (root causes, then security, then MUST, then SHOULD)
+	//   1  MUST      result-type-present: Every result carries resultType.
 	//
-	// INDETERMINATE (0): not settled by this scan, never counted as a pass
+	// Failures: 1 finding (1 rule)
+	//
+	//  1. FAIL [MUST] MCP/2026-07-28/MUST/result-type-present
+	//     requirement:  Every result carries resultType.
+	//     observed:     tools/list returned a result without resultType.
+	//     remediation:  Add resultType to every result.
+	//     spec:         https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
+	//
+	// Indeterminate: 0 rules not settled by this scan, never counted as a pass
 	//   none
-	//
-	// MUST: 0 pass, 1 fail, 0 indeterminate, 0 n/a
-	// SHOULD: 0 pass, 0 fail, 0 indeterminate, 0 n/a
-	// evaluated: 1 of 1 rules (pass or fail)
-	// gate: the target failed the must gate: 1 rule(s) failed
+	// exit on: failed
 }

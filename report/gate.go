@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 )
@@ -59,52 +60,112 @@ const (
 	VerdictCouldNotRun Verdict = "could-not-run"
 )
 
+// Passed, Failed and Finished let cmd/internal/cli map a verdict to the exit-code contract
+// without importing report: 0 passed, 1 failed, 2 did not finish.
+
+// Finished reports whether the scan ran to the end (passed or failed).
+func (v Verdict) Finished() bool { return v == VerdictPassed || v == VerdictFailed }
+
+// Failed reports whether the target failed the gate.
+func (v Verdict) Failed() bool { return v == VerdictFailed }
+
+// Label is the verdict as reports lead with it: PASSED, FAILED, INCOMPLETE or COULD NOT RUN.
+func (v Verdict) Label() string {
+	switch v {
+	case VerdictPassed:
+		return "PASSED"
+	case VerdictFailed:
+		return "FAILED"
+	case VerdictIncomplete:
+		return "INCOMPLETE"
+	default:
+		return "COULD NOT RUN"
+	}
+}
+
 // Verdict evaluates the gate over r.
-func (g Gate) Verdict(r *Result) Verdict {
+func (g Gate) Verdict(r *Result) Verdict { return g.verdict(r, nil) }
+
+// verdict is Verdict with the findings already computed (nil: compute them).
+func (g Gate) verdict(r *Result, fs []Finding) Verdict {
 	switch {
 	case r.CouldNotRun != nil:
 		return VerdictCouldNotRun
 	case r.Incomplete != nil:
 		return VerdictIncomplete
-	case len(g.Failures(r)) > 0:
-		return VerdictFailed
-	default:
-		return VerdictPassed
 	}
+	if fs == nil {
+		fs = r.Findings()
+	}
+	if len(g.failing(r, fs)) > 0 {
+		return VerdictFailed
+	}
+	return VerdictPassed
 }
 
-// Failures returns the rule results that fail the gate, in the result's order.
-func (g Gate) Failures(r *Result) []RuleResult {
-	var out []RuleResult
-	for _, rr := range r.Rules {
-		if rr.Status == rules.Fail && g.Counts(rr.Rule.Level) {
-			out = append(out, rr)
+// FailingFindings returns the findings that fail the gate: one of their rules counts for it,
+// and they are new (not known to r.Comparison). In Findings order.
+func (g Gate) FailingFindings(r *Result) []Finding { return g.failing(r, r.Findings()) }
+
+func (g Gate) failing(r *Result, fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Gated(g) && !r.Known(f) {
+			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// GateError is returned when a result fails its gate. Its exit code is 1 ("the target failed"),
-// distinct from every error that means the scanner could not run (2).
+// Failures returns the rule results that fail the gate, in rule-ID order: the failing rules of
+// the findings that fail it, counted once each.
+func (g Gate) Failures(r *Result) []RuleResult { return g.failures(g.FailingFindings(r)) }
+
+func (g Gate) failures(failing []Finding) []RuleResult {
+	var out []RuleResult
+	for _, f := range failing {
+		for _, rr := range f.Rules {
+			if g.Counts(rr.Rule.Level) {
+				out = append(out, rr)
+			}
+		}
+	}
+	slices.SortFunc(out, byRuleID)
+	return out
+}
+
+// GateError describes a result that failed its gate, for the CLI's last line. It carries no
+// exit code: cmd/internal/cli decides that from the verdict.
 type GateError struct {
 	// Gate is the gate that failed.
 	Gate Gate
-	// Failures is how many rules failed it.
-	Failures int
+	// Findings and Rules count what failed it: distinct behaviours, and the rules they break.
+	Findings, Rules int
 }
 
-// Error says which gate failed and on how many rules, for the CLI's last line.
+// Error says which gate failed, on how many findings and rules.
 func (e *GateError) Error() string {
-	return fmt.Sprintf("the target failed the %s gate: %d rule(s) failed", e.Gate, e.Failures)
+	return fmt.Sprintf("the target failed the %s gate: %s", e.Gate, countPhrase(e.Findings, e.Rules))
 }
 
-// ExitCode makes GateError satisfy the exit-code contract: 1.
-func (e *GateError) ExitCode() int { return 1 }
-
-// Check evaluates the gate over r: nil when it passes, a *GateError when it fails.
+// Check evaluates the gate over r: nil when it passes, a *GateError when it fails. Incomplete
+// and could-not-run results are judged by Verdict, not here.
 func (g Gate) Check(r *Result) error {
-	if n := len(g.Failures(r)); n > 0 {
-		return &GateError{Gate: g, Failures: n}
+	fs := g.FailingFindings(r)
+	if len(fs) == 0 {
+		return nil
 	}
-	return nil
+	return &GateError{Gate: g, Findings: len(fs), Rules: len(g.Failures(r))}
+}
+
+// countPhrase is "1 finding (2 rules)" with the plurals right.
+func countPhrase(findings, rulesN int) string {
+	return fmt.Sprintf("%s (%s)", plural(findings, "finding", "findings"), plural(rulesN, "rule", "rules"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -73,7 +74,7 @@ func TestGateCheck(t *testing.T) {
 			if !errors.As(err, &ge) {
 				t.Fatalf("%s.Check() = %v, want a *GateError", tt.gate, err)
 			}
-			if ge.Failures != tt.wantFailures || ge.Gate != tt.gate {
+			if ge.Rules != tt.wantFailures || ge.Findings != tt.wantFailures || ge.Gate != tt.gate {
 				t.Errorf("%s.Check() = %+v, want %d failures on gate %s", tt.gate, ge, tt.wantFailures, tt.gate)
 			}
 			if got := len(tt.gate.Failures(tt.result)); got != tt.wantFailures {
@@ -83,17 +84,35 @@ func TestGateCheck(t *testing.T) {
 	}
 }
 
-// TestGateErrorExitCode pins the contract: a failed gate is exit 1 ("the target failed"), never
-// 2 ("could not run"), found the way cmd/internal/cli finds it: errors.As on an ExitCode method,
-// even through wrapping.
-func TestGateErrorExitCode(t *testing.T) {
+// TestVerdictPredicates pins what cmd/internal/cli reads to pick the exit code: only a
+// finished scan is Finished, only a failed one Failed, and the label every format leads with.
+func TestVerdictPredicates(t *testing.T) {
+	tests := []struct {
+		v                Verdict
+		finished, failed bool
+		label            string
+	}{
+		{VerdictPassed, true, false, "PASSED"},
+		{VerdictFailed, true, true, "FAILED"},
+		{VerdictIncomplete, false, false, "INCOMPLETE"},
+		{VerdictCouldNotRun, false, false, "COULD NOT RUN"},
+	}
+	for _, tt := range tests {
+		if tt.v.Finished() != tt.finished || tt.v.Failed() != tt.failed || tt.v.Label() != tt.label {
+			t.Errorf("%s: Finished %v Failed %v Label %q, want %v %v %q", tt.v, tt.v.Finished(), tt.v.Failed(), tt.v.Label(), tt.finished, tt.failed, tt.label)
+		}
+	}
+}
+
+// TestGateErrorCarriesNoExitCode: only cmd/internal/cli decides exit codes.
+func TestGateErrorCarriesNoExitCode(t *testing.T) {
 	err := fmt.Errorf("probing: %w", GateMust.Check(testResult(rules.Must, rules.Fail)))
 	var coded interface{ ExitCode() int }
-	if !errors.As(err, &coded) {
-		t.Fatalf("%v does not carry an exit code", err)
+	if errors.As(err, &coded) {
+		t.Fatalf("%v carries exit code %d: report must not decide exit codes", err, coded.ExitCode())
 	}
-	if got := coded.ExitCode(); got != 1 {
-		t.Errorf("ExitCode() = %d, want 1", got)
+	if !strings.Contains(err.Error(), "1 finding (1 rule)") {
+		t.Errorf("GateError says %q, want the finding and rule counts", err)
 	}
 }
 

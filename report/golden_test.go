@@ -24,11 +24,16 @@ var goldenFormats = []struct {
 	opts        *Options
 }{
 	{FormatText, ".txt", nil},
+	{FormatText, ".w120.txt", &Options{Width: 120}},
+	{FormatText, ".all.txt", &Options{Show: ShowAll}},
 	{FormatText, ".color.txt", &Options{Color: true}},
 	{FormatJSON, ".json", nil},
 	{FormatSARIF, ".sarif", nil},
 	{FormatSARIF, ".anchored.sarif", &Options{SARIFAnchor: "cmd/server/main.go"}},
 	{FormatJUnit, ".junit.xml", nil},
+	{FormatMarkdown, ".md", nil},
+	{FormatHTML, ".html", nil},
+	{FormatBadge, ".badge.svg", nil},
 }
 
 // loadCase decodes testdata/<name>.result.json.
@@ -105,6 +110,12 @@ func TestCaseFilesAreCanonical(t *testing.T) {
 			got, err := MarshalCanonical(loadCase(t, path))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if *update { // the derived summary and findings follow the code
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("canonical form differs from %s:\n%s", path, firstDiff(string(want), string(got)))

@@ -7,7 +7,16 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/mcp-sentinel/sentinel/rules"
 )
+
+func init() {
+	register(Format{Name: FormatJSON, Ext: ".json", Help: "the canonical result, rendered again by any command", order: 1,
+		new: func(Options) Renderer { return jsonRenderer{} }})
+}
+
+var _ Renderer = jsonRenderer{}
 
 // jsonRenderer writes the canonical JSON form of a result (docs/result-schema.md): schema set to
 // SchemaVersion, fields in struct order, rules sorted by ID, two-space indent, no HTML escaping,
@@ -26,6 +35,31 @@ func (jsonRenderer) Render(w io.Writer, r *Result) error {
 	return writeAll(w, "JSON", data)
 }
 
+// document is the JSON form: the result, then what is derived from it for readers (the counts
+// every format prints, and the findings). Decode reads the derived part and drops it: it is
+// recomputed from the rules, so an edited file cannot make the counts disagree.
+type document struct {
+	*Result
+	Summary  *Tally        `json:"summary,omitempty"`
+	Findings []findingJSON `json:"findings,omitempty"`
+}
+
+// findingJSON is one Finding as the JSON form lists it, most urgent first.
+type findingJSON struct {
+	// Fingerprint is Finding.Fingerprint.
+	Fingerprint string `json:"fingerprint"`
+	// Rules are the IDs of every rule the behaviour breaks, primary first.
+	Rules []string `json:"rules"`
+	// Level is the primary rule's level; Rank the finding's rank ("root cause", "security", ...).
+	Level rules.Level `json:"level"`
+	Rank  string      `json:"rank"`
+	// Headline says the finding in a few words.
+	Headline string `json:"headline"`
+	// Gated says whether the finding counts for the gate; Known whether the comparison knew it.
+	Gated bool `json:"gated"`
+	Known bool `json:"known,omitempty"`
+}
+
 // MarshalCanonical returns the canonical JSON form of r, the bytes the json format writes and
 // the findings store keeps. r is not modified.
 func MarshalCanonical(r *Result) ([]byte, error) {
@@ -39,11 +73,17 @@ func MarshalCanonical(r *Result) ([]byte, error) {
 	if c.Rules == nil {
 		c.Rules = []RuleResult{}
 	}
+	tl := c.Tally()
+	doc := document{Result: &c, Summary: &tl}
+	for _, f := range c.Findings() {
+		doc.Findings = append(doc.Findings, findingJSON{Fingerprint: f.Fingerprint(), Rules: f.RuleIDs(), Level: f.Level(),
+			Rank: f.Rank.String(), Headline: f.Headline(), Gated: f.Gated(tl.Gate), Known: c.Known(f)})
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(&c); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return nil, fmt.Errorf("encoding the result as JSON: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -71,7 +111,7 @@ func Decode(rd io.Reader) (*Result, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var r Result
-	if err := dec.Decode(&r); err != nil {
+	if err := dec.Decode(&document{Result: &r}); err != nil {
 		return nil, fmt.Errorf("decoding the JSON result: %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

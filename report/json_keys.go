@@ -26,7 +26,9 @@ var (
 func modelKeys() map[string]bool {
 	knownKeysOnce.Do(func() {
 		knownKeys = map[string]bool{}
-		for _, v := range []any{Result{}, RuleResult{}, rules.Rule{}, rules.Indeterminacy{}, rules.Outcome{}} {
+		for _, v := range []any{Result{}, RuleResult{}, rules.Rule{}, rules.Indeterminacy{}, rules.Outcome{},
+			Incomplete{}, CouldNotRun{}, Comparison{}, Entry{}, Inventory{}, DebtItem{}, DebtEvidence{},
+			document{}, findingJSON{}, Tally{}, Counts{}} {
 			t := reflect.TypeOf(v)
 			for i := range t.NumField() {
 				name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")

@@ -10,10 +10,20 @@ import (
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
+func init() {
+	register(Format{Name: FormatJUnit, Ext: ".xml", Help: "JUnit XML for CI test reports", order: 3,
+		new: func(Options) Renderer { return junitRenderer{} }})
+}
+
+var _ Renderer = junitRenderer{}
+
 // junitRenderer writes JUnit XML: one testsuite named after the target, one testcase per rule
-// (classname = primary area, name = rule ID). A fail is a <failure> whose type is the level;
-// indeterminate and n/a are <skipped> with the reason, so CI dashboards show them as not run
-// rather than as passes.
+// (classname = primary area, name = rule ID). Its counts agree with the gate: a failure that
+// fails the gate is a <failure> whose type is the level; a failure the gate does not count (a
+// SHOULD failure under the must gate, one the baseline knows) is <skipped> saying so, so the
+// failures attribute equals the gate's failing rules and a passing gate shows no red test.
+// Indeterminate and n/a are <skipped> with the reason, shown as not run rather than as passes.
+// A scan that did not finish adds one testcase with an <error> saying why.
 type junitRenderer struct{}
 
 type junitSuites struct {
@@ -49,6 +59,7 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 }
 
@@ -88,17 +99,42 @@ func marshalJUnit(r *Result) ([]byte, error) {
 	for _, n := range r.Notes {
 		suite.Props = append(suite.Props, junitProperty{Name: "note", Value: xmlSafe(n)})
 	}
+	tl := r.Tally()
+	for _, p := range [][2]string{
+		{"verdict", r.VerdictLine()}, {"gate", string(tl.Gate)},
+		{"findings", fmt.Sprint(tl.Findings)}, {"failedRules", fmt.Sprint(tl.FailedRules)},
+		{"gateFindings", fmt.Sprint(tl.GateFindings)}, {"gateRules", fmt.Sprint(tl.GateRules)},
+	} {
+		suite.Props = append(suite.Props, junitProperty{Name: p[0], Value: xmlSafe(p[1])})
+	}
+	gated, known := map[string]bool{}, map[string]bool{}
+	for _, rr := range tl.Gate.Failures(r) {
+		gated[rr.Rule.ID] = true
+	}
+	for _, f := range r.Findings() {
+		if r.Known(f) {
+			for _, id := range f.RuleIDs() {
+				known[id] = true
+			}
+		}
+	}
 	for _, rr := range sortedRules(r) {
 		c := junitCase{Classname: rr.PrimaryArea(), Name: rr.Rule.ID, Time: "0.000"}
 		switch rr.Status {
 		case rules.Fail:
-			suite.Fails++
-			c.Failure = &junitFailure{
-				Message: xmlSafe(orDash(rr.Observed())),
-				Type:    string(rr.Rule.Level),
-				Body: xmlSafe(fmt.Sprintf("requirement: %s\nobserved: %s\nremediation: %s\nspec: %s\n",
-					rr.Rule.Requirement, orDash(rr.Observed()), rr.Rule.Remediation, rr.Rule.SpecURL)),
+			body := xmlSafe(fmt.Sprintf("requirement: %s\nobserved: %s\nremediation: %s\nspec: %s\n",
+				rr.Rule.Requirement, orDash(rr.Observed()), rr.Rule.Remediation, rr.Rule.SpecURL))
+			if gated[rr.Rule.ID] {
+				suite.Fails++
+				c.Failure = &junitFailure{Message: xmlSafe(orDash(rr.Observed())), Type: string(rr.Rule.Level), Body: body}
+				break
 			}
+			suite.Skipped++
+			why := fmt.Sprintf("fails, not counted by the %s gate", tl.Gate)
+			if known[rr.Rule.ID] {
+				why = "fails, known to " + r.Comparison.Against
+			}
+			c.Skipped = &junitSkipped{Message: xmlSafe(why + ": " + orDash(rr.Observed()))}
 		case rules.Indeterminate:
 			suite.Skipped++
 			c.Skipped = &junitSkipped{Message: xmlSafe("indeterminate: " + sentence(rr.Why()) + " Would settle it: " + rr.WouldSettle())}
@@ -109,9 +145,14 @@ func marshalJUnit(r *Result) ([]byte, error) {
 		}
 		suite.Cases = append(suite.Cases, c)
 	}
+	if why := unfinishedWhy(r); why != "" {
+		suite.Errors++
+		suite.Cases = append(suite.Cases, junitCase{Classname: "scan", Name: "sentinel/scan", Time: secs,
+			Error: &junitFailure{Message: xmlSafe(why), Type: string(tl.Verdict), Body: xmlSafe(why)}})
+	}
 	suite.Tests = len(suite.Cases)
 	doc := junitSuites{
-		Name: "sentinel", Tests: suite.Tests, Fails: suite.Fails, Skipped: suite.Skipped,
+		Name: "sentinel", Tests: suite.Tests, Fails: suite.Fails, Errors: suite.Errors, Skipped: suite.Skipped,
 		Time: secs, Suites: []junitSuite{suite},
 	}
 	var buf bytes.Buffer
@@ -140,4 +181,15 @@ func xmlSafe(s string) string {
 		}
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// unfinishedWhy is the reason a scan did not finish, or "".
+func unfinishedWhy(r *Result) string {
+	switch {
+	case r.CouldNotRun != nil:
+		return "the scan could not run: " + r.CouldNotRun.Reason
+	case r.Incomplete != nil:
+		return "the scan did not finish: " + r.Incomplete.Reason
+	}
+	return ""
 }

@@ -10,13 +10,13 @@ import (
 )
 
 func TestNewRejectsUnknownFormat(t *testing.T) {
-	_, err := New("html", nil)
+	_, err := New("pdf", nil)
 	if err == nil {
-		t.Fatal(`New("html") = nil error, want one listing the valid formats`)
+		t.Fatal(`New("pdf") = nil error, want one listing the valid formats`)
 	}
 	for _, f := range Formats() {
 		if !strings.Contains(err.Error(), f) {
-			t.Errorf("New(%q) error %q does not list %q", "html", err, f)
+			t.Errorf("New(%q) error %q does not list %q", "pdf", err, f)
 		}
 	}
 }

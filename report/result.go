@@ -1,21 +1,32 @@
-// Package report holds Sentinel's one result model and its renderers: text, JSON (canonical and
-// versioned), SARIF 2.1.0 and JUnit XML. Any saved JSON result can be rendered again in another
-// format, which is how `sentinel findings export` works.
+// Package report holds Sentinel's one result model and every renderer of it. Each output format
+// (text, JSON, SARIF 2.1.0, JUnit XML, Markdown, HTML, an SVG badge) is one file that registers
+// itself (register): every command that writes a report finds its renderer with New, and
+// `--format` help is generated from the registry. Any saved JSON result can be rendered again in
+// another format, which is how `sentinel findings export`, `sentinel diff` and `sentinel badge`
+// work.
 //
-// The model sorts itself (by rule ID) so renderers never re-derive order, and the gate is
-// evaluated from the model, never inside a renderer: every format exits the same way.
+// The model sorts itself (by rule ID) so renderers never re-derive order. Failing rules are
+// grouped into findings, distinct behaviours counted once (Result.Findings), and every count a
+// report prints comes from one Tally, so all formats agree. The gate yields a verdict (passed,
+// failed, incomplete, could-not-run), evaluated from the model, never inside a renderer; only
+// cmd/internal/cli turns it into an exit code. A Comparison (a baseline, or the older result of a
+// diff) marks known failures, which do not fail the gate.
 //
 // Guarantees, pinned by golden tests under testdata/: output is deterministic (no clock is
 // read; times come from the Result), the JSON form is canonical and round-trips through Decode,
-// every SARIF log validates against the SARIF 2.1.0 schema (report/sarifcheck), and strings from
-// the target are neutralised for each medium (terminal escapes in text, XML-illegal characters in
-// JUnit). The schema and the SARIF/JUnit mappings are documented in docs/result-schema.md.
+// every SARIF log validates against the SARIF 2.1.0 schema (report/sarifcheck), the HTML page
+// loads nothing (checked in headless Chromium), and strings from the target are neutralised for
+// each medium (terminal escapes in text, Markdown and HTML syntax, XML-illegal characters in
+// JUnit). The schema and the mappings are documented in docs/result-schema.md.
 //
-// report imports rules and never imports broker or fixtures.
+// report imports rules and internal/termtext; it never imports broker, fixtures, active or debt.
 package report
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -52,6 +63,16 @@ type Result struct {
 	// then empty or partial; the result exists so every format can still say why (a SARIF upload
 	// step, for one, must find a valid file). Such a result exits 2.
 	CouldNotRun *CouldNotRun `json:"couldNotRun,omitempty"`
+	// Gate is the gate the result was judged by (`--gate`); empty means none was recorded, and
+	// renderers then judge by GateMust, the default.
+	Gate Gate `json:"gate,omitempty"`
+	// Comparison is set when the result was judged against what was known before: a baseline
+	// file (`--baseline`) or the older result of `sentinel diff`. Known failures then do not
+	// fail the gate; new ones do.
+	Comparison *Comparison `json:"comparison,omitempty"`
+	// Deprecations is the deprecation inventory of the target, when the command that produced
+	// the result built one (`sentinel deprecations`, the HTML report of a scan).
+	Deprecations *Inventory `json:"deprecations,omitempty"`
 }
 
 // Incomplete says how much of a scan did not finish, and why.
@@ -82,6 +103,11 @@ type RuleResult struct {
 	Status rules.Status `json:"status"`
 	// Evidence are the outcomes behind the status, most telling first; at most a few are kept.
 	Evidence []rules.Outcome `json:"evidence,omitempty"`
+	// Observations are the fingerprints (ObservationFingerprint) of every distinct failing
+	// observation Merge saw, not only the Evidence kept, sorted. Baselines and diffs match on
+	// them. Empty unless Status is fail; a result built elsewhere may leave it empty, and
+	// ObservationKeys then reads the evidence.
+	Observations []string `json:"observations,omitempty"`
 }
 
 // MaxEvidence bounds how many outcomes a RuleResult keeps, so a long proxy run stays small.
@@ -111,8 +137,12 @@ func Merge(all []rules.Rule, outcomes []rules.Outcome) []RuleResult {
 			out = append(out, rr)
 			continue
 		}
-		sort.SliceStable(os, func(i, j int) bool { return os[i].Status.Rank() > os[j].Status.Rank() })
+		slices.SortStableFunc(os, evidenceOrder)
+		os = slices.CompactFunc(os, func(a, b rules.Outcome) bool { return a == b })
 		rr.Status = os[0].Status
+		if rr.Status == rules.Fail {
+			rr.Observations = observationKeys(r.ID, os)
+		}
 		if len(os) > MaxEvidence {
 			os = os[:MaxEvidence]
 		}
@@ -121,6 +151,23 @@ func Merge(all []rules.Rule, outcomes []rules.Outcome) []RuleResult {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rule.ID < out[j].Rule.ID })
 	return out
+}
+
+// evidenceOrder puts the most telling outcome first: the strongest status, then a probe's own
+// request before a passive reading, then by text, so which evidence is kept does not depend
+// on the order concurrent probes finished in.
+func evidenceOrder(a, b rules.Outcome) int {
+	if a.Status.Rank() != b.Status.Rank() {
+		return b.Status.Rank() - a.Status.Rank()
+	}
+	as, bs := strings.HasPrefix(a.Observed, "sent "), strings.HasPrefix(b.Observed, "sent ")
+	if as != bs {
+		if as {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(strings.Compare(a.Observed, b.Observed), strings.Compare(a.Why, b.Why), strings.Compare(a.Exchange, b.Exchange))
 }
 
 // Counts tallies outcomes for one level group.

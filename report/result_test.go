@@ -1,6 +1,10 @@
 package report
 
 import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -20,9 +24,10 @@ func TestMerge(t *testing.T) {
 		rules.Undecided(checked.ID, "could not tell"),
 		rules.Passed("MCP/2026-07-28/MUST/not-in-registry", "ignored"),
 	}
-	for range MaxEvidence + 3 {
-		outcomes = append(outcomes, rules.Passed(checked.ID, "ok again"))
+	for i := range MaxEvidence + 3 {
+		outcomes = append(outcomes, rules.Passed(checked.ID, fmt.Sprintf("ok again %d", i)))
 	}
+	outcomes = append(outcomes, rules.Failed(checked.ID, "broken once")) // an exact repeat is kept once
 	got := Merge(all, outcomes)
 	if len(got) != 3 {
 		t.Fatalf("Merge returned %d results, want one per rule (3)", len(got))
@@ -43,6 +48,9 @@ func TestMerge(t *testing.T) {
 	}
 	if len(c.Evidence) != MaxEvidence {
 		t.Errorf("kept %d outcomes, want at most MaxEvidence (%d)", len(c.Evidence), MaxEvidence)
+	}
+	if len(c.Observations) != 1 || c.Evidence[1].Observed == "broken once" {
+		t.Errorf("observations %v, evidence %v: want one failing observation, kept once", c.Observations, c.Evidence)
 	}
 
 	h := byID[hidden.ID]
@@ -83,5 +91,29 @@ func TestSentence(t *testing.T) {
 		if got := sentence(tt.in); got != tt.want {
 			t.Errorf("sentence(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestMergeKeepsTheSameEvidenceWhateverTheOrder: which outcomes survive the MaxEvidence cap
+// does not depend on the order concurrent probes finished in, so two scans of the same server
+// show (and fingerprint) the same evidence.
+func TestMergeKeepsTheSameEvidenceWhateverTheOrder(t *testing.T) {
+	rule := testRule(rules.Must, "many")
+	var outs []rules.Outcome
+	for i := range 9 {
+		outs = append(outs, rules.Failed(rule.ID, fmt.Sprintf("on POST m%d → 200 application/json result: bad", i)))
+	}
+	outs = append(outs, rules.Failed(rule.ID, "sent a crafted request; got POST x → 400; expected 200"))
+	a := Merge([]rules.Rule{rule}, outs)[0]
+	slices.Reverse(outs)
+	b := Merge([]rules.Rule{rule}, outs)[0]
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("Merge depends on outcome order:\n%v\n%v", a.Evidence, b.Evidence)
+	}
+	if !strings.HasPrefix(a.Evidence[0].Observed, "sent ") {
+		t.Errorf("first evidence %q, want the probe's own request first", a.Evidence[0].Observed)
+	}
+	if len(a.Observations) != 10 {
+		t.Errorf("%d observations, want all 10 failing ones (not only the %d kept)", len(a.Observations), MaxEvidence)
 	}
 }

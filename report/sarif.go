@@ -12,22 +12,38 @@ import (
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
+func init() {
+	register(Format{Name: FormatSARIF, Ext: ".sarif", Help: "SARIF 2.1.0 for code scanning", order: 2,
+		new: func(o Options) Renderer {
+			return &sarifRenderer{anchor: o.SARIFAnchor, infoURI: o.InformationURI, indeterminate: o.SARIFIndeterminate}
+		}})
+}
+
+var _ Renderer = (*sarifRenderer)(nil)
+
 // sarifRenderer writes one SARIF 2.1.0 log with one run. What it emits (docs/result-schema.md):
 //
 //   - a reportingDescriptor for every rule in the result, pass and n/a included, so a consumer
 //     sees what was examined;
-//   - a result for every fail (level error for MUST/MUST NOT, warning for SHOULD/SHOULD NOT)
-//     and every indeterminate rule (level note, the message says why it was not settled), so CI
-//     shows what was not checked. Indeterminate results carry no kind, so "fail" is implied:
-//     SARIF wants level "none" with any other kind, and CI hides level-none results.
-//     properties.status tells the two apart;
+//   - a result for every failing rule (level error for MUST/MUST NOT, warning for SHOULD/SHOULD
+//     NOT), with partialFingerprints stable across scans (the rule and its first observation
+//     fingerprint, never message text), the finding it belongs to and the other rules that
+//     finding breaks, and, with a comparison, baselineState new or unchanged;
+//   - with --sarif-indeterminate only, a note-level result per indeterminate rule. They carry no
+//     kind, so "fail" is implied: SARIF wants level "none" with any other kind, and CI hides
+//     level-none results. properties.status tells the two apart;
 //   - no result for pass or n/a: code-scanning UIs list every result, and a few hundred "pass"
-//     entries would drown the failures. The run's properties carry all four counts instead.
+//     entries would drown the failures. The run's properties carry every count (the Tally);
+//   - one invocation whose executionSuccessful is false, with a toolExecutionNotification saying
+//     why, when the scan was incomplete or could not run, so an upload step always finds a valid
+//     log that says what happened.
 //
 // Output is deterministic: the only times in it are the Result's own.
 type sarifRenderer struct {
 	anchor  string // repository-relative path results point at; "" means the endpoint URL
 	infoURI string
+	// indeterminate adds a note-level result per indeterminate rule (--sarif-indeterminate).
+	indeterminate bool
 }
 
 // sarifSchemaURL is written as the log's "$schema". It equals sarifcheck.SchemaURL (a test
@@ -72,15 +88,29 @@ func (s *sarifRenderer) marshal(r *Result) ([]byte, error) {
 	}
 	run := sarif.NewRun(sarif.Tool{Driver: driver})
 	run.Properties = runProperties(r)
+	inv := run.AddInvocation(r.EffectiveGate().Verdict(r).Finished())
 	if !r.Started.IsZero() {
 		start, end := r.Started.UTC(), r.Started.Add(r.Duration).UTC()
-		inv := run.AddInvocation(true)
 		inv.StartTimeUTC, inv.EndTimeUTC = &start, &end
 	}
+	if n := executionNotification(r); n != nil {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
 
+	inFinding := map[string]int{}
+	findings := r.Findings()
+	for i, f := range findings {
+		for _, id := range f.RuleIDs() {
+			inFinding[id] = i
+		}
+	}
 	for i, rr := range sortedRules(r) {
 		driver.Rules = append(driver.Rules, sarifDescriptor(rr.Rule))
-		if res := s.result(r, rr, i); res != nil {
+		var f *Finding
+		if fi, ok := inFinding[rr.Rule.ID]; ok {
+			f = &findings[fi]
+		}
+		if res := s.result(r, rr, i, f); res != nil {
 			run.AddResult(res)
 		}
 	}
@@ -106,13 +136,13 @@ func toolVersion(tool string) string {
 }
 
 func runProperties(r *Result) sarif.Properties {
-	must, should := r.Summary()
 	p := sarif.Properties{
-		"target":        r.Target,
-		"resultSchema":  SchemaVersion,
-		"durationNs":    int64(r.Duration),
-		"summaryMust":   must,
-		"summaryShould": should,
+		"target":       r.Target,
+		"resultSchema": SchemaVersion,
+		"durationNs":   int64(r.Duration),
+		// Every count the text report prints, from the same Tally.
+		"tally":   r.Tally(),
+		"verdict": r.VerdictLine(),
 	}
 	if r.Era != "" {
 		p["era"] = r.Era
@@ -120,7 +150,27 @@ func runProperties(r *Result) sarif.Properties {
 	if len(r.Notes) > 0 {
 		p["notes"] = r.Notes
 	}
+	if r.Comparison != nil {
+		p["comparedWith"] = r.Comparison.Against
+	}
 	return p
+}
+
+// executionNotification says why a scan did not finish, or nil when it did.
+func executionNotification(r *Result) *sarif.Notification {
+	var text string
+	switch {
+	case r.CouldNotRun != nil:
+		text = "The scan could not run: " + r.CouldNotRun.Reason
+	case r.Incomplete != nil:
+		text = "The scan did not finish: " + r.Incomplete.Reason
+	default:
+		return nil
+	}
+	n := sarif.NewNotification()
+	n.Level = "error"
+	n.Message = sarif.NewTextMessage(text)
+	return n
 }
 
 func sarifDescriptor(rule rules.Rule) *sarif.ReportingDescriptor {
@@ -151,14 +201,21 @@ func sarifDescriptor(rule rules.Rule) *sarif.ReportingDescriptor {
 	return d.WithProperties(props)
 }
 
-// result builds the SARIF result for one rule, or nil for statuses that are not emitted.
-func (s *sarifRenderer) result(r *Result, rr RuleResult, index int) *sarif.Result {
+// SARIFFingerprintKey names Sentinel's entry in a result's partialFingerprints.
+const SARIFFingerprintKey = "sentinelObservation/v1"
+
+// result builds the SARIF result for one rule, or nil for statuses that are not emitted. f is
+// the finding a failing rule belongs to.
+func (s *sarifRenderer) result(r *Result, rr RuleResult, index int, f *Finding) *sarif.Result {
 	var level, text string
 	switch rr.Status {
 	case rules.Fail:
 		level = sarifLevel(rr.Rule.Level)
 		text = fmt.Sprintf("%s violated: %s Observed: %s", rr.Rule.Level, sentence(orDash(rr.Rule.Requirement)), orDash(rr.Observed()))
 	case rules.Indeterminate:
+		if !s.indeterminate {
+			return nil
+		}
 		level = "note"
 		text = fmt.Sprintf("Not checked (indeterminate): %s Would settle it: %s", sentence(rr.Why()), rr.WouldSettle())
 	case rules.Pass, rules.NotApplicable:
@@ -172,6 +229,22 @@ func (s *sarifRenderer) result(r *Result, rr RuleResult, index int) *sarif.Resul
 		WithMessage(sarif.NewTextMessage(text)).
 		WithLocations([]*sarif.Location{s.location(r)})
 	res.Properties = sarif.Properties{"status": string(rr.Status)}
+	if f != nil {
+		keys := rr.ObservationKeys()
+		if len(keys) > 0 {
+			res.PartialFingerprints = map[string]interface{}{SARIFFingerprintKey: keys[0]}
+		}
+		res.Properties["finding"] = f.Fingerprint()
+		res.Properties["findingRules"] = f.RuleIDs()
+		res.Properties["gated"] = f.Gated(r.EffectiveGate())
+		if r.Comparison != nil {
+			state := "new"
+			if r.Known(*f) {
+				state = "unchanged"
+			}
+			res.BaselineState = &state
+		}
+	}
 	return res
 }
 

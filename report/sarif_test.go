@@ -70,20 +70,22 @@ func TestSARIFLevels(t *testing.T) {
 		name      string
 		level     rules.Level
 		status    rules.Status
+		opts      *Options
 		wantLevel string // "" means no result is emitted
 	}{
-		{"a MUST failure is an error", rules.Must, rules.Fail, "error"},
-		{"a MUST NOT failure is an error", rules.MustNot, rules.Fail, "error"},
-		{"a SHOULD failure is a warning", rules.Should, rules.Fail, "warning"},
-		{"a SHOULD NOT failure is a warning", rules.ShouldNot, rules.Fail, "warning"},
-		{"an indeterminate MUST rule is a note", rules.Must, rules.Indeterminate, "note"},
-		{"an indeterminate SHOULD rule is a note", rules.Should, rules.Indeterminate, "note"},
-		{"a pass emits no result", rules.Must, rules.Pass, ""},
-		{"an n/a rule emits no result", rules.MustNot, rules.NotApplicable, ""},
+		{"a MUST failure is an error", rules.Must, rules.Fail, nil, "error"},
+		{"a MUST NOT failure is an error", rules.MustNot, rules.Fail, nil, "error"},
+		{"a SHOULD failure is a warning", rules.Should, rules.Fail, nil, "warning"},
+		{"a SHOULD NOT failure is a warning", rules.ShouldNot, rules.Fail, nil, "warning"},
+		{"an indeterminate rule emits no result by default", rules.Must, rules.Indeterminate, nil, ""},
+		{"with --sarif-indeterminate an indeterminate MUST rule is a note", rules.Must, rules.Indeterminate, &Options{SARIFIndeterminate: true}, "note"},
+		{"with --sarif-indeterminate an indeterminate SHOULD rule is a note", rules.Should, rules.Indeterminate, &Options{SARIFIndeterminate: true}, "note"},
+		{"a pass emits no result", rules.Must, rules.Pass, nil, ""},
+		{"an n/a rule emits no result", rules.MustNot, rules.NotApplicable, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, _ := renderSARIF(t, testResult(tt.level, tt.status), nil)
+			doc, _ := renderSARIF(t, testResult(tt.level, tt.status), tt.opts)
 			run := doc.Runs[0]
 			if len(run.Tool.Driver.Rules) != 1 {
 				t.Fatalf("driver has %d rules, want the 1 rule of the result whatever its status", len(run.Tool.Driver.Rules))
@@ -156,7 +158,7 @@ func TestSARIFLocations(t *testing.T) {
 }
 
 func TestSARIFIndeterminateSaysWhy(t *testing.T) {
-	doc, _ := renderSARIF(t, testResult(rules.Must, rules.Indeterminate), nil)
+	doc, _ := renderSARIF(t, testResult(rules.Must, rules.Indeterminate), &Options{SARIFIndeterminate: true})
 	if msg := doc.Runs[0].Results[0].Message.Text; !strings.Contains(msg, "could not see it") || !strings.Contains(msg, "Would settle it:") {
 		t.Errorf("indeterminate message %q does not say why and what would settle it", msg)
 	}
@@ -178,5 +180,84 @@ func TestSARIFValidationCatchesBadLevels(t *testing.T) {
 func TestSARIFSchemaURLMatchesTheValidator(t *testing.T) {
 	if sarifSchemaURL != sarifcheck.SchemaURL {
 		t.Errorf("the SARIF writer names schema %q, the validator %q", sarifSchemaURL, sarifcheck.SchemaURL)
+	}
+}
+
+// TestSARIFSaysWhyAScanDidNotFinish: an incomplete scan and one that could not run still give a
+// valid log, whose invocation failed with a toolExecutionNotification saying why.
+func TestSARIFSaysWhyAScanDidNotFinish(t *testing.T) {
+	incomplete := testResult(rules.Must, rules.Fail)
+	incomplete.Incomplete = &Incomplete{Unfinished: 2, Total: 9, Reason: "2 of 9 probes did not finish before --timeout 1s; raise --timeout"}
+	for name, r := range map[string]*Result{
+		"could not run": {CouldNotRun: &CouldNotRun{Reason: "not an MCP endpoint: POST / → 501 text/html"}},
+		"incomplete":    incomplete,
+		"finished":      testResult(rules.Must, rules.Pass),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, data := renderSARIF(t, r, nil)
+			var doc struct {
+				Runs []struct {
+					Invocations []struct {
+						ExecutionSuccessful        bool
+						ToolExecutionNotifications []struct {
+							Level   string
+							Message struct{ Text string }
+						}
+					}
+				}
+			}
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			inv := doc.Runs[0].Invocations
+			if len(inv) != 1 {
+				t.Fatalf("%d invocations, want 1", len(inv))
+			}
+			finished := r.CouldNotRun == nil && r.Incomplete == nil
+			if inv[0].ExecutionSuccessful != finished || (len(inv[0].ToolExecutionNotifications) == 1) == finished {
+				t.Fatalf("invocation %+v: want executionSuccessful %v and a notification only when the scan did not finish", inv[0], finished)
+			}
+			if !finished && !strings.Contains(inv[0].ToolExecutionNotifications[0].Message.Text, "did not finish") &&
+				!strings.Contains(inv[0].ToolExecutionNotifications[0].Message.Text, "not an MCP endpoint") {
+				t.Errorf("notification %q does not say why", inv[0].ToolExecutionNotifications[0].Message.Text)
+			}
+		})
+	}
+}
+
+// TestSARIFFingerprintsSurviveARescan: the same failure seen again, in other words and on
+// another exchange, keeps its partialFingerprints; a comparison marks results new or unchanged.
+func TestSARIFFingerprintsSurviveARescan(t *testing.T) {
+	scan := func(obs string) *Result {
+		r := testResult(rules.Must, rules.Fail)
+		r.Rules[0].Evidence = []rules.Outcome{{RuleID: r.Rules[0].Rule.ID, Status: rules.Fail, Exchange: "ex-9", Observed: obs}}
+		return r
+	}
+	first := scan("on POST tools/list → 200 application/json result: no resultType")
+	second := scan("on POST tools/list → 200 application/json result: the result has no resultType at all")
+	second.Comparison = Compare("baseline b.json", Entries(first))
+	type doc struct {
+		Runs []struct {
+			Results []struct {
+				PartialFingerprints map[string]string
+				BaselineState       string
+			}
+		}
+	}
+	var a, b doc
+	_, da := renderSARIF(t, first, nil)
+	_, db := renderSARIF(t, second, nil)
+	if err := json.Unmarshal(da, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(db, &b); err != nil {
+		t.Fatal(err)
+	}
+	fa, fb := a.Runs[0].Results[0].PartialFingerprints[SARIFFingerprintKey], b.Runs[0].Results[0].PartialFingerprints[SARIFFingerprintKey]
+	if fa == "" || fa != fb {
+		t.Errorf("partialFingerprints %q then %q, want one stable value", fa, fb)
+	}
+	if s := b.Runs[0].Results[0].BaselineState; s != "unchanged" {
+		t.Errorf("baselineState %q, want unchanged for a failure the baseline knows", s)
 	}
 }

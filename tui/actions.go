@@ -27,15 +27,14 @@ type copiedMsg struct {
 	err  error
 }
 
-// exportFormat picks the report format from the file name: .json is JSON, .sarif SARIF.
+// exportFormat picks the report format from the file name's extension, from the report
+// registry: .sarif, .json, .md, .html, .xml (JUnit), .txt, .svg (badge).
 func exportFormat(path string) (string, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json":
-		return report.FormatJSON, nil
-	case ".sarif":
-		return report.FormatSARIF, nil
+	f, err := report.FormatForPath(path)
+	if err != nil {
+		return "", fmt.Errorf("export to %w", err)
 	}
-	return "", fmt.Errorf("export to %q: end the name in .sarif or .json to choose the format", path)
+	return f, nil
 }
 
 // exportCmd writes fs as a report (the same conversion `sentinel findings export` uses) to

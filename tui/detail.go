@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mcp-sentinel/sentinel/findings"
+	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -41,6 +45,7 @@ type detailPane struct {
 	loc    *time.Location
 	row    *Row
 	group  *ruleGroup
+	rule   *report.RuleResult
 	state  loadState
 	err    string
 	ex     findings.Exchange
@@ -56,14 +61,43 @@ func (d *detailPane) Init() tea.Cmd { return nil }
 
 // showExchange starts showing a row; the root issues the fetch.
 func (d *detailPane) showExchange(r *Row) {
-	d.row, d.group, d.state, d.err, d.sc.offset = r, nil, loading, "", 0
+	d.row, d.group, d.rule, d.state, d.err, d.sc.offset = r, nil, nil, loading, "", 0
 	d.render()
 }
 
 // showGroup shows a rule group; it needs no fetch.
 func (d *detailPane) showGroup(g *ruleGroup) {
-	d.row, d.group, d.state, d.sc.offset = nil, g, ready, 0
+	d.row, d.group, d.rule, d.state, d.sc.offset = nil, g, nil, ready, 0
 	d.render()
+}
+
+// showRule shows one rule of a probe result: the rule and the evidence the probe had.
+func (d *detailPane) showRule(rr report.RuleResult) {
+	d.row, d.group, d.rule, d.state, d.sc.offset = nil, nil, &rr, ready, 0
+	d.render()
+}
+
+// detailState is what the pane shows, kept so esc can come back to it.
+type detailState struct {
+	row    *Row
+	group  *ruleGroup
+	rule   *report.RuleResult
+	state  loadState
+	err    string
+	ex     findings.Exchange
+	offset int
+}
+
+// save is what the pane shows now.
+func (d *detailPane) save() detailState {
+	return detailState{row: d.row, group: d.group, rule: d.rule, state: d.state, err: d.err, ex: d.ex, offset: d.sc.offset}
+}
+
+// restore shows a saved state again, scrolled where it was.
+func (d *detailPane) restore(s detailState) {
+	d.row, d.group, d.rule, d.state, d.err, d.ex = s.row, s.group, s.rule, s.state, s.err, s.ex
+	d.render()
+	d.sc.offset = min(s.offset, max(len(d.sc.lines)-d.sc.height, 0))
 }
 
 // exchange is the fetched exchange when the pane shows one, for `c`.
@@ -111,6 +145,8 @@ func (d *detailPane) FullHelp() [][]key.Binding { return d.keys.FullHelp() }
 func (d *detailPane) render() {
 	var b lineBuilder
 	switch {
+	case d.rule != nil:
+		d.ruleLines(&b)
 	case d.group != nil:
 		d.groupLines(&b)
 	case d.row != nil:
@@ -245,12 +281,75 @@ func idSuffix(id string) string {
 	return " id=" + Clean(id)
 }
 
+// pretty indents JSON for reading and shows the characters a server escaped as \uXXXX (Go's
+// encoder writes <, > and & that way) as themselves; control characters stay escaped.
 func pretty(raw []byte) string {
 	var out bytes.Buffer
 	if json.Indent(&out, bytes.TrimSpace(raw), "", "  ") != nil {
 		return string(raw)
 	}
-	return out.String()
+	return unescapeJSON(out.String())
+}
+
+// unescapeJSON replaces \uXXXX escapes inside JSON strings with the character they stand for,
+// except those that must stay escaped to keep the text JSON (a quote, a backslash) or that are
+// not printable; an escaped backslash is left alone. Surrogate pairs become one character.
+func unescapeJSON(s string) string {
+	if !strings.Contains(s, `\u`) {
+		return s
+	}
+	var b strings.Builder
+	inString := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(s):
+			if r, n := decodeEscape(s[i:]); n > 0 {
+				b.WriteRune(r)
+				i += n - 1
+				continue
+			}
+			b.WriteByte(c)
+			b.WriteByte(s[i+1])
+			i++
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// decodeEscape reads a \uXXXX escape (or a surrogate pair) at the start of s and returns the
+// character and the bytes it took, or 0 bytes when it should stay escaped.
+func decodeEscape(s string) (rune, int) {
+	hex := func(h string) (rune, bool) {
+		v, err := strconv.ParseUint(h, 16, 32)
+		return rune(v), err == nil
+	}
+	if len(s) < 6 || s[1] != 'u' {
+		return 0, 0
+	}
+	r, ok := hex(s[2:6])
+	if !ok {
+		return 0, 0
+	}
+	n := 6
+	if utf16.IsSurrogate(r) {
+		if len(s) < 12 || s[6] != '\\' || s[7] != 'u' {
+			return 0, 0
+		}
+		r2, ok := hex(s[8:12])
+		if !ok {
+			return 0, 0
+		}
+		r, n = utf16.DecodeRune(r, r2), 12
+	}
+	if r == '"' || r == '\\' || !unicode.IsPrint(r) {
+		return 0, 0
+	}
+	return r, n
 }
 
 func indent(s, prefix string) string {
@@ -271,9 +370,33 @@ func (d *detailPane) findingLines(b *lineBuilder, f findings.Finding) {
 	}
 }
 
+// ruleLines shows one rule of a probe result in full.
+func (d *detailPane) ruleLines(b *lineBuilder) {
+	rr := *d.rule
+	b.add("%s", d.styles.Title.Render("rule "+Clean(rr.Rule.ID)))
+	b.add("%s · %s · checked %s", d.styles.statusBadge(rr.Status), d.styles.levelBadge(rr.Rule.Level), Clean(string(rr.Rule.Check)))
+	b.add("requirement: %s", Clean(rr.Rule.Requirement))
+	for _, o := range rr.Evidence {
+		switch {
+		case o.Observed != "":
+			b.add("  %s %s", fit(d.styles.statusBadge(o.Status), 17), Clean(o.Observed))
+		case o.Why != "":
+			b.add("  %s %s", fit(d.styles.statusBadge(o.Status), 17), Clean(o.Why))
+		}
+	}
+	if s := rr.WouldSettle(); s != "" {
+		b.add("would settle: %s", Clean(s))
+	}
+	b.add("fix: %s", Clean(rr.Rule.Remediation))
+	b.add("spec: %s", Clean(rr.Rule.SpecURL))
+}
+
 func (d *detailPane) groupLines(b *lineBuilder) {
 	g := d.group
 	b.add("%s", d.styles.Title.Render("rule "+Clean(g.RuleID)))
+	if len(g.Findings) > 0 && g.Findings[0].ExchangeID != "" {
+		b.add("%s", d.styles.Dim.Render("x: open exchange "+Clean(g.Findings[0].ExchangeID)+", the latest that showed it · esc: back"))
+	}
 	b.add("%s · %d occurrence(s) on %d method/tool key(s) · first %s · last %s", d.styles.levelBadge(g.Level),
 		g.Count, g.Keys, g.First.In(d.loc).Format("2006-01-02 15:04:05"), g.Last.In(d.loc).Format("15:04:05"))
 	if r, ok := rules.ByID(g.RuleID); ok {

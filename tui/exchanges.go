@@ -8,6 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // exchangeList is the live list of exchanges, oldest at the top, newest at the bottom.
@@ -81,17 +82,29 @@ func (l *exchangeList) SetSize(w, h int) {
 	l.cur.clamp()
 }
 
-// Column widths at 80 columns; the name column takes what is left.
+// Column widths; the method column is as wide as the longest method shown (within bounds) and
+// the name column takes what is left.
 const (
-	colTime    = 8
-	colMethod  = 16
-	colStatus  = 4
-	colLatency = 6
-	colVerdict = 17
+	colTime      = 8
+	colMethodMin = 6 // "METHOD"
+	colMethodMax = 28
+	colStatus    = 4
+	colLatency   = 6
+	colVerdict   = 17
 )
+
+// methodWidth is the width of the widest method among the rows, bounded.
+func (l *exchangeList) methodWidth() int {
+	w := colMethodMin
+	for _, r := range l.rows {
+		w = max(w, ansi.StringWidth(Clean(orDash(r.Method))))
+	}
+	return min(w, colMethodMax)
+}
 
 func (l *exchangeList) View() string {
 	var b strings.Builder
+	colMethod := l.methodWidth()
 	nameW := max(l.width-colTime-colMethod-colStatus-colLatency-colVerdict-7, 6)
 	b.WriteString(l.styles.Header.Render(fit(fmt.Sprintf("  %-*s %-*s %-*s %*s %*s %s", colTime, "TIME", colMethod, "METHOD",
 		nameW, "NAME", colStatus, "HTTP", colLatency, "MS", "VERDICT"), l.width)))

@@ -13,9 +13,10 @@ import (
 const headerHeight = 3
 
 // headerView renders the top of the screen: where the proxy points and what it has seen, the
-// link state, failing findings by level, and deprecated features in use with the nearest
-// removal date. It says "not seen yet" rather than guessing.
-func headerView(s Styles, snap Snapshot, probeEra string, now time.Time, adminURL string, width int) string {
+// link state, failing rules by level (the findings view's rule groups, so the two always agree),
+// and deprecated features in use with the nearest removal date. It says "not seen yet" rather
+// than guessing.
+func headerView(s Styles, snap Snapshot, groups []ruleGroup, filtered bool, probeEra string, now time.Time, adminURL string, width int) string {
 	where := fmt.Sprintf("upstream %s · era %s", Clean(upstream(snap)), eraSeen(snap, probeEra))
 	var line1 string
 	switch snap.Conn.State {
@@ -28,16 +29,19 @@ func headerView(s Styles, snap Snapshot, probeEra string, now time.Time, adminUR
 		line1 = s.ErrMsg.Render(fmt.Sprintf("%s admin API unreachable (retry in %v): %s", symError, wait, Clean(snap.Conn.Err)))
 	}
 	counts := map[rules.Level]int{}
-	for _, f := range snap.Findings {
-		counts[f.Level]++
+	for _, g := range groups {
+		counts[g.Level]++
 	}
 	more := ""
 	if snap.FindingsCapped {
 		more = "+"
 	}
-	line2 := fmt.Sprintf("failing %s %d%s · %s %d%s · %s %d%s · %s %d%s",
+	line2 := fmt.Sprintf("failing rules %s %d%s · %s %d%s · %s %d%s · %s %d%s",
 		s.Must.Render(symMust+" MUST"), counts[rules.Must], more, s.Must.Render(symMust+" MUST NOT"), counts[rules.MustNot], more,
 		s.Should.Render(symShould+" SHOULD"), counts[rules.Should], more, s.Should.Render(symShould+" SHOULD NOT"), counts[rules.ShouldNot], more)
+	if filtered {
+		line2 += " (filtered)"
+	}
 	return fit(line1, width) + "\n" + fit(line2, width) + "\n" + fit(deprecationLine(s, snap), width)
 }
 

@@ -57,6 +57,12 @@ const (
 	viewDetail
 )
 
+// savedScreen is a view to come back to, with what its detail pane showed.
+type savedScreen struct {
+	view   viewID
+	detail detailState
+}
+
 // Messages the model sends itself.
 type (
 	tickMsg    time.Time
@@ -79,10 +85,14 @@ type Model struct {
 	filterText string
 	filter     Filter
 
-	view, back viewID
-	showHelp   bool
-	prompt     *prompt
-	status     string
+	view viewID
+	// stack holds the screens enter and x left, newest last: esc returns to them in order.
+	stack []savedScreen
+	// detailOrigin is the list view the current detail was first opened from (tab returns there).
+	detailOrigin viewID
+	showHelp     bool
+	prompt       *prompt
+	status       string
 
 	list    *exchangeList
 	finds   *findingList
@@ -253,11 +263,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Help):
 		m.showHelp = true
 	case key.Matches(k, m.keys.Tab):
-		m.switchView()
+		m.switchView(+1)
+	case key.Matches(k, m.keys.BackTab):
+		m.switchView(-1)
 	case key.Matches(k, m.keys.Back):
-		if m.view == viewDetail {
-			m.view = m.back
-		}
+		m.goBack()
+	case key.Matches(k, m.keys.Jump):
+		return m.jump()
 	case key.Matches(k, m.keys.Filter):
 		m.prompt = &prompt{kind: promptFilter, label: "filter: ", value: m.filterText}
 	case key.Matches(k, m.keys.Follow):
@@ -265,7 +277,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Probe):
 		return m.startProbe()
 	case key.Matches(k, m.keys.Export):
-		m.prompt = &prompt{kind: promptExport, label: "export filtered findings to (.sarif or .json): ", value: "sentinel-findings.sarif"}
+		m.prompt = &prompt{kind: promptExport, label: "export filtered findings to (.sarif .json .md .html .xml .txt): ", value: "sentinel-findings.sarif"}
 	case key.Matches(k, m.keys.Copy):
 		if m.selectedRow() == nil {
 			m.setStatus("select an exchange first: c copies its request as a curl command")
@@ -285,17 +297,45 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) switchView() {
-	switch m.view {
-	case viewExchanges:
-		m.view = viewFindings
-	case viewFindings:
-		m.view = viewProbe
-	case viewDetail:
-		m.view = m.back
-		m.switchView()
-	default:
-		m.view = viewExchanges
+// tabOrder is the order tab walks the views in; shift+tab walks it backwards.
+var tabOrder = []viewID{viewExchanges, viewFindings, viewProbe}
+
+// switchView moves to the next (+1) or previous (-1) list view. From a detail it first returns
+// to the list the detail was opened from.
+func (m *Model) switchView(step int) {
+	if m.view == viewDetail {
+		m.stack = nil
+		m.view = m.detailOrigin
+	}
+	i := 0
+	for j, v := range tabOrder {
+		if v == m.view {
+			i = j
+		}
+	}
+	m.view = tabOrder[(i+step+len(tabOrder))%len(tabOrder)]
+}
+
+// open shows the detail pane, remembering the current screen so esc returns to it.
+func (m *Model) open() {
+	m.stack = append(m.stack, savedScreen{view: m.view, detail: m.detail.save()})
+	if m.view != viewDetail {
+		m.detailOrigin = m.view
+	}
+	m.view = viewDetail
+}
+
+// goBack returns to the screen the last enter or x left.
+func (m *Model) goBack() {
+	n := len(m.stack)
+	if m.view != viewDetail || n == 0 {
+		return
+	}
+	prev := m.stack[n-1]
+	m.stack = m.stack[:n-1]
+	m.view = prev.view
+	if prev.view == viewDetail {
+		m.detail.restore(prev.detail)
 	}
 }
 
@@ -331,7 +371,7 @@ func (m *Model) enter() tea.Cmd {
 		if r == nil {
 			return nil
 		}
-		m.back, m.view = viewExchanges, viewDetail
+		m.open()
 		m.detail.showExchange(r)
 		return fetchDetailCmd(m.ctx, m.opts.API, *r)
 	case viewFindings:
@@ -339,11 +379,52 @@ func (m *Model) enter() tea.Cmd {
 		if g == nil {
 			return nil
 		}
-		m.back, m.view = viewFindings, viewDetail
+		m.open()
 		m.detail.showGroup(g)
-	default: // the detail and probe views have nothing to open
+	case viewProbe:
+		rr := m.probe.Selected()
+		if rr == nil {
+			return nil
+		}
+		m.open()
+		m.detail.showRule(*rr)
+	default: // the detail view has nothing to open
 	}
 	return nil
+}
+
+// jump opens the exchange that showed a finding: the selected rule's most recent one, in the
+// findings view or a rule's detail. esc comes back.
+func (m *Model) jump() tea.Cmd {
+	var g *ruleGroup
+	switch m.view {
+	case viewFindings:
+		g = m.finds.Selected()
+	case viewDetail:
+		g = m.detail.group
+	case viewExchanges, viewProbe:
+	}
+	if g == nil || len(g.Findings) == 0 || g.Findings[0].ExchangeID == "" {
+		m.setStatus("x jumps from a finding to its exchange: select a rule in the findings view first")
+		return nil
+	}
+	r := m.rowFor(g.Findings[0])
+	m.open()
+	m.detail.showExchange(r)
+	return fetchDetailCmd(m.ctx, m.opts.API, *r)
+}
+
+// rowFor is the exchange row a finding was last seen on: the list's own row when the ring still
+// holds it, else one built from the finding (the admin API is asked for it by ID).
+func (m *Model) rowFor(f findings.Finding) *Row {
+	for i := range m.live.Rows {
+		if m.live.Rows[i].ID == f.ExchangeID {
+			r := m.live.Rows[i]
+			return &r
+		}
+	}
+	return &Row{ID: f.ExchangeID, Target: f.Target, Key: f.Key, Started: f.LastSeen.Add(-time.Minute),
+		Count: 1, Findings: []findings.Finding{f}}
 }
 
 func fetchDetailCmd(ctx context.Context, api API, r Row) tea.Cmd {

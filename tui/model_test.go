@@ -258,8 +258,12 @@ func TestExportJSONAndRefusesUnknownExtension(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), report.SchemaVersion) {
 		t.Fatalf("JSON export: %v\n%s", err, data)
 	}
-	press(t, f.m, "e<ctrl+u>"+filepath.Join(dir, "out.txt")+"<enter>")
-	mustContain(t, screen(f.m), "end the name in .sarif or .json")
+	press(t, f.m, "e<ctrl+u>"+filepath.Join(dir, "out.md")+"<enter>")
+	if data, err := os.ReadFile(filepath.Join(dir, "out.md")); err != nil || !strings.HasPrefix(string(data), "## ") {
+		t.Fatalf("Markdown export: %v\n%s", err, data)
+	}
+	press(t, f.m, "e<ctrl+u>"+filepath.Join(dir, "out.docx")+"<enter>")
+	mustContain(t, screen(f.m), "the file name says no format; end it with one of .txt, .json, .sarif")
 }
 
 func TestCopyWritesACurlCommand(t *testing.T) {

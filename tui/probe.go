@@ -70,6 +70,19 @@ type probePane struct {
 	err     string
 	ch      <-chan tea.Msg
 	sc      scroller
+	// rows are the result's rules as listed (n/a left out); cur selects one for enter, and
+	// firstRow is the line the list starts on.
+	rows     []report.RuleResult
+	cur      cursor
+	firstRow int
+}
+
+// Selected is the rule under the cursor in a finished run's list, or nil.
+func (p *probePane) Selected() *report.RuleResult {
+	if p.cur.pos < 0 || p.cur.pos >= len(p.rows) {
+		return nil
+	}
+	return &p.rows[p.cur.pos]
 }
 
 // runningNow reports whether a run is in flight, so `p` does not start a second one.
@@ -107,6 +120,17 @@ func (p *probePane) Update(msg tea.Msg) tea.Cmd {
 		p.res = msg.res
 		p.render()
 	case tea.KeyPressMsg:
+		if len(p.rows) > 0 && p.cur.move(p.keys, msg) {
+			p.render()
+			line := p.firstRow + p.cur.pos
+			switch {
+			case line < p.sc.offset:
+				p.sc.offset = line
+			case line >= p.sc.offset+p.sc.height:
+				p.sc.offset = line - p.sc.height + 1
+			}
+			return nil
+		}
 		p.sc.move(p.keys, msg)
 	}
 	return nil
@@ -120,7 +144,7 @@ func (p *probePane) SetSize(w, h int) {
 func (p *probePane) View() string { return p.sc.view() }
 
 func (p *probePane) ShortHelp() []key.Binding {
-	return []key.Binding{p.keys.Tab, p.keys.Probe, p.keys.Down, p.keys.Up, p.keys.Help, p.keys.Quit}
+	return []key.Binding{p.keys.Enter, p.keys.Tab, p.keys.Probe, p.keys.Down, p.keys.Up, p.keys.Help, p.keys.Quit}
 }
 
 func (p *probePane) FullHelp() [][]key.Binding { return p.keys.FullHelp() }
@@ -149,14 +173,31 @@ func (p *probePane) render() {
 				symUngraded+" indeterminate", c.n.Indeterminate, c.n.NotApplicable)
 		}
 	}
+	p.rows = nil
 	if p.res != nil {
 		rr := append([]report.RuleResult(nil), p.res.Rules...)
 		sort.SliceStable(rr, func(i, j int) bool { return statusRank(rr[i].Status) < statusRank(rr[j].Status) })
 		for _, r := range rr {
-			if r.Status == rules.NotApplicable {
-				continue
+			if r.Status != rules.NotApplicable {
+				p.rows = append(p.rows, r)
 			}
-			b.add("%s  %s  %s", fit(p.styles.statusBadge(r.Status), 17), fit(p.styles.levelBadge(r.Rule.Level), 12), Clean(r.Rule.Name))
+		}
+		p.cur.n, p.cur.height = len(p.rows), max(p.sc.height, 1)
+		p.cur.clamp()
+		if len(p.rows) > 0 {
+			b.add("%s", p.styles.Dim.Render("enter: the rule in full, with the probe's evidence"))
+		}
+		p.firstRow = len(b.lines)
+		for i, r := range p.rows {
+			mark := "  "
+			if i == p.cur.pos {
+				mark = "▶ "
+			}
+			line := mark + fit(p.styles.statusBadge(r.Status), 17) + "  " + fit(p.styles.levelBadge(r.Rule.Level), 12) + "  " + Clean(r.Rule.Name)
+			if i == p.cur.pos {
+				line = p.styles.Selected.Render(line)
+			}
+			b.add("%s", line)
 		}
 	}
 	if len(p.steps) > 0 {

@@ -19,7 +19,7 @@ func (m *Model) View() tea.View {
 // it with ANSI stripped.
 func (m *Model) Render() string {
 	var b strings.Builder
-	b.WriteString(headerView(m.styles, m.live, m.probe.era(), m.opts.Now(), m.opts.API.URL(), m.width))
+	b.WriteString(headerView(m.styles, m.shown, m.finds.groups, !m.filter.Empty(), m.probe.era(), m.opts.Now(), m.opts.API.URL(), m.width))
 	b.WriteByte('\n')
 	body := m.height - headerHeight - 2
 	content := m.active().View()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/debt"
+	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
@@ -20,7 +23,7 @@ func init() { subcommands = append(subcommands, newDeprecationsCommand) }
 // deprecationsOptions is what `sentinel deprecations` parses its flags into.
 type deprecationsOptions struct {
 	endpoint string
-	format   string
+	output   outputOptions
 	headers  []string
 	token    string
 	timeout  time.Duration
@@ -58,7 +61,7 @@ when the endpoint could not be scanned.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to scan (required)")
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	addOutputFlags(cmd, &o.output, report.FormatText)
 	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
 	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization on every request (never printed)")
 	f.DurationVar(&o.timeout, "timeout", 60*time.Second, "deadline for the whole scan")
@@ -67,9 +70,12 @@ when the endpoint could not be scanned.`,
 }
 
 func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOptions) error {
-	format := debt.Format(strings.ToLower(o.format))
-	if format != debt.FormatText && format != debt.FormatJSON {
-		return fmt.Errorf("--format %q: want text or json", o.format)
+	outs, err := o.output.plan()
+	if err != nil {
+		return err
+	}
+	if err := endpointHint(o.endpoint); err != nil {
+		return err
 	}
 	u, err := url.Parse(o.endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -87,26 +93,37 @@ func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOpti
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	if err := open(outs); err != nil {
+		return err
+	}
 	exchanges, err := debtScan(ctx, o.endpoint, header, o.token, o.timeout)
 	if err != nil {
 		return fmt.Errorf("scanning %s for deprecated features: %w", o.endpoint, err)
 	}
 	// The scan's client is Sentinel itself: its deliberate legacy probes are nobody's debt.
 	inv := debt.Inventory(exchanges, debtClock()).ServerOnly()
-	if inv.Target == "" {
-		inv.Target = o.endpoint
+	return writeInventory(cmd.OutOrStdout(), o.output, outs, inv, o.endpoint)
+}
+
+// writeInventory renders the inventory through the report registry, like every other report.
+func writeInventory(stdout io.Writer, o outputOptions, outs []output, inv debt.Report, endpoint string) error {
+	target := inv.Target
+	if target == "" {
+		target = endpoint
 	}
-	return debt.Render(cmd.OutOrStdout(), inv, format)
+	res := &report.Result{Schema: report.SchemaVersion, Tool: "sentinel " + cli.VersionString(), Target: target,
+		Rules: []report.RuleResult{}, Deprecations: toInventory(inv)}
+	return o.write(stdout, outs, res, nil)
 }
 
 // parseHeaders turns "Name: value" flags into a header.
 func parseHeaders(hs []string) (http.Header, error) {
 	h := http.Header{}
-	for _, s := range hs {
+	for i, s := range hs {
 		name, value, ok := strings.Cut(s, ":")
 		name = strings.TrimSpace(name)
-		if !ok || name == "" {
-			return nil, fmt.Errorf("--header %q: want \"Name: value\"", s)
+		if err := headerShape(i, ok, name); err != nil {
+			return nil, err
 		}
 		h.Add(name, strings.TrimSpace(value))
 	}

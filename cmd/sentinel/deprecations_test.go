@@ -60,7 +60,7 @@ func TestDeprecationsCommand(t *testing.T) {
 		{"debt is information: exit 0 with the inventory", legacyExchanges, []string{"--endpoint", "http://127.0.0.1:1/mcp"}, cli.ExitPass,
 			[]string{"initialize-era protocol", "The initialize handshake", "removable on or after 2027-07-28 (7 months from now)"}},
 		{"json format", legacyExchanges, []string{"--endpoint", "http://127.0.0.1:1/mcp", "--format", "json"}, cli.ExitPass,
-			[]string{`"schemaVersion": "sentinel.debt/1"`, `"legacyOnly": true`}},
+			[]string{`"schema": "sentinel.result/v1"`, `"deprecations": {`, `"legacyOnly": true`}},
 		{"unreachable endpoint exits 2", unreachable, []string{"--endpoint", "http://127.0.0.1:1/mcp"}, cli.ExitCannotRun,
 			[]string{"connection refused"}},
 		{"missing endpoint exits 2", legacyExchanges, nil, cli.ExitCannotRun, []string{"endpoint"}},

@@ -18,8 +18,9 @@ import (
 func init() { subcommands = append(subcommands, newFindingsCommand) }
 
 type findingsConfig struct {
-	db, format, out, since, rule, level, target, gate string
-	limit                                             int
+	db, since, rule, level, target, gate string
+	limit                                int
+	output                               outputOptions
 }
 
 func newFindingsCommand() *cobra.Command {
@@ -27,45 +28,49 @@ func newFindingsCommand() *cobra.Command {
 		Use:   "findings",
 		Short: "List or export what `sentinel proxy` stored",
 		Long: `Read the findings store that ` + "`sentinel proxy`" + ` writes and render it with the same renderers
-as ` + "`sentinel probe`" + `: text, json, sarif or junit. Each failing rule is listed once, with
+as ` + "`sentinel probe`" + ` (every --format of the registry). Each failing rule is listed once, with
 the methods and tools it was seen on, how often, and the last exchange that showed it.
 
 Exit codes: 0 the findings pass --gate (default none: always), 1 they fail it, 2 the store could
 not be read.`,
 	}
-	cmd.AddCommand(findingsSub("list", "text", "Print stored findings (text by default)"),
-		findingsSub("export", "sarif", "Write stored findings as SARIF (default), JSON, JUnit or text"))
+	cmd.AddCommand(findingsSub("list", "text", "Print stored findings (text by default)", `  sentinel findings list --since 24h --level MUST
+  sentinel findings list --rule origin-invalid-403 --show all
+  sentinel findings list --target http://127.0.0.1:8080/mcp --gate must`),
+		findingsSub("export", "sarif", "Write stored findings as SARIF (default) or any other report format", `  sentinel findings export --out sentinel.sarif --target http://127.0.0.1:8080/mcp
+  sentinel findings export --db postgres://sentinel@db/sentinel --rule origin-invalid-403 --format json
+  sentinel findings export --format html --out findings.html --output markdown=findings.md`))
 	return cmd
 }
 
-func findingsSub(name, format, short string) *cobra.Command {
-	c := findingsConfig{format: format}
+func findingsSub(name, format, short, example string) *cobra.Command {
+	var c findingsConfig
 	cmd := &cobra.Command{
-		Use:   name,
-		Short: short,
-		Example: `  sentinel findings list --since 24h --level MUST
-  sentinel findings export --format sarif --out sentinel.sarif --target http://127.0.0.1:8080/mcp
-  sentinel findings export --db postgres://sentinel@db/sentinel --rule origin-invalid-403 --format json`,
-		Args: cobra.NoArgs,
+		Use:     name,
+		Short:   short,
+		Example: example,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runFindings(cmd.Context(), cmd.OutOrStdout(), c, time.Now())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.db, "db", defaultDB, "findings store: a SQLite file path or a postgres:// URL")
-	f.StringVar(&c.format, "format", format, "text, json, sarif or junit")
-	f.StringVar(&c.out, "out", "", "write to this file instead of standard output")
+	addOutputFlags(cmd, &c.output, format)
 	f.StringVar(&c.since, "since", "", "only findings seen since an RFC 3339 time or a duration ago (24h)")
 	f.StringVar(&c.rule, "rule", "", "only this rule (full ID or its name)")
 	f.StringVar(&c.level, "level", "", "only this level: MUST, MUST-NOT, SHOULD or SHOULD-NOT")
 	f.StringVar(&c.target, "target", "", "only this target URL")
 	f.StringVar(&c.gate, "gate", "none", "exit 1 when findings fail this gate: must, should or none")
 	f.IntVar(&c.limit, "limit", -1, "at most this many findings (-1: all)")
+	_ = cmd.RegisterFlagCompletionFunc("gate", fixedCompletion(string(report.GateMust), string(report.GateShould), string(report.GateNone)))
+	_ = cmd.RegisterFlagCompletionFunc("level", fixedCompletion("MUST", "MUST-NOT", "SHOULD", "SHOULD-NOT"))
+	_ = cmd.RegisterFlagCompletionFunc("rule", ruleCompletion)
 	return cmd
 }
 
 func runFindings(ctx context.Context, stdout io.Writer, c findingsConfig, now time.Time) error {
-	renderer, err := report.New(c.format, nil)
+	outs, err := c.output.plan()
 	if err != nil {
 		return err
 	}
@@ -97,25 +102,12 @@ func runFindings(ctx context.Context, stdout io.Writer, c findingsConfig, now ti
 		return err
 	}
 	res := findings.ToResult(fs, "sentinel "+cli.VersionString())
-	if err := write(stdout, c.out, func(w io.Writer) error { return renderer.Render(w, res) }); err != nil {
-		return fmt.Errorf("writing the findings: %w", err)
-	}
-	return gate.Check(res)
-}
-
-// write sends output to stdout, or to the file named out (checking its close, where a full
-// disk shows up).
-func write(stdout io.Writer, out string, render func(io.Writer) error) error {
-	if out == "" {
-		return render(stdout)
-	}
-	file, err := os.Create(out)
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", out, err)
-	}
-	if err := render(file); err != nil {
-		_ = file.Close()
+	res.Gate = gate
+	if err := open(outs); err != nil {
 		return err
 	}
-	return file.Close()
+	if err := c.output.write(stdout, outs, res, nil); err != nil {
+		return fmt.Errorf("writing the findings: %w", err)
+	}
+	return cli.Judge(gate.Verdict(res), res.VerdictLine())
 }

@@ -57,9 +57,9 @@ func (s Secret) Empty() bool { return s.v == "" }
 type probeOptions struct {
 	endpoint    string
 	gate        string
-	format      string
-	out         string
-	sarifAnchor string
+	output      outputOptions
+	baseline    string
+	configPath  string
 	headers     []string
 	token       string
 	tokenFile   string
@@ -94,15 +94,21 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
   SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyConfig(cmd, &o, cmd.ErrOrStderr()); err != nil {
+				return err
+			}
+			if err := requireEndpoint(o.endpoint); err != nil {
+				return err
+			}
 			return runProbe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required)")
+	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required, here or in sentinel.yaml)")
 	f.StringVar(&o.gate, "gate", string(report.GateMust), "which failures fail the run: must, should or none")
-	f.StringVar(&o.format, "format", report.FormatText, "report format: "+strings.Join(report.Formats(), ", "))
-	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
-	f.StringVar(&o.sarifAnchor, "sarif-anchor", "", "repository path SARIF results point at (e.g. cmd/server/main.go)")
+	addOutputFlags(cmd, &o.output, report.FormatText)
+	addBaselineFlag(cmd, &o.baseline)
+	addConfigFlag(cmd, &o.configPath)
 	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
 	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization (never printed; prefer --token-file or "+TokenEnv+")")
 	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
@@ -113,7 +119,7 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
 	f.StringArrayVar(&o.rules, "rule", nil, "only this rule, by ID or name (repeatable)")
 	f.StringArrayVar(&o.areas, "area", nil, "only rules of this area, e.g. headers (repeatable)")
 	f.IntVar(&o.concurrency, "concurrency", active.DefaultConcurrency, "probes run at once")
-	_ = cmd.MarkFlagRequired("endpoint")
+	registerProbeCompletions(cmd)
 	return cmd
 }
 
@@ -143,11 +149,11 @@ func resolveToken(o probeOptions, getenv func(string) string) (Secret, error) {
 func probeHeaders(hs []string) (http.Header, []string, error) {
 	h := http.Header{}
 	var secrets []string
-	for _, s := range hs {
+	for i, s := range hs {
 		name, value, ok := strings.Cut(s, ":")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || name == "" {
-			return nil, nil, fmt.Errorf("--header %q: want \"Name: value\"", wire.Redacted)
+		if err := headerShape(i, ok, name); err != nil {
+			return nil, nil, err
 		}
 		h.Add(name, value)
 		for _, sens := range wire.SensitiveHeaders {
@@ -170,16 +176,13 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 	if err != nil {
 		return fmt.Errorf("--gate: %w", err)
 	}
-	outFile := stdout
-	color := false
-	if o.out == "" {
-		if f, ok := stdout.(*os.File); ok {
-			color = report.ColorFor(f)
-		}
-	}
-	renderer, err := report.New(o.format, &report.Options{Color: color, SARIFAnchor: o.sarifAnchor})
+	outs, err := o.output.plan()
 	if err != nil {
-		return fmt.Errorf("--format: %w", err)
+		return err
+	}
+	known, err := loadBaseline(o.baseline)
+	if err != nil {
+		return err
 	}
 	if o.timeout <= 0 {
 		return errors.New("--timeout must be positive")
@@ -217,29 +220,25 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 			}
 		}
 	}
-	out, err := active.Scan(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("probing %s: %s", wire.RedactString(o.endpoint, secrets...), wire.RedactString(err.Error(), secrets...))
+	if err := open(outs); err != nil {
+		return err
 	}
-	res := out.Result
-	if o.out != "" {
-		f, err := os.Create(o.out)
-		if err != nil {
-			return fmt.Errorf("creating --out file: %w", err)
-		}
-		defer f.Close()
-		outFile = f
+	out, scanErr := active.Scan(ctx, opts)
+	res := scanResult(o.endpoint, opts.Tool, out, scanErr, secrets)
+	judge(res, gate, o.baseline, known)
+	writeErr := o.output.write(stdout, outs, res, secrets)
+	printSummary(&redactingWriter{w: stderr, secrets: secrets}, res)
+	if scanErr != nil {
+		return errors.Join(fmt.Errorf("probing %s: %s", wire.RedactString(o.endpoint, secrets...), wire.RedactString(scanErr.Error(), secrets...)), writeErr)
 	}
-	if err := renderer.Render(&redactingWriter{w: outFile, secrets: secrets}, res); err != nil {
-		return fmt.Errorf("writing the %s report: %w", o.format, err)
+	if writeErr != nil {
+		return writeErr
 	}
-	if o.format != report.FormatText || o.out != "" {
-		printIndeterminate(&redactingWriter{w: stderr, secrets: secrets}, res)
-	}
-	return gate.Check(res)
+	return verdictErr(stderr, res)
 }
 
-// parseToolArgs turns --tool-args "name=JSON object" flags into the scan's ToolArgs.
+// parseToolArgs turns --tool-args "name=JSON object" flags into the scan's ToolArgs; each error
+// says which tool, what was wrong, and what a good value looks like.
 func parseToolArgs(flags []string) (map[string]map[string]any, error) {
 	if len(flags) == 0 {
 		return nil, nil
@@ -249,44 +248,15 @@ func parseToolArgs(flags []string) (map[string]map[string]any, error) {
 		name, raw, ok := strings.Cut(f, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("--tool-args %q: want name=JSON object", f)
+			return nil, fmt.Errorf("--tool-args %q: want TOOL=JSON object, e.g. 'get_weather={\"city\":\"Paris\"}'", f)
 		}
-		var args map[string]any
-		if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil {
-			return nil, fmt.Errorf("--tool-args for %q: the arguments must be a JSON object: %w", name, errors.Join(err, errNotObject(args == nil)))
+		args, err := toolArgsObject(raw)
+		if err != nil {
+			return nil, fmt.Errorf("--tool-args for tool %q: %w", name, err)
 		}
 		out[name] = args
 	}
 	return out, nil
-}
-
-func errNotObject(bad bool) error {
-	if bad {
-		return errors.New("got null or a non-object")
-	}
-	return nil
-}
-
-// printIndeterminate lists the rules the scan could not settle, with why, on stderr when the
-// report itself went to a file or a machine format: they are never silently dropped.
-func printIndeterminate(w io.Writer, res *report.Result) {
-	var n int
-	for _, rr := range res.Rules {
-		if rr.Status == rules.Indeterminate {
-			n++
-		}
-	}
-	must, should := res.Summary()
-	fmt.Fprintf(w, "era: %s; MUST: %d pass, %d fail; SHOULD: %d pass, %d fail; %d indeterminate:\n",
-		res.Era, must.Pass, must.Fail, should.Pass, should.Fail, n)
-	for _, note := range res.Notes {
-		fmt.Fprintf(w, "  note: %s\n", note)
-	}
-	for _, rr := range res.Rules {
-		if rr.Status == rules.Indeterminate {
-			fmt.Fprintf(w, "  %s: %s\n", rr.Rule.ID, rr.Why())
-		}
-	}
 }
 
 // redactingWriter replaces secrets in everything written through it: a last guard so that no

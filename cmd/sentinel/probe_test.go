@@ -89,8 +89,13 @@ func TestProbeTextReportListsIndeterminateRules(t *testing.T) {
 	srv := httptest.NewServer(&discoverOnly{})
 	defer srv.Close()
 	_, stdout, _ := runCLI(t, "probe", "--endpoint", srv.URL, "--area", "headers")
-	if !strings.Contains(stdout, "INDETERMINATE") || !strings.Contains(stdout, "mcp-method-required") {
-		t.Errorf("text report lacks the indeterminate list or the header rules:\n%.3000s", stdout)
+	if !strings.Contains(stdout, "\nIndeterminate: ") || !strings.Contains(stdout, "--show all") {
+		t.Errorf("the default text report lacks the indeterminate count or the pointer to --show all:\n%.3000s", stdout)
+	}
+	_, all, _ := runCLI(t, "probe", "--endpoint", srv.URL, "--area", "headers", "--show", "all")
+	_, section, _ := strings.Cut(all, "\nIndeterminate: ")
+	if !strings.Contains(section, "why:") || !strings.Contains(section, "] ") {
+		t.Errorf("--show all does not list the indeterminate rules with why:\n%.3000s", section)
 	}
 }
 

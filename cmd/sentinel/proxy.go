@@ -63,9 +63,9 @@ func newProxyCommand() *cobra.Command {
 		Short: "Grade live MCP traffic passively, as a reverse or forward proxy",
 		Long: `Run a transparent proxy that forwards every request and response unchanged and grades the
 MCP traffic off the hot path. Reverse mode: clients talk to --listen and requests go to --upstream
-(or to the --route whose prefix matches). Forward mode on the same listener: clients with
-HTTP_PROXY pointing at it reach any server; with --mitm, HTTPS is intercepted with your own CA
-(` + "`sentinel ca init`" + `).
+(or to the --route whose prefix matches). Forward mode: clients with HTTP_PROXY pointing at the
+listener reach the servers they name; it needs no upstream when started with --mitm, which
+intercepts HTTPS with your own CA (` + "`sentinel ca init`" + `). Give --upstream, --route or --mitm.
 
 Findings and exchanges go to --db: a SQLite file by default, or postgres://... so many proxies
 share one store. Authorization headers, cookies and tokens are never stored; --redact removes
@@ -84,14 +84,14 @@ POST /probe, /metrics and /healthz.`,
 	f.StringVar(&c.admin, "admin", proxy.DefaultAdminAddr, "admin API listener address")
 	f.StringVar(&c.db, "db", defaultDB, "findings store: a SQLite file path or a postgres:// URL")
 	f.StringArrayVar(&c.redact, "redact", nil, "JSON field name removed from stored payloads (repeatable)")
-	f.BoolVar(&c.mitm, "mitm", false, "intercept HTTPS in forward mode with the CA from `sentinel ca init`")
+	f.BoolVar(&c.mitm, "mitm", false, "intercept HTTPS in forward mode with the CA that \"sentinel ca init\" creates")
 	f.StringVar(&c.caDir, "ca-dir", defaultCADir(), "folder holding ca.pem and ca-key.pem for --mitm")
 	f.IntVar(&c.maxBody, "max-body", proxy.DefaultMaxBody, "bytes of each body kept for grading; larger exchanges are forwarded but not graded")
 	f.IntVar(&c.queue, "queue", proxy.DefaultQueueSize, "grading queue size; when full, grading is skipped and counted")
 	f.IntVar(&c.workers, "workers", proxy.DefaultWorkers, "grading workers")
 	f.DurationVar(&c.retention, "retention", 0, "delete exchanges and findings older than this (0 keeps everything)")
 	f.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
-	f.BoolVar(&c.tui, "tui", false, "also run `sentinel tui` on this proxy in this terminal (logs are then discarded); quitting it stops the proxy")
+	f.BoolVar(&c.tui, "tui", false, "also run the terminal UI (sentinel tui) on this proxy in this terminal (logs are then discarded); quitting it stops the proxy")
 	return cmd
 }
 

@@ -20,15 +20,25 @@ the 2026-07-28 revision, each finding citing the spec clause, what was observed 
   sentinel proxy --upstream URL         grade live traffic passively, storing findings
   sentinel tui --admin URL              watch a running proxy's findings live
   sentinel findings list|export         read or export what the proxy stored
+  sentinel baseline write --from R.json accept today's failures, so CI fails only on new ones
+  sentinel diff OLD.json NEW.json       regressions, fixes, unchanged between two saved results
+  sentinel badge --from R.json          an SVG badge for a README
   sentinel ca init                      create the CA for --mitm HTTPS interception
   sentinel rules list                   what is checked, and how
   sentinel rules explain ID             one rule in full
 
-Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scanner could not run.`,
+Reports: every command that writes one takes --format (text, json, sarif, junit, markdown, html,
+badge) and writes several at once with --output FORMAT=PATH. sentinel.yaml in the working
+directory (or --config) holds a scan's settings; flags override it.
+
+Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scanner could not run or
+did not finish. Shell completion, with flag values: sentinel completion bash|zsh|fish|powershell.`,
 		Example: `  sentinel rules list --level MUST --check active
   sentinel probe --endpoint http://127.0.0.1:8080/mcp --format sarif --out sentinel.sarif
   sentinel proxy --upstream http://127.0.0.1:8080/mcp --listen 127.0.0.1:9100 --tui`,
 	}
+	root.Version = cli.VersionString()
+	root.SetVersionTemplate("sentinel {{.Version}}\n")
 	root.AddCommand(cli.VersionCommand("sentinel"))
 	for _, add := range subcommands {
 		root.AddCommand(add())

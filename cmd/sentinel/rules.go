@@ -65,6 +65,10 @@ when the check registries are not linked into this build.`,
 	f.StringVar(&o.area, "area", "", "only rules in this area (e.g. headers, mrtr, auth)")
 	f.StringVar(&o.check, "check", "", "only rules checked this way: active, passive, both or indeterminate")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("level", fixedCompletion("MUST", "MUST-NOT", "SHOULD", "SHOULD-NOT"))
+	_ = cmd.RegisterFlagCompletionFunc("area", areaCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("check", fixedCompletion("active", "passive", "both", "indeterminate"))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion("text", "json"))
 	return cmd
 }
 
@@ -224,12 +228,24 @@ func newRulesExplainCommand() *cobra.Command {
 the name at the end of the ID; an ID with an outdated level still finds the rule by its name.`,
 		Example: `  sentinel rules explain MCP/2026-07-28/MUST/origin-invalid-403
   sentinel rules explain no-log-without-loglevel --format json`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("rules explain takes one rule ID or name, e.g. sentinel rules explain origin-invalid-403 (got %d; sentinel rules list shows every rule)", len(args))
+			}
+			return nil
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return ruleCompletion(nil, nil, "")
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRulesExplain(cmd.OutOrStdout(), args[0], format, implementedRuleIDs())
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion("text", "json"))
 	return cmd
 }
 

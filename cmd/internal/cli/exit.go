@@ -22,7 +22,7 @@ const (
 	ExitCannotRun = 2
 )
 
-// ExitCoder is an error that carries its own exit code (report.GateError, for one).
+// ExitCoder is an error that carries its own exit code (Failed, Judge).
 type ExitCoder interface{ ExitCode() int }
 
 // ExitCode maps an error to the contract: nil is 0, an ExitCoder says its own, anything else means
@@ -41,6 +41,40 @@ func ExitCode(err error) int {
 
 // Failed wraps err so that it exits 1: the target (or the checked artefact) failed, the tool ran.
 func Failed(err error) error { return &codeError{err: err, code: ExitFail} }
+
+// Verdict is what a finished check concluded about its target. report.Verdict implements it;
+// cli reads only these two answers, so it does not import the harness (the broker's commands
+// share this package).
+type Verdict interface {
+	// Finished reports whether the check ran to the end; a check that did not finish (an
+	// incomplete scan, a target that could not be graded) exits 2.
+	Finished() bool
+	// Failed reports whether the target failed: exit 1.
+	Failed() bool
+}
+
+// ExitFor is the exit code of a verdict: 0 passed, 1 failed, 2 did not finish. It is the one
+// place a verdict becomes an exit code.
+func ExitFor(v Verdict) int {
+	switch {
+	case !v.Finished():
+		return ExitCannotRun
+	case v.Failed():
+		return ExitFail
+	default:
+		return ExitPass
+	}
+}
+
+// Judge returns nil for a passing verdict, otherwise an error with message msg whose exit code
+// is ExitFor(v).
+func Judge(v Verdict, msg string) error {
+	code := ExitFor(v)
+	if code == ExitPass {
+		return nil
+	}
+	return &codeError{err: errors.New(msg), code: code}
+}
 
 type codeError struct {
 	err  error

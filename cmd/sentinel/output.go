@@ -1,0 +1,294 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/report"
+	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
+)
+
+// outputOptions are the flags that say where a report goes and how it looks. Every command that
+// writes a report (probe, findings, diff) registers them with addOutputFlags, so they mean the
+// same everywhere.
+type outputOptions struct {
+	format             string
+	out                string
+	outputs            []string          // --output FORMAT=PATH, repeatable
+	outByFormat        map[string]string // --out-json PATH, --out-sarif PATH, ...
+	show               string
+	quiet              bool
+	width              int
+	sarifAnchor        string
+	sarifIndeterminate bool
+}
+
+// addOutputFlags registers the output flags on f, with --format's default and help generated
+// from the report registry.
+func addOutputFlags(cmd *cobra.Command, o *outputOptions, defaultFormat string) {
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", defaultFormat, report.FormatHelp())
+	f.StringVar(&o.out, "out", "", "write the --format report to this file instead of standard output")
+	f.StringArrayVar(&o.outputs, "output", nil, "also write FORMAT=PATH, e.g. sarif=sentinel.sarif (repeatable; PATH - is standard output)")
+	o.outByFormat = map[string]string{}
+	for _, rf := range report.Registered() {
+		name := rf.Name
+		o.outByFormat[name] = ""
+		f.Var(outPath{o.outByFormat, name}, "out-"+name, "also write the "+name+" report to this file")
+	}
+	f.StringVar(&o.show, "show", string(report.ShowFail), "what the text, markdown and html reports list: fail (failures in full, indeterminate as counts) or all")
+	f.BoolVar(&o.quiet, "quiet", false, "print only the verdict line (text format)")
+	f.IntVar(&o.width, "width", 0, "text report width in columns (0: the terminal's width, or 80 when not a terminal)")
+	f.StringVar(&o.sarifAnchor, "sarif-anchor", "", "repository path SARIF results point at (e.g. cmd/server/main.go); see the README")
+	f.BoolVar(&o.sarifIndeterminate, "sarif-indeterminate", false, "also list indeterminate rules as SARIF notes (default: failures only)")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()...))
+	_ = cmd.RegisterFlagCompletionFunc("show", fixedCompletion(string(report.ShowFail), string(report.ShowAll)))
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, f := range report.Formats() {
+			out = append(out, f+"=")
+		}
+		return out, cobra.ShellCompDirectiveNoSpace
+	})
+}
+
+// outPath is the pflag.Value behind --out-FORMAT.
+type outPath struct {
+	m    map[string]string
+	name string
+}
+
+func (p outPath) String() string     { return p.m[p.name] }
+func (p outPath) Set(s string) error { p.m[p.name] = s; return nil }
+func (p outPath) Type() string       { return "path" }
+
+var _ pflag.Value = outPath{}
+
+// output is one report to write: a format and where.
+type output struct {
+	format string
+	path   string // "" is standard output
+	file   *os.File
+}
+
+// plan checks the output flags and returns every report to write, the --format one first.
+// Nothing is opened yet.
+func (o outputOptions) plan() ([]output, error) {
+	if _, err := report.New(o.format, nil); err != nil {
+		return nil, fmt.Errorf("--format: %w", err)
+	}
+	outs := []output{{format: o.format, path: o.out}}
+	for _, spec := range o.outputs {
+		format, path, ok := strings.Cut(spec, "=")
+		if !ok || format == "" || path == "" {
+			return nil, fmt.Errorf("--output %q: want FORMAT=PATH, e.g. sarif=sentinel.sarif (formats: %s)", spec, strings.Join(report.Formats(), ", "))
+		}
+		if _, err := report.New(format, nil); err != nil {
+			return nil, fmt.Errorf("--output %q: %w", spec, err)
+		}
+		if path == "-" {
+			path = ""
+		}
+		outs = append(outs, output{format: format, path: path})
+	}
+	for _, name := range report.Formats() {
+		if p := o.outByFormat[name]; p != "" {
+			outs = append(outs, output{format: name, path: p})
+		}
+	}
+	seen := map[string]bool{}
+	stdout := 0
+	for _, out := range outs {
+		if out.path == "" {
+			stdout++
+			continue
+		}
+		if seen[out.path] {
+			return nil, fmt.Errorf("%s is named by two outputs: give each report its own file", out.path)
+		}
+		seen[out.path] = true
+	}
+	if stdout > 1 {
+		return nil, errors.New("two reports would go to standard output: give --out PATH for the --format report, or a file for the other")
+	}
+	return outs, nil
+}
+
+// open creates every output file before the scan, so an unwritable path is found in a second,
+// not after a long scan. The files are empty until write.
+func open(outs []output) error {
+	for i := range outs {
+		if outs[i].path == "" {
+			continue
+		}
+		f, err := os.OpenFile(outs[i].path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			closeAll(outs)
+			return fmt.Errorf("cannot write the %s report: %w (choose a writable path)", outs[i].format, err)
+		}
+		outs[i].file = f
+	}
+	return nil
+}
+
+func closeAll(outs []output) {
+	for _, out := range outs {
+		if out.file != nil {
+			_ = out.file.Close()
+		}
+	}
+}
+
+// renderOptions turns the flags into renderer options for one output: colour and the terminal's
+// width only when that output is a terminal.
+func (o outputOptions) renderOptions(w io.Writer) (*report.Options, error) {
+	show, err := report.ParseShow(o.show)
+	if err != nil {
+		return nil, err
+	}
+	opts := &report.Options{Show: show, Quiet: o.quiet, Width: o.width,
+		SARIFAnchor: o.sarifAnchor, SARIFIndeterminate: o.sarifIndeterminate}
+	if o.width != 0 && o.width < report.MinWidth {
+		return nil, fmt.Errorf("--width %d: use at least %d columns (or 0 for the terminal's width)", o.width, report.MinWidth)
+	}
+	if f, ok := w.(*os.File); ok {
+		opts.Color = report.ColorFor(f)
+		if o.width == 0 && term.IsTerminal(f.Fd()) {
+			if cols, _, err := term.GetSize(f.Fd()); err == nil && cols >= report.MinWidth {
+				opts.Width = cols
+			}
+		}
+	}
+	return opts, nil
+}
+
+// write renders res to every output and closes the files, checking each close (a full disk
+// shows up there). Every output is attempted; the errors are joined.
+func (o outputOptions) write(stdout io.Writer, outs []output, res *report.Result, secrets []string) error {
+	var errs []error
+	for _, out := range outs {
+		w := stdout
+		if out.file != nil {
+			w = out.file
+		}
+		err := o.render(w, out.format, res, secrets)
+		if out.file != nil {
+			err = errors.Join(err, out.file.Close())
+		}
+		if err != nil {
+			where := "standard output"
+			if out.path != "" {
+				where = out.path
+			}
+			errs = append(errs, fmt.Errorf("writing the %s report to %s: %w", out.format, where, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (o outputOptions) render(w io.Writer, format string, res *report.Result, secrets []string) error {
+	opts, err := o.renderOptions(w)
+	if err != nil {
+		return err
+	}
+	rd, err := report.New(format, opts)
+	if err != nil {
+		return err
+	}
+	return rd.Render(&redactingWriter{w: w, secrets: secrets}, res)
+}
+
+// printSummary names every failing rule on stderr, one line each and numbered by finding, and
+// counts the indeterminate ones, whatever format and file the report went to: a CI log always
+// says what failed. The verdict line itself is the command's last line (verdictErr).
+func printSummary(w io.Writer, res *report.Result) {
+	findings := res.Findings()
+	for i, f := range findings {
+		mark := "FAIL "
+		if res.Known(f) {
+			mark = "known"
+		}
+		for _, rr := range f.Rules {
+			fmt.Fprintf(w, "%s %3d  %-10s %s\n", mark, i+1, rr.Rule.Level, rr.Rule.Name)
+		}
+	}
+	if n := res.Tally().Indeterminate; n > 0 {
+		fmt.Fprintf(w, "%d rules indeterminate, never counted as a pass (listed in the report with --show all)\n", n)
+	}
+}
+
+// verdictErr is what a command that judged a result returns: nil when it passed (after saying
+// so on stderr), else an error whose message is the verdict line and whose exit code
+// cmd/internal/cli picks from the verdict.
+func verdictErr(stderr io.Writer, res *report.Result) error {
+	v := res.EffectiveGate().Verdict(res)
+	line := res.VerdictLine()
+	if v == report.VerdictPassed {
+		fmt.Fprintf(stderr, "sentinel: %s\n", line)
+	}
+	return cli.Judge(v, line)
+}
+
+// couldNotRun is the result of a scan that failed before it produced one: every output still
+// gets a valid document saying why (a SARIF upload step must find its file).
+func couldNotRun(endpoint, tool string, err error, secrets []string) *report.Result {
+	return &report.Result{
+		Schema: report.SchemaVersion, Tool: tool, Target: wire.RedactString(endpoint, secrets...),
+		Rules:       []report.RuleResult{},
+		CouldNotRun: &report.CouldNotRun{Reason: wire.RedactString(err.Error(), secrets...)},
+	}
+}
+
+// fixedCompletion completes a flag's value from a fixed list.
+func fixedCompletion(values ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// ruleCompletion completes rule IDs and names.
+func ruleCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, r := range rules.All() {
+		out = append(out, r.Name)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// areaCompletion completes area names.
+func areaCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, a := range rules.AllAreas {
+		out = append(out, string(a))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// writeTo sends one document to stdout, or to the file named out, checking the file's close
+// (where a full disk shows up).
+func writeTo(stdout io.Writer, out string, render func(io.Writer) error) error {
+	if out == "" {
+		return render(stdout)
+	}
+	file, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", out, err)
+	}
+	if err := render(file); err != nil {
+		_ = file.Close()
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	return nil
+}
