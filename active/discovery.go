@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -48,21 +49,86 @@ func (t *Target) discover(ctx context.Context) error {
 		}
 	}
 	t.Era = "unknown"
-	if st := ex.Status(); (st == http.StatusUnauthorized || st == http.StatusForbidden) && len(wire.HeaderValues(ex.Response.Header, wire.HeaderAuthenticate)) > 0 {
+	if reason := unauthorized(ex, t.Options.Header); reason != "" {
 		t.Era = "unknown (authorization required)"
-		hint := "supply a token with --token, --token-file or SENTINEL_TOKEN"
-		if len(wire.HeaderValues(t.Options.Header, wire.HeaderAuthorization)) > 0 {
-			hint = "the token given was not accepted"
-		}
-		t.EraWhy = fmt.Sprintf("the server requires authorization (%s with WWW-Authenticate): %s", ex.Summary(), hint)
+		t.EraWhy = reason
+		t.couldNotRun = reason
 		return nil
 	}
-	if v, _, ok := t.ServesLegacy(ctx); ok {
+	v, legacy, ok := t.ServesLegacy(ctx)
+	if ok {
 		t.Era = fmt.Sprintf("legacy (%s)", v)
 		t.EraWhy += fmt.Sprintf("; the legacy initialize handshake succeeded with protocolVersion %s", v)
 		t.openLegacySession(ctx)
+		return nil
+	}
+	if !speaksJSONRPC(ex) && !speaksJSONRPC(legacy) {
+		t.couldNotRun = notMCP(ex, legacy)
 	}
 	return nil
+}
+
+// unauthorized returns why the scan cannot go on when the discover was refused for want of
+// authorization (401, or 403 with a Bearer challenge), "" otherwise. Without a token that the
+// server accepts, every answer would be the same refusal, and grading it as an MCP server would
+// only report the refusal many times over.
+func unauthorized(ex *wire.Exchange, sent http.Header) string {
+	st := ex.Status()
+	challenges := wire.HeaderValues(ex.Response.Header, wire.HeaderAuthenticate)
+	if st != http.StatusUnauthorized && (st != http.StatusForbidden || len(challenges) == 0) {
+		return ""
+	}
+	what := fmt.Sprintf("%d", st)
+	if len(challenges) > 0 {
+		what += ", WWW-Authenticate: " + clipText(strings.Join(challenges, ", "), 200)
+	}
+	for _, c := range challenges {
+		if rm, ok := authParam(c, "resource_metadata"); ok && rm != "" {
+			what += ", resource metadata " + clipText(rm, 200)
+			break
+		}
+	}
+	if len(wire.HeaderValues(sent, wire.HeaderAuthorization)) > 0 {
+		if st == http.StatusForbidden {
+			return fmt.Sprintf("the endpoint refused the token given (%s): it lacks a scope the server requires; use a token with the scope the challenge names", what)
+		}
+		return fmt.Sprintf("the endpoint refused the token given (%s): check the token in --token-file or %s", what, "SENTINEL_TOKEN")
+	}
+	return fmt.Sprintf("the endpoint requires authorization (%s): pass --token-file or SENTINEL_TOKEN", what)
+}
+
+// speaksJSONRPC reports whether ex got an answer carrying at least one JSON-RPC message.
+func speaksJSONRPC(ex *wire.Exchange) bool {
+	return ex != nil && ex.Response != nil && len(ex.Response.Messages) > 0
+}
+
+// notMCP says why an endpoint that answered neither server/discover nor the legacy initialize
+// with any JSON-RPC message is not an MCP endpoint (a web page, a 404, a proxy's error page).
+func notMCP(discover, legacy *wire.Exchange) string {
+	path := "/"
+	if u, err := url.Parse(discover.Request.URL); err == nil && u.Path != "" {
+		path = u.Path
+	}
+	what := func(ex *wire.Exchange) string {
+		s := ex.Summary()
+		if ex.Response != nil && len(ex.Response.Body) > 0 {
+			s += fmt.Sprintf(" (%d bytes, no JSON-RPC message)", len(ex.Response.Body))
+		}
+		return s
+	}
+	msg := fmt.Sprintf("not an MCP endpoint: POST %s → %s", path, strings.TrimPrefix(what(discover), "POST server/discover → "))
+	if legacy != nil && legacy.Response != nil {
+		msg += "; a legacy initialize got " + strings.TrimPrefix(what(legacy), "POST initialize → ")
+	}
+	return msg + ": check --endpoint (the URL of the MCP endpoint itself, e.g. https://host/mcp)"
+}
+
+// clipText shortens a server-supplied string quoted in a message.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // LegacyInitialize builds the pre-2026 initialize request exactly as a 2025 client sends it: no
@@ -97,14 +163,14 @@ func (t *Target) ServesLegacy(ctx context.Context) (version string, ex *wire.Exc
 }
 
 // listPrimitives reads the first page of each declared list and works out which tools the scan
-// may call. Failures here are left to the probes and passive checks to judge.
+// may call. Failures here are left to the probes and passive checks to judge; which lists were
+// read is recorded, because only a list the server served proves that something is absent.
 func (t *Target) listPrimitives(ctx context.Context) {
 	if t.HasCapability("tools") {
 		var res struct {
 			Tools []json.RawMessage `json:"tools"`
 		}
-		if ex := t.Call(ctx, "tools/list", nil, wire.WithLabel("tools/list")); ex.Reply() != nil {
-			_ = wire.Decode(ex.Reply().Result, &res)
+		if ex := t.Call(ctx, "tools/list", nil, wire.WithLabel("tools/list")); t.readList(ex, "tools", &res) {
 			t.notePagination(ex)
 		}
 		for _, raw := range res.Tools {
@@ -112,6 +178,9 @@ func (t *Target) listPrimitives(ctx context.Context) {
 				t.Tools = append(t.Tools, tl)
 			}
 		}
+		// Every choice the probes make among tools is made in name order, so identical scans
+		// make identical choices whatever order the server lists them in.
+		slices.SortStableFunc(t.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	}
 	if t.HasCapability("prompts") {
 		var res struct {
@@ -119,13 +188,13 @@ func (t *Target) listPrimitives(ctx context.Context) {
 				Name string `json:"name"`
 			} `json:"prompts"`
 		}
-		if ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list")); ex.Reply() != nil {
-			_ = wire.Decode(ex.Reply().Result, &res)
+		if ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list")); t.readList(ex, "prompts", &res) {
 			t.notePagination(ex)
 		}
 		for _, p := range res.Prompts {
 			t.Prompts = append(t.Prompts, p.Name)
 		}
+		slices.Sort(t.Prompts)
 	}
 	if t.HasCapability("resources") {
 		var res struct {
@@ -133,8 +202,7 @@ func (t *Target) listPrimitives(ctx context.Context) {
 				URI string `json:"uri"`
 			} `json:"resources"`
 		}
-		if ex := t.Call(ctx, "resources/list", nil, wire.WithLabel("resources/list")); ex.Reply() != nil {
-			_ = wire.Decode(ex.Reply().Result, &res)
+		if ex := t.Call(ctx, "resources/list", nil, wire.WithLabel("resources/list")); t.readList(ex, "resources", &res) {
 			t.notePagination(ex)
 		}
 		for _, r := range res.Resources {
@@ -151,11 +219,43 @@ func (t *Target) listPrimitives(ctx context.Context) {
 		}
 	}
 	t.findMRTRTool(ctx)
+	names := make([]string, 0, len(allowed))
 	for n := range allowed {
-		if !slices.ContainsFunc(t.Tools, func(tl Tool) bool { return tl.Name == n }) {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if t.Listed("tools/list") && !slices.ContainsFunc(t.Tools, func(tl Tool) bool { return tl.Name == n }) {
 			t.Note("--allow-call %q names no tool the server lists; it was ignored", n)
 		}
 	}
+}
+
+// readList decodes a list reply into v and records whether the server served the list: a
+// result carrying the member array. A refused or malformed list is recorded as not read.
+func (t *Target) readList(ex *wire.Exchange, member string, v any) bool {
+	r := ex.Reply()
+	ok := ex.Status() == http.StatusOK && r != nil && r.Error == nil && wire.Decode(r.Result, v) == nil
+	if ok {
+		var arr []json.RawMessage
+		ok = json.Unmarshal(r.ResultField(member), &arr) == nil && r.ResultField(member) != nil
+	}
+	t.mu.Lock()
+	if t.listed == nil {
+		t.listed = map[string]bool{}
+	}
+	t.listed[ex.Request.Message.Method] = ok
+	t.mu.Unlock()
+	return ok
+}
+
+// Listed reports whether discovery read the named list (tools/list, prompts/list,
+// resources/list) as a result with its array. Absence is concluded only from a list that was
+// read; anything else is unknown.
+func (t *Target) Listed(method string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.listed[method]
 }
 
 // notePagination records that a list answered with a nextCursor: the server paginates.

@@ -11,7 +11,7 @@ import (
 
 // maxMRTRCandidates bounds how many callable tools discovery tries when looking for one that
 // answers input_required.
-const maxMRTRCandidates = 8
+const maxMRTRCandidates = 32
 
 // MRTRCapabilities are the client capabilities discovery declares when it calls a tool to see
 // whether it asks for input: a tool only asks for what the client says it can give.

@@ -13,12 +13,14 @@ import (
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
-// A scan of a server that rejects everything: it is not in the 2026-07-28 era, so
-// discover-implemented fails and the negative checks stay indeterminate instead of passing.
+// A scan of a server that rejects everything with a JSON-RPC error: it is not in the 2026-07-28
+// era, so discover-implemented fails and the negative checks stay indeterminate instead of
+// passing.
 func ExampleScan() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, "no")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}`)
 	}))
 	defer srv.Close()
 	out, err := active.Scan(context.Background(), active.Options{

@@ -64,7 +64,8 @@ func (l *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestLegacySessionKeepsFailuresAndNoPasses proves the era gate's handling of a legacy server:
 // the scan runs inside the session the initialize minted, a mismatched Mcp-Method that the
 // server serves is a failure naming the request that really went out (ping in place of
-// server/discover), the minted session id fails ignore-session-id, and nothing passes.
+// server/discover), the minted session id is migration debt (ignore-session-id is n/a: the
+// clause addresses servers that support only this revision), and nothing passes.
 func TestLegacySessionKeepsFailuresAndNoPasses(t *testing.T) {
 	ls := &legacyServer{}
 	srv := httptest.NewServer(ls)
@@ -83,10 +84,13 @@ func TestLegacySessionKeepsFailuresAndNoPasses(t *testing.T) {
 			t.Errorf("mcp-method-match evidence does not name the request sent: %s", rr.Observed())
 		}
 	}
-	for _, name := range []string{"mcp-method-match", "ignore-session-id", "discover-implemented"} {
+	for _, name := range []string{"mcp-method-match", "discover-implemented"} {
 		if byName[name] != rules.Fail {
 			t.Errorf("%s = %s, want fail", name, byName[name])
 		}
+	}
+	if byName["ignore-session-id"] != rules.NotApplicable {
+		t.Errorf("ignore-session-id = %s, want n/a on a server that does not speak 2026-07-28", byName["ignore-session-id"])
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()

@@ -50,6 +50,7 @@ func Probes() []Probe {
 		mrtrProbes(),
 		authProbes(),
 		loggingProbes(),
+		outOfReachProbes(),
 	}
 	var out []Probe
 	for _, g := range groups {

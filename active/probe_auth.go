@@ -19,7 +19,7 @@ var authRuleNames = []string{
 	"unauthenticated-401", "401-bearer-challenge", "challenge-includes-scope", "auth-status-codes",
 	"no-data-to-unauthorized", "invalid-token-401", "token-validated-per-request", "no-query-string-token",
 	"prm-implemented", "prm-discoverable", "prm-authorization-servers", "prm-resource-identifier",
-	"no-offline-access-scope", "canonical-uri-no-trailing-slash",
+	"no-offline-access-scope", "canonical-uri-no-trailing-slash", "insufficient-scope-403", "scope-single-challenge",
 }
 
 // authProbes grade the server as an OAuth 2.1 resource server: the 401 challenge, the Protected
@@ -106,6 +106,8 @@ func probeAuth(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	} else if challenge != "" {
 		out = append(out, stamp(rules.Failed(rules.IDOf("challenge-includes-scope"), "the Bearer challenge names no scope: "+challenge), bare))
 	}
+	why := "needs a token with a reduced scope from the operator, which the scan does not have"
+	out = append(out, rules.Undecided(rules.IDOf("insufficient-scope-403"), why), rules.Undecided(rules.IDOf("scope-single-challenge"), why))
 	out = append(out, invalidTokenOutcome(ctx, t))
 	out = append(out, tokenReuseOutcomes(ctx, t)...)
 	out = append(out, prmOutcomes(ctx, t, challenge, scope)...)

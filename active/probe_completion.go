@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -17,21 +16,10 @@ func completionProbes() []Probe {
 	}
 }
 
-// promptArgument finds a listed prompt with at least one argument.
+// promptArgument finds a listed prompt with at least one argument, in name order.
 func promptArgument(ctx context.Context, t *Target) (name, arg string) {
-	ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list"))
-	var res struct {
-		Prompts []struct {
-			Name      string `json:"name"`
-			Arguments []struct {
-				Name string `json:"name"`
-			} `json:"arguments"`
-		} `json:"prompts"`
-	}
-	if ex.Reply() == nil || json.Unmarshal(ex.Reply().Result, &res) != nil {
-		return "", ""
-	}
-	for _, p := range res.Prompts {
+	prompts, _, _ := listPrompts(ctx, t)
+	for _, p := range prompts {
 		if len(p.Arguments) > 0 {
 			return p.Name, p.Arguments[0].Name
 		}

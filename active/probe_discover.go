@@ -20,7 +20,9 @@ func discoverProbes() []Probe {
 	return []Probe{
 		{Name: "discover-implemented", RuleIDs: ids("discover-implemented"), AnyEra: true, Run: probeDiscoverImplemented},
 		{Name: "message-patterns", RuleIDs: ids("support-message-patterns"), AnyEra: true, Run: probeMessagePatterns},
-		{Name: "extension-ids", RuleIDs: ids("extension-id-grammar"), Requires: rules.FeatureExtensions, Run: probeExtensionIDs},
+		// extension-fallback is judged by the passive checks on whatever traffic shows an
+		// extension; citing it here makes it n/a on a server that declares no extensions.
+		{Name: "extension-ids", RuleIDs: ids("extension-id-grammar", "extension-fallback"), Requires: rules.FeatureExtensions, Run: probeExtensionIDs},
 		{Name: "declared-capabilities", RuleIDs: ids("declare-tools", "declare-resources", "declare-prompts", "declare-completions"), Run: probeDeclared},
 	}
 }
@@ -60,6 +62,19 @@ func probeDeclared(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 			"ref":      map[string]any{"type": "ref/prompt", "name": "sentinel-probe"},
 			"argument": map[string]any{"name": "a", "value": ""},
 		}},
+	}
+	// Completion of a prompt argument the server really has is answered by a server that serves
+	// completion; an invented prompt would get -32602 from it, which proves nothing either way.
+	if !t.HasCapability("completions") && t.HasCapability("prompts") {
+		if prompts, _, ok := listPrompts(ctx, t); ok {
+			for _, p := range prompts {
+				if len(p.Arguments) > 0 {
+					checks[3].params = map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": p.Name},
+						"argument": map[string]any{"name": p.Arguments[0].Name, "value": ""}}
+					break
+				}
+			}
+		}
 	}
 	var out []rules.Outcome
 	for _, c := range checks {

@@ -31,15 +31,37 @@ func discoverWith(opts ...wire.CallOption) wire.RequestSpec {
 
 // probePVHeader: a POST without MCP-Protocol-Version, or whose header differs from the _meta
 // protocolVersion, MUST be rejected with 400 and -32020 (HeaderMismatch).
+//
+// "A server that supports clients implementing protocol versions earlier than 2025-06-18 ... MAY
+// treat a request that omits the header as protocol version 2025-03-26": for such a server (one
+// that completes a 2025-03-26 initialize) pv-header-required is n/a.
 func probePVHeader(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	l1 := "server/discover without MCP-Protocol-Version (2026-07-28 in _meta)"
 	ex1 := t.Send(ctx, discoverWith(wire.WithoutHeader(wire.HeaderProtocolVersion), wire.WithLabel(l1)))
 	l2 := "server/discover with MCP-Protocol-Version: 2025-11-25 and 2026-07-28 in _meta"
 	ex2 := t.Send(ctx, discoverWith(wire.WithHeader(wire.HeaderProtocolVersion, "2025-11-25"), wire.WithLabel(l2)))
+	required := reject(rules.IDOf("pv-header-required"), l1, ex1, http.StatusBadRequest, wire.CodeHeaderMismatch)
+	if required.Status == rules.Fail {
+		if ex, ok := t.servesPre20250618(ctx); ok {
+			required = stamp(rules.Absent(required.RuleID, "the server serves clients older than 2025-06-18 (an initialize with protocolVersion 2025-03-26 succeeded), which MAY have a request without the header treated as 2025-03-26"), ex)
+		}
+	}
 	return []rules.Outcome{
-		reject(rules.IDOf("pv-header-required"), l1, ex1, http.StatusBadRequest, wire.CodeHeaderMismatch),
+		required,
 		reject(rules.IDOf("pv-header-body-match"), l2, ex2, http.StatusBadRequest, wire.CodeHeaderMismatch),
 	}, nil
+}
+
+// servesPre20250618 reports whether the server completes a legacy initialize offering
+// 2025-03-26 and answers with that version (it serves clients that predate the header), sending
+// the handshake once per scan, ungraded.
+func (t *Target) servesPre20250618(ctx context.Context) (*wire.Exchange, bool) {
+	t.oldOnce.Do(func() {
+		ex := t.SendUngraded(withoutSession(ctx), LegacyInitialize("2025-03-26"))
+		v, _ := ex.Reply().ResultString("protocolVersion")
+		t.oldEx, t.oldOK = ex, ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().Error == nil && v == "2025-03-26"
+	})
+	return t.oldEx, t.oldOK
 }
 
 // probeMethodHeader: Mcp-Method is required on every request and must equal the body's method,
@@ -138,9 +160,6 @@ func probeLegacyHeaders(ctx context.Context, t *Target) ([]rules.Outcome, error)
 	if na := modernOnly(ctx, t, sid, rules.IDOf("ignore-last-event-id")); na != nil {
 		return na, nil
 	}
-	if t.LegacySession {
-		return legacySessionHeaders(ctx, t), nil
-	}
 	l1 := "server/discover with Mcp-Session-Id: sentinel-session-1"
 	ex1 := t.Send(ctx, discoverWith(wire.WithHeader(wire.HeaderSessionID, "sentinel-session-1"), wire.WithLabel(l1)))
 	o1 := served(sid, l1, ex1)
@@ -152,27 +171,6 @@ func probeLegacyHeaders(ctx context.Context, t *Target) ([]rules.Outcome, error)
 	l2 := "server/discover with Last-Event-ID: 42"
 	ex2 := t.Send(ctx, discoverWith(wire.WithHeader(wire.HeaderLastEventID, "42"), wire.WithLabel(l2)))
 	return []rules.Outcome{o1, served(rules.IDOf("ignore-last-event-id"), l2, ex2)}, nil
-}
-
-// legacySessionHeaders grades the session rules on a server outside the era from what its legacy
-// session showed: the initialize answer minted an Mcp-Session-Id, and a GET carrying
-// Last-Event-ID opened a stream (resumption is a 2025 mechanism the new era removed). A
-// server/discover carrying the headers would prove nothing here: the server does not implement
-// it, so its refusal is about the method, not the headers.
-func legacySessionHeaders(ctx context.Context, t *Target) []rules.Outcome {
-	sid, lid := rules.IDOf("ignore-session-id"), rules.IDOf("ignore-last-event-id")
-	var out []rules.Outcome
-	if t.SessionID != "" {
-		out = append(out, stamp(rules.Failed(sid, fmt.Sprintf("%s; the response minted Mcp-Session-Id: %s", observed("legacy initialize", t.legacyEx), t.SessionID)), t.legacyEx))
-	}
-	label := "GET with Accept: text/event-stream and Last-Event-ID: 0 inside the legacy session"
-	gctx, cancel := context.WithTimeout(ctx, streamPeek)
-	defer cancel()
-	ex := t.Send(gctx, wire.RequestSpec{Method: http.MethodGet, Header: http.Header{wire.HeaderAccept: {wire.ContentTypeSSE}, wire.HeaderLastEventID: {"0"}}, Label: label})
-	if ex.Response != nil && ex.Status() == http.StatusOK && wire.MediaType(ex.Response.Header.Get(wire.HeaderContentType)) == wire.ContentTypeSSE {
-		out = append(out, stamp(rules.Failed(lid, observed(label, ex)+"; the server resumed an event stream from Last-Event-ID instead of ignoring it"), ex))
-	}
-	return out
 }
 
 // streamPeek bounds a GET that may open an endless event stream: the status and headers are

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
+	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -22,7 +24,7 @@ func mrtrProbes() []Probe {
 			"request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
 			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
 			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400",
-			"no-capability-inference", "no-connection-derived-context")},
+			"no-capability-inference", "no-connection-derived-context", "sampling-tool-results-paired")},
 		{Name: "mrtr-elicitation", Requires: rules.FeatureCallableTool, Run: probeMRTRElicitation, RuleIDs: ids(
 			"elicitation-url-https", "form-no-clickable-urls", "elicitation-response-validated")},
 	}
@@ -39,6 +41,48 @@ type interim struct {
 	state         string
 	hasState      bool
 	firstExchange *wire.Exchange
+	// genuine is the retry with the issued state and well-formed answers (the control every
+	// altered retry is compared with); nil until accepted first needs it.
+	genuine *wire.Exchange
+}
+
+// inputKeys returns the sorted inputRequests keys of an InputRequiredResult, nil for anything else.
+func inputKeys(ex *wire.Exchange) []string {
+	r := resultOf(ex)
+	if r == nil || ex.Reply().ResultType() != "input_required" {
+		return nil
+	}
+	var reqs map[string]json.RawMessage
+	_ = json.Unmarshal(r["inputRequests"], &reqs)
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// accepted reports whether ex moved the call on the way the genuine retry does: it completed, or
+// (a tool of several rounds) it asked for the next round's input, other keys than the first round
+// asked for and the same the genuine retry asks for. A tool that refuses, or asks again for the
+// same input, did not accept what it was sent.
+func (it *interim) accepted(ctx context.Context, t *Target, ex *wire.Exchange) bool {
+	if c, _, _, _ := verdict(ex); c {
+		return true
+	}
+	next := inputKeys(ex)
+	if next == nil || strings.Join(next, "\x00") == strings.Join(inputKeys(it.firstExchange), "\x00") {
+		return false
+	}
+	if it.genuine == nil {
+		extra := map[string]any{"inputResponses": responsesFor(it.requests, false)}
+		if it.hasState {
+			extra["requestState"] = it.state
+		}
+		it.genuine = callWith(ctx, t, fmt.Sprintf("tools/call %q retried with its requestState and the input it asked for (control)", it.tool.Name),
+			it.tool.Name, it.args, allCapabilities, extra)
+	}
+	return strings.Join(next, "\x00") == strings.Join(inputKeys(it.genuine), "\x00")
 }
 
 // callWith calls tool with arguments, declared capabilities and extra params (inputResponses,
@@ -64,7 +108,7 @@ func findInterim(ctx context.Context, t *Target) (*interim, bool) {
 	var best *interim
 	bestScore := -1
 	for n, d := range defs {
-		if n >= 8 || bestScore == 3 {
+		if n >= maxMRTRCandidates || bestScore == 3 {
 			break
 		}
 		args := sampleArguments(d.InputSchema)
@@ -118,7 +162,9 @@ func responsesFor(reqs map[string]json.RawMessage, decline bool) map[string]any 
 	return out
 }
 
-// verdict classifies a retry's answer.
+// verdict classifies a retry's answer: complete (the call completed, wire's one meaning: a result
+// whose resultType is "complete" or absent, not a tool error), again (a new InputRequiredResult),
+// isErr (a JSON-RPC error or a tool result with isError), broken (no JSON-RPC answer, or a 5xx).
 func verdict(ex *wire.Exchange) (complete, again, isErr, broken bool) {
 	if ex.Response == nil || ex.Status() >= 500 || ex.Reply() == nil {
 		return false, false, false, true
@@ -130,23 +176,139 @@ func verdict(ex *wire.Exchange) (complete, again, isErr, broken bool) {
 	if string(r["isError"]) == "true" {
 		return false, false, true, false
 	}
-	rt := ex.Reply().ResultType()
-	return rt == "complete", rt == "input_required", false, false
+	return ex.Reply().Completed(), ex.Reply().ResultType() == "input_required", false, false
 }
 
-// tampered alters a requestState the way an attacker would: one character changed.
-func tampered(s string) string {
+// tamperings returns two altered copies of an issued requestState, each with one character
+// changed at a different place inside it, never the last: in unpadded base64 the last character
+// may carry bits a decoder ignores (a 32-byte MAC ends in a character of which only 4 bits
+// count, so 4 of 64 final characters decode to the same bytes), and a "tamper" there may be no
+// tamper at all. A letter becomes its neighbour in the alphabet and a digit its neighbour, never
+// the other case (a hex decoder ignores case), so the decoded bytes change in every common
+// encoding. A state too short to hold two inner places is extended instead.
+func tamperings(s string) []string {
 	if s == "" {
-		return "sentinel-forged-state"
+		return []string{"sentinel-forged-state", "c2VudGluZWwtZm9yZ2VkLXN0YXRl"}
 	}
-	b := []byte(s)
-	last := len(b) - 1
-	if b[last] == 'A' {
-		b[last] = 'B'
-	} else {
-		b[last] = 'A'
+	if len(s) < 4 {
+		return []string{s + "x", "x" + s}
 	}
-	return string(b)
+	var out []string
+	used := -1
+	for _, at := range []int{len(s) / 3, 2 * len(s) / 3} {
+		i := flippable(s, at, used)
+		if i < 0 {
+			out = append(out, s[:at]+"~"+s[at:])
+			continue
+		}
+		used = i
+		b := []byte(s)
+		b[i] = neighbour(b[i])
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// flippable returns the index of the first letter or digit at or after at (then before it),
+// excluding the last character and the index skip; -1 when there is none.
+func flippable(s string, at, skip int) int {
+	ok := func(i int) bool {
+		c := s[i]
+		return i != skip && i < len(s)-1 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+	}
+	for i := at; i < len(s)-1; i++ {
+		if ok(i) {
+			return i
+		}
+	}
+	for i := at - 1; i >= 0; i-- {
+		if ok(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// neighbour is the next letter or digit of the same kind and case (z, Z and 9 go back one).
+func neighbour(c byte) byte {
+	switch c {
+	case 'z', 'Z', '9':
+		return c - 1
+	}
+	return c + 1
+}
+
+// replayArguments returns arguments for a different request to the same tool: one argument the
+// tool's inputSchema declares (required ones first, then optional ones, each in name order) given
+// another value of its type. The spec asks servers to bind requestState to "the method name and a
+// digest of its salient parameters": an argument the schema does not declare is not salient, and
+// a server rightly ignores it. tried lists properties already tried; ok is false when no declared
+// argument of a plain type (string, number, integer, boolean, enum) is left.
+func replayArguments(schema json.RawMessage, args map[string]any, tried map[string]bool) (other map[string]any, prop string, ok bool) {
+	var s struct {
+		Properties map[string]struct {
+			Type any   `json:"type"`
+			Enum []any `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil, "", false
+	}
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if required[names[i]] != required[names[j]] {
+			return required[names[i]]
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names {
+		if tried[n] {
+			continue
+		}
+		p := s.Properties[n]
+		cur, has := args[n]
+		var v any
+		switch ty, _ := p.Type.(string); {
+		case len(p.Enum) > 0:
+			for _, e := range p.Enum {
+				if !has || fmt.Sprint(e) != fmt.Sprint(cur) {
+					v = e
+					break
+				}
+			}
+		case ty == "string":
+			v = "sentinel-replay"
+			if c, ok := cur.(string); ok && c == "sentinel-replay" {
+				v = "sentinel-replay-2"
+			}
+		case ty == "integer" || ty == "number":
+			v = 2
+			if c, ok := cur.(int); ok && c == 2 {
+				v = 3
+			}
+		case ty == "boolean":
+			b, _ := cur.(bool)
+			v = !b
+		}
+		if v == nil {
+			continue
+		}
+		other = map[string]any{}
+		for k, a := range args {
+			other[k] = a
+		}
+		other[n] = v
+		return other, n, true
+	}
+	return nil, "", false
 }
 
 // probeMRTR runs the MRTR checks on the first tool that answers input_required.
@@ -165,12 +327,12 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		for _, id := range ids("request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
 			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
 			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400", "no-capability-inference",
-			"no-connection-derived-context") {
+			"no-connection-derived-context", "sampling-tool-results-paired") {
 			out = append(out, rules.Undecided(id, why))
 		}
 		return out, nil
 	}
-	var out []rules.Outcome
+	out := []rules.Outcome{toolSamplingOutcome(it)}
 	good := responsesFor(it.requests, false)
 	withState := func(state string, responses map[string]any) map[string]any {
 		extra := map[string]any{}
@@ -187,29 +349,8 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	// Tampered and replayed state.
 	integrity, untrusted, replay := rules.IDOf("request-state-integrity"), rules.IDOf("request-state-untrusted"), rules.IDOf("request-state-anti-replay")
 	if it.hasState {
-		label := fmt.Sprintf("tools/call %q retried with a tampered requestState", name)
-		ex := callWith(ctx, t, label, name, it.args, allCapabilities, withState(tampered(it.state), good))
-		if c, _, _, broken := verdict(ex); c {
-			out = append(out, stamp(rules.Failed(integrity, observed(label, ex)+"; state that fails verification was accepted and the call completed"), ex),
-				stamp(rules.Failed(untrusted, observed(label, ex)+"; altered requestState was trusted"), ex))
-		} else if broken {
-			out = append(out, stamp(rules.Failed(untrusted, observed(label, ex)+"; altered requestState broke the handler instead of being refused"), ex))
-		} else {
-			out = append(out, stamp(rules.Passed(integrity, observed(label, ex)+"; the tampered state was not accepted"), ex),
-				stamp(rules.Passed(untrusted, observed(label, ex)), ex))
-		}
-		other := map[string]any{}
-		for k, v := range it.args {
-			other[k] = v
-		}
-		other["sentinel_replay_marker"] = "different request"
-		label = fmt.Sprintf("tools/call %q with different arguments, replaying the first call's requestState", name)
-		ex = callWith(ctx, t, label, name, other, allCapabilities, withState(it.state, good))
-		if c, _, _, _ := verdict(ex); c {
-			out = append(out, stamp(rules.Failed(replay, observed(label, ex)+"; state issued for one request completed another (no originating-request binding)"), ex))
-		} else {
-			out = append(out, stamp(rules.Passed(replay, observed(label, ex)+"; the replayed state was not accepted for a different request"), ex))
-		}
+		out = append(out, tamperOutcomes(ctx, t, it, good, withState)...)
+		out = append(out, replayOutcome(ctx, t, it, good, withState))
 	} else {
 		why := "the tool's InputRequiredResult carried no requestState"
 		out = append(out, rules.Absent(integrity, why), rules.Absent(untrusted, why), rules.Absent(replay, why))
@@ -262,6 +403,69 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		}
 	}
 	return append(out, capabilityOutcomes(ctx, t, it)...), nil
+}
+
+// tamperOutcomes retries the call with two different tamperings of the issued requestState: if
+// either completes the call, state that fails verification was accepted.
+func tamperOutcomes(ctx context.Context, t *Target, it *interim, good map[string]any, withState func(string, map[string]any) map[string]any) []rules.Outcome {
+	integrity, untrusted := rules.IDOf("request-state-integrity"), rules.IDOf("request-state-untrusted")
+	name := it.tool.Name
+	var refused []string
+	var last *wire.Exchange
+	for i, forged := range tamperings(it.state) {
+		label := fmt.Sprintf("tools/call %q retried with a tampered requestState (change %d of 2: one character altered inside it)", name, i+1)
+		ex := callWith(ctx, t, label, name, it.args, allCapabilities, withState(forged, good))
+		last = ex
+		if cut(ex) {
+			return []rules.Outcome{undecidedCut(integrity, label, ex), undecidedCut(untrusted, label, ex)}
+		}
+		_, _, _, broken := verdict(ex)
+		switch {
+		case it.accepted(ctx, t, ex):
+			return []rules.Outcome{stamp(rules.Failed(integrity, observed(label, ex)+"; state that fails verification was accepted: the call went on as with the genuine state"), ex),
+				stamp(rules.Failed(untrusted, observed(label, ex)+"; altered requestState was trusted"), ex)}
+		case broken:
+			return []rules.Outcome{stamp(rules.Failed(untrusted, observed(label, ex)+"; altered requestState broke the handler instead of being refused"), ex)}
+		}
+		refused = append(refused, ex.Summary())
+	}
+	obs := fmt.Sprintf("sent tools/call %q twice with a tampered requestState; got %s", name, strings.Join(refused, " and "))
+	return []rules.Outcome{stamp(rules.Passed(integrity, obs+"; neither tampered state was accepted"), last), stamp(rules.Passed(untrusted, obs), last)}
+}
+
+// replayOutcome replays the issued requestState on a different request to the same tool: one
+// declared argument changed. The changed call is first sent without state as a control: if the
+// server refuses those arguments anyway, the replay's refusal would prove nothing, and the next
+// declared argument is tried. A completed replay means the state is not bound to its request.
+func replayOutcome(ctx context.Context, t *Target, it *interim, good map[string]any, withState func(string, map[string]any) map[string]any) rules.Outcome {
+	replay := rules.IDOf("request-state-anti-replay")
+	name := it.tool.Name
+	tried := map[string]bool{}
+	for range 4 {
+		other, prop, ok := replayArguments(it.tool.InputSchema, it.args, tried)
+		if !ok {
+			break
+		}
+		tried[prop] = true
+		ctlLabel := fmt.Sprintf("tools/call %q with %s=%v and no requestState (control for the replay)", name, prop, other[prop])
+		ctl := callWith(ctx, t, ctlLabel, name, other, allCapabilities, nil)
+		if c, again, _, _ := verdict(ctl); !c && !again {
+			continue // these arguments are refused on their own: a refused replay would prove nothing
+		}
+		label := fmt.Sprintf("tools/call %q with %s=%v, replaying the requestState issued for %s=%v", name, prop, other[prop], prop, it.args[prop])
+		ex := callWith(ctx, t, label, name, other, allCapabilities, withState(it.state, good))
+		if cut(ex) {
+			return undecidedCut(replay, label, ex)
+		}
+		if it.accepted(ctx, t, ex) {
+			return stamp(rules.Failed(replay, observed(label, ex)+"; state issued for one request was accepted for another (no binding to the originating request's parameters)"), ex)
+		}
+		return stamp(rules.Passed(replay, observed(label, ex)+"; the replayed state was not accepted for a different request"), ex)
+	}
+	if len(tried) == 0 {
+		return rules.Undecided(replay, fmt.Sprintf("tool %q declares no argument of a plain type in its inputSchema, so no different request could be built to replay its requestState on (an undeclared argument is not a salient parameter)", name))
+	}
+	return rules.Undecided(replay, fmt.Sprintf("tool %q refused every alternative value of its declared arguments even without requestState, so a refused replay would prove nothing", name))
 }
 
 // declineOutcome answers every elicitation with decline: the server MUST handle it (a result or
@@ -428,8 +632,8 @@ func probeMRTRElicitation(ctx context.Context, t *Target) ([]rules.Outcome, erro
 	}
 	label = fmt.Sprintf("tools/call %q retried with a form response whose %q violates the requestedSchema", it.tool.Name, prop)
 	retry := callWith(ctx, t, label, it.tool.Name, it.args, allCapabilities, extra)
-	if c, _, _, _ := verdict(retry); c {
-		return append(out, stamp(rules.Failed(validated, observed(label, retry)+"; the call completed with data that violates the requestedSchema"), retry)), nil
+	if it.accepted(ctx, t, retry) {
+		return append(out, stamp(rules.Failed(validated, observed(label, retry)+"; the call went on with data that violates the requestedSchema"), retry)), nil
 	}
 	return append(out, stamp(rules.Passed(validated, observed(label, retry)+"; the invalid response was not accepted"), retry)), nil
 }
@@ -465,4 +669,24 @@ func connectionOutcome(ctx context.Context, t *Target, it *interim, label string
 		return stamp(o, fresh)
 	}
 	return stamp(rules.Passed(id, observed(label, reused)+"; the capability-less call was judged on its own declaration on a reused connection"), reused)
+}
+
+// toolSamplingOutcome: follow-ups of a tool-enabled sampling loop pair every ToolUseContent with a
+// ToolResultContent. Only a server that asks for sampling with tools runs such a loop (n/a
+// otherwise); driving one takes a model answering with tool calls, which the scan does not
+// play.
+func toolSamplingOutcome(it *interim) rules.Outcome {
+	id := rules.IDOf("sampling-tool-results-paired")
+	for _, raw := range it.requests {
+		var ir struct {
+			Method string `json:"method"`
+			Params struct {
+				Tools []json.RawMessage `json:"tools"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(raw, &ir) == nil && ir.Method == "sampling/createMessage" && len(ir.Params.Tools) > 0 {
+			return stamp(rules.Undecided(id, "the tool asks for sampling with tools; grading the follow-ups needs a model that answers with tool calls, which the scan does not play"), it.firstExchange)
+		}
+	}
+	return stamp(rules.Absent(id, fmt.Sprintf("tool %q asks for no tool-enabled sampling, so it runs no sampling loop with tools", it.tool.Name)), it.firstExchange)
 }

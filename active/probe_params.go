@@ -20,7 +20,9 @@ var paramRuleNames = []string{
 
 // paramProbes cover the headers that mirror x-mcp-header tool arguments.
 func paramProbes() []Probe {
-	return []Probe{{Name: "mcp-param-headers", RuleIDs: ids(paramRuleNames...), Requires: rules.FeatureHeaderParams, Run: probeParamHeaders}}
+	// x-mcp-header-valid is judged by the passive check on tools/list; citing it here makes it
+	// n/a on a server none of whose tools declares an x-mcp-header.
+	return []Probe{{Name: "mcp-param-headers", RuleIDs: ids(append([]string{"x-mcp-header-valid"}, paramRuleNames...)...), Requires: rules.FeatureHeaderParams, Run: probeParamHeaders}}
 }
 
 // paramTool is a callable tool with x-mcp-header arguments and the types of those arguments.

@@ -17,7 +17,8 @@ const maxPromptGets = 8
 // gets the first listed resource, which is what such a prompt embeds; any other gets a plain
 // string. The probe judges nothing itself.
 func probePromptGet(ctx context.Context, t *Target) error {
-	for i, p := range listPrompts(ctx, t) {
+	prompts, _, _ := listPrompts(ctx, t)
+	for i, p := range prompts {
 		if i == maxPromptGets || ctx.Err() != nil {
 			break
 		}

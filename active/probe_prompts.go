@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"sort"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -42,21 +44,26 @@ type listedPrompt struct {
 	} `json:"arguments"`
 }
 
-// listPrompts asks for the prompt list; nil when the server gave no readable list.
-func listPrompts(ctx context.Context, t *Target) []listedPrompt {
-	ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list"))
+// listPrompts asks for the prompt list; ok is false when the server did not serve it as a list
+// (refused, malformed), and then no conclusion about what it lacks may be drawn. ex is the
+// exchange, for the outcome's evidence.
+func listPrompts(ctx context.Context, t *Target) (prompts []listedPrompt, ex *wire.Exchange, ok bool) {
+	ex = t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list"))
 	var res struct {
-		Prompts []listedPrompt `json:"prompts"`
+		Prompts *[]listedPrompt `json:"prompts"`
 	}
-	if ex.Reply() == nil || json.Unmarshal(ex.Reply().Result, &res) != nil {
-		return nil
+	r := ex.Reply()
+	if ex.Status() != http.StatusOK || r == nil || r.Error != nil || json.Unmarshal(r.Result, &res) != nil || res.Prompts == nil {
+		return nil, ex, false
 	}
-	return res.Prompts
+	out := *res.Prompts
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, ex, true
 }
 
-// promptWithRequiredArg finds a listed prompt with a required argument.
-func promptWithRequiredArg(ctx context.Context, t *Target) (name, arg string) {
-	for _, p := range listPrompts(ctx, t) {
+// promptWithRequiredArg finds a listed prompt with a required argument (in name order).
+func promptWithRequiredArg(prompts []listedPrompt) (name, arg string) {
+	for _, p := range prompts {
 		for _, a := range p.Arguments {
 			if a.Required {
 				return p.Name, a.Name
@@ -70,10 +77,15 @@ func promptWithRequiredArg(ctx context.Context, t *Target) (name, arg string) {
 // validate prompt arguments before processing.
 func probePromptMissingArgs(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	missing, validate := rules.IDOf("missing-prompt-args-32602"), rules.IDOf("validate-prompt-args")
-	name, arg := promptWithRequiredArg(ctx, t)
+	prompts, lex, ok := listPrompts(ctx, t)
+	if !ok {
+		why := fmt.Sprintf("prompts/list was not served as a list (%s), so whether a prompt has a required argument is unknown", lex.Summary())
+		return []rules.Outcome{stamp(rules.Undecided(missing, why), lex), stamp(rules.Undecided(validate, why), lex)}, nil
+	}
+	name, arg := promptWithRequiredArg(prompts)
 	if name == "" {
 		why := "no listed prompt has a required argument"
-		return []rules.Outcome{rules.Absent(missing, why), rules.Absent(validate, why)}, nil
+		return []rules.Outcome{stamp(rules.Absent(missing, why), lex), stamp(rules.Absent(validate, why), lex)}, nil
 	}
 	label := fmt.Sprintf("prompts/get %q without its required argument %q", name, arg)
 	ex := t.Call(ctx, "prompts/get", map[string]any{"name": name, "arguments": map[string]any{}}, wire.WithLabel(label))

@@ -97,6 +97,11 @@ func probeResourceBadURI(ctx context.Context, t *Target) ([]rules.Outcome, error
 	if r := resultOf(ex); r != nil {
 		return []rules.Outcome{stamp(rules.Failed(id, observed(label, ex)+"; a malformed URI was served"), ex)}, nil
 	}
+	if ex.Reply() == nil {
+		// An answer with no JSON-RPC response at all (an empty event stream) is no validation:
+		// the client learns nothing, not even that the URI was refused.
+		return []rules.Outcome{stamp(rules.Failed(id, observed(label, ex)+"; the malformed URI got no JSON-RPC answer instead of an error"), ex)}, nil
+	}
 	return []rules.Outcome{stamp(rules.Passed(id, observed(label, ex)+"; refused"), ex)}, nil
 }
 

@@ -22,7 +22,7 @@ func toolProbes() []Probe {
 	return []Probe{
 		{Name: "tools-list", Requires: rules.FeatureTools, Run: probeToolsList, RuleIDs: ids(
 			"tools-list-current", "tools-deterministic-order", "tool-name-syntax", "tool-name-unique",
-			"input-schema-object", "schemas-valid-dialect")},
+			"input-schema-object", "schemas-valid-dialect", "json-schema-2020-12")},
 		{Name: "unknown-tool", Requires: rules.FeatureTools, RuleIDs: ids("unknown-tool-protocol-error"), Run: probeUnknownTool},
 		{Name: "tool-call", Requires: rules.FeatureCallableTool, Run: probeToolCall, RuleIDs: ids(
 			"output-schema-conformance", "structured-text-mirror")},
@@ -119,15 +119,9 @@ func resultOf(ex *wire.Exchange) map[string]json.RawMessage {
 	return m
 }
 
-// complete reports whether ex ended in a final result: resultType "complete", or no resultType
-// at all (a 2025-era result, always final; result-type-present fails the omission on its own).
-func complete(ex *wire.Exchange) bool {
-	r := ex.Reply()
-	if r == nil || r.Error != nil || r.Result == nil {
-		return false
-	}
-	return r.ResultType() == "complete" || r.ResultField("resultType") == nil
-}
+// complete reports whether ex ended in a final result (wire.Message.Completed: resultType
+// "complete", or none at all), the one meaning of "the call completed" checks and probes share.
+func complete(ex *wire.Exchange) bool { return ex.Reply().Completed() }
 
 // probeToolsList: with tools declared, tools/list MUST return the current set; names SHOULD be
 // well-formed and unique; inputSchema MUST be an object schema valid in its dialect; the order
@@ -149,6 +143,7 @@ func probeToolsList(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		return out, nil
 	}
 	out = append(out, passiveFor(first, h, "tool-name-syntax", "tool-name-unique", "input-schema-object", "schemas-valid-dialect")...)
+	out = append(out, defaultDialectOutcome(label, first, tools))
 	second := t.Call(ctx, "tools/list", nil, wire.WithLabel("tools/list, again"))
 	out = append(out, passiveFor(second, h, "tools-deterministic-order")...)
 	return out, nil
@@ -392,10 +387,14 @@ func probeToolBadArguments(ctx context.Context, t *Target) ([]rules.Outcome, err
 		}
 		obs := observed(label, ex)
 		r := resultOf(ex)
-		_, isErr := ex.ErrorCode()
+		code, isErr := ex.ErrorCode()
 		switch {
 		case r != nil && ex.Reply().ResultType() == "input_required":
 			// An interim result neither ran the tool nor refused the input: no evidence.
+		case isErr && (code == wire.CodeMissingCapability || code == wire.CodeHeaderMismatch || code == wire.CodeUnsupportedVersion || code == wire.CodeMethodNotFound):
+			// Refused on a precondition of the protocol (a capability the call did not declare,
+			// a header, the version): the input was never judged, so this tool says nothing; the
+			// next one may.
 		case r != nil && string(r["isError"]) == "true":
 			keep(stamp(rules.Passed(validate, obs+"; refused with isError:true"), ex))
 			keep(stamp(rules.Passed(asResult, obs+"; the validation failure came back as a tool result with isError:true"), ex))
@@ -409,7 +408,7 @@ func probeToolBadArguments(ctx context.Context, t *Target) ([]rules.Outcome, err
 		}
 	}
 	if len(got) == 0 {
-		why := "no callable tool declares a typed property the scan could violate, or every one answered input_required"
+		why := "no callable tool declares a typed property the scan could violate, or every one answered input_required or refused for another reason than its input"
 		return []rules.Outcome{rules.Undecided(validate, why), rules.Undecided(asResult, why)}, nil
 	}
 	if _, ok := got[asResult]; !ok {
@@ -459,4 +458,52 @@ func wrongTypedArguments(schema json.RawMessage) (map[string]any, string, bool) 
 		}
 	}
 	return nil, "", false
+}
+
+// defaultDialectOutcome: schemas without $schema are JSON Schema 2020-12. Every published input
+// and output schema that names no dialect must compile under 2020-12. That is the part a scan
+// sees; the answer to an unsupported dialect needs a tool that takes schemas as input, which is
+// rare, and a schema that does not compile is schemas-valid-dialect's failure, not this one.
+func defaultDialectOutcome(label string, ex *wire.Exchange, tools []json.RawMessage) rules.Outcome {
+	id := rules.IDOf("json-schema-2020-12")
+	n := 0
+	for _, raw := range tools {
+		var d toolDef
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		for _, schema := range []json.RawMessage{d.InputSchema, d.OutputSchema} {
+			var s map[string]json.RawMessage
+			if len(schema) == 0 || json.Unmarshal(schema, &s) != nil || s["$schema"] != nil {
+				continue
+			}
+			if err := compile2020(schema); err != nil {
+				return stamp(rules.Undecided(id, fmt.Sprintf("tool %q publishes a schema without $schema that does not compile as 2020-12 (%s): schemas-valid-dialect judges it", d.Name, firstLineOf(err.Error()))), ex)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return stamp(rules.Undecided(id, "no listed tool publishes a schema without $schema"), ex)
+	}
+	return stamp(rules.Passed(id, fmt.Sprintf("%s; %d published schema(s) without $schema compile as JSON Schema 2020-12 (the answer to an unsupported dialect was not probed)", observed(label, ex), n)), ex)
+}
+
+// compile2020 compiles a schema under the 2020-12 default dialect, fetching nothing.
+func compile2020(schema json.RawMessage) error {
+	if wire.SchemaTooLarge(schema) {
+		return errSchemaTooLarge
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schema)))
+	if err != nil {
+		return fmt.Errorf("decoding the schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource("mem:///schema.json", doc); err != nil {
+		return fmt.Errorf("adding the schema: %w", err)
+	}
+	_, err = c.Compile("mem:///schema.json")
+	return err
 }

@@ -179,16 +179,17 @@ func probeConcurrent(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	return out, nil
 }
 
-// modernOnly returns n/a outcomes when the server speaks 2026-07-28 and also serves pre-2026
-// clients: the spec's advice on legacy traffic (405 for GET and DELETE, ignoring Mcp-Session-Id
-// and Last-Event-ID) binds "a server that supports only this revision", while a dual-era server
-// follows the older revision for that traffic. nil means the rules apply: the server is
-// modern-only, or it does not speak 2026-07-28 at all, in which case its legacy GET stream and
-// resumable events are exactly what migrating it must remove (the outcomes are failures or, by
-// the era downgrade, indeterminate; never passes).
+// modernOnly returns n/a outcomes unless the server supports only this revision: the spec's
+// advice on legacy traffic (405 for GET and DELETE, ignoring Mcp-Session-Id and Last-Event-ID)
+// binds "a server that supports only this revision". A dual-era server follows the older revision
+// for that traffic, and a server that does not speak 2026-07-28 at all is not addressed either:
+// its GET stream, sessions and resumable events are migration debt, which `sentinel
+// deprecations` lists, not failures of a clause written for servers it is not. nil means the
+// rules apply.
 func modernOnly(ctx context.Context, t *Target, ruleIDs ...string) []rules.Outcome {
 	if !t.Modern {
-		return nil
+		why := fmt.Sprintf("the server does not speak %s (era: %s); this advice binds servers that support only %s, and the legacy behaviour is migration debt (see sentinel deprecations)", wire.ProtocolVersion, t.Era, wire.ProtocolVersion)
+		return each(ruleIDs, func(id string) rules.Outcome { return stamp(rules.Absent(id, why), t.Discover) })
 	}
 	v, ex, ok := t.ServesLegacy(ctx)
 	if !ok {

@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -25,6 +24,8 @@ const (
 	// DefaultConcurrency is how many probes run at once.
 	DefaultConcurrency = 4
 	// MaxProbeTimeout caps one probe, so a slow probe cannot starve the others of the scan's time.
+	// A probe sends several requests in turn, so the cap is never less than twice the per-request
+	// timeout (Limits.ReadTimeout): raising --request-timeout raises it too.
 	MaxProbeTimeout = 20 * time.Second
 )
 
@@ -57,7 +58,8 @@ type Options struct {
 	Areas []rules.Area
 	// Concurrency bounds how many probes run at once (0 → DefaultConcurrency).
 	Concurrency int
-	// Limits bound every read (zero fields → wire defaults).
+	// Limits bound every read (zero fields → wire defaults). Limits.ReadTimeout is the
+	// per-request timeout (--request-timeout): one request and its whole answer, end to end.
 	Limits wire.Limits
 	// Tool names the producer in the result, e.g. "sentinel 0.1.0" (empty: "sentinel").
 	Tool string
@@ -118,8 +120,12 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 }
 
 // Scan probes one endpoint and returns the merged result. The returned error means the scanner
-// could not run (bad options, the endpoint unreachable, nothing answering at all) — exit 2 — and
-// is distinct from a target that fails its rules, which is a result with failures.
+// could not run at all (bad options, nothing answering at the endpoint) — exit 2 — and is
+// distinct from a target that fails its rules, which is a result with failures. Two more outcomes
+// are results that can never pass: Result.CouldNotRun when the endpoint answered but could not be
+// graded (it requires authorization the scan was not given, or it is not an MCP endpoint), and
+// Result.Incomplete when some probes did not finish (the scan's Timeout ran out, a probe hit its
+// own limit, or ctx was cancelled). Both still carry every outcome that was settled.
 func Scan(ctx context.Context, opts Options) (*Output, error) {
 	opts = opts.withDefaults()
 	u, err := ValidateEndpoint(opts.Endpoint)
@@ -131,12 +137,47 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		return nil, err
 	}
 	started := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	scanCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 
 	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory()}
-	if err := t.discover(ctx); err != nil {
-		return nil, err
+	if err := t.discover(scanCtx); err != nil {
+		if scanCtx.Err() == nil {
+			return nil, err
+		}
+		// The deadline or the caller ended the scan before the server answered discovery:
+		// nothing was graded, and the scan did not finish.
+		probes := opts.Probes
+		if probes == nil {
+			probes = Probes()
+		}
+		cut := scanCut(ctx)
+		unfinished := make([]unfinishedProbe, len(probes))
+		for i, p := range probes {
+			unfinished[i] = unfinishedProbe{p.Name, cut}
+		}
+		u.User = nil
+		res := &report.Result{Schema: report.SchemaVersion, Tool: opts.Tool, Target: wire.RedactString(u.String(), opts.Secrets...),
+			Started: started.UTC(), Duration: time.Since(started), Era: "unknown", Notes: t.notesCopy(),
+			Rules: report.Merge(selected, nil), Incomplete: incomplete(unfinished, len(probes), opts.Timeout, t.probeTimeout())}
+		res.Incomplete.Reason += " (server/discover itself was not answered in time)"
+		return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
+	}
+	u.User = nil
+	res := &report.Result{
+		Schema:  report.SchemaVersion,
+		Tool:    opts.Tool,
+		Target:  wire.RedactString(u.String(), opts.Secrets...),
+		Started: started.UTC(),
+		Era:     t.Era,
+	}
+	if t.couldNotRun != "" {
+		reason := wire.RedactString(t.couldNotRun, opts.Secrets...)
+		res.CouldNotRun = &report.CouldNotRun{Reason: reason}
+		res.Notes = t.notesCopy()
+		res.Rules = []report.RuleResult{}
+		res.Duration = time.Since(started)
+		return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 	}
 	opts.Logger.Debug("era gate", "era", t.Era, "modern", t.Modern)
 	switch {
@@ -154,10 +195,11 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	if probes == nil {
 		probes = Probes()
 	}
+	everyProbe := needsEveryProbe(want)
 	var outcomes []rules.Outcome
 	var run []Probe
 	for _, p := range probes {
-		if !touches(p, want) {
+		if !everyProbe && !touches(p, want) {
 			continue
 		}
 		if gated := t.gate(p); gated != nil {
@@ -166,12 +208,13 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		}
 		run = append(run, p)
 	}
-	outcomes = append(outcomes, t.runAll(ctx, run)...)
+	probed, unfinished := t.runAll(scanCtx, ctx, run)
+	outcomes = append(outcomes, probed...)
 
 	t.mu.Lock()
 	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
 	t.mu.Unlock()
-	outcomes = append(outcomes, passiveOuts...)
+	outcomes = append(outcomes, t.controlledPassive(scanCtx, passiveOuts)...)
 	if !t.Modern {
 		// Outside the era only failures are evidence; a pass (an active probe's inside the
 		// legacy session, or a passive check's) would credit a 2025 server with 2026 behaviour.
@@ -189,18 +232,30 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 			kept = append(kept, o)
 		}
 	}
-	u.User = nil
-	res := &report.Result{
-		Schema:   report.SchemaVersion,
-		Tool:     opts.Tool,
-		Target:   wire.RedactString(u.String(), opts.Secrets...),
-		Started:  started.UTC(),
-		Duration: time.Since(started),
-		Era:      t.Era,
-		Notes:    t.notesCopy(),
-		Rules:    report.Merge(selected, kept),
+	if len(unfinished) > 0 {
+		res.Incomplete = incomplete(unfinished, len(run), opts.Timeout, t.probeTimeout())
 	}
+	res.Duration = time.Since(started)
+	res.Notes = t.notesCopy()
+	res.Rules = report.Merge(selected, kept)
 	return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
+}
+
+// needsEveryProbe reports whether a restricted scan must still run every probe to give the
+// verdicts a full scan gives: a rule any passive check can settle is judged on whatever exchange
+// shows it, and any probe's exchange may be the one (retired-codes shows on a tools/call).
+func needsEveryProbe(want map[string]bool) bool {
+	if len(want) == len(rules.All()) {
+		return true
+	}
+	for _, e := range passive.All() {
+		for _, id := range e.RuleIDs {
+			if want[id] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (t *Target) notesCopy() []string {
@@ -243,34 +298,57 @@ func each(ids []string, f func(string) rules.Outcome) []rules.Outcome {
 	return out
 }
 
-// runAll runs the probes with bounded concurrency, each under its own deadline.
-func (t *Target) runAll(ctx context.Context, probes []Probe) []rules.Outcome {
+// How a probe failed to finish; the values of an unfinished probe's cut.
+const (
+	cutScanTimeout  = "scan-timeout"  // the scan's --timeout ran out
+	cutProbeTimeout = "probe-timeout" // the probe's own limit ran out
+	cutInterrupted  = "interrupted"   // the caller cancelled the scan
+)
+
+// unfinishedProbe names a probe that did not finish and why.
+type unfinishedProbe struct{ name, cut string }
+
+// runAll runs the probes with bounded concurrency, each under its own deadline, and returns their
+// outcomes and the probes that did not finish. scanCtx carries the scan's deadline; parent is the
+// caller's context, which tells an interruption from a timeout.
+func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rules.Outcome, []unfinishedProbe) {
 	var (
-		mu   sync.Mutex
-		out  []rules.Outcome
-		done int
-		wg   sync.WaitGroup
+		mu         sync.Mutex
+		out        []rules.Outcome
+		unfinished []unfinishedProbe
+		done       int
+		wg         sync.WaitGroup
 	)
 	sem := make(chan struct{}, t.Options.Concurrency)
 	for _, p := range probes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var res []rules.Outcome
+			cut := ""
 			select {
 			case sem <- struct{}{}:
-			case <-ctx.Done():
-			}
-			var res []rules.Outcome
-			if ctx.Err() != nil {
-				res = each(p.RuleIDs, func(id string) rules.Outcome {
-					return rules.Undecided(id, "not probed: the scan's --timeout ran out first")
-				})
-			} else {
-				res = t.runOne(ctx, p)
+				if scanCtx.Err() == nil {
+					res, cut = t.runOne(scanCtx, parent, p)
+					if cut == "" {
+						res = t.controlled(scanCtx, p, res)
+					}
+				} else {
+					cut = scanCut(parent)
+				}
 				<-sem
+			case <-scanCtx.Done():
+				cut = scanCut(parent)
+			}
+			if cut != "" {
+				why := unfinishedWhy(p.Name, cut, t.Options.Timeout, t.probeTimeout())
+				res = each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
 			}
 			mu.Lock()
 			out = append(out, res...)
+			if cut != "" {
+				unfinished = append(unfinished, unfinishedProbe{p.Name, cut})
+			}
 			done++
 			n := done
 			mu.Unlock()
@@ -281,34 +359,79 @@ func (t *Target) runAll(ctx context.Context, probes []Probe) []rules.Outcome {
 	}
 	wg.Wait()
 	sort.SliceStable(out, func(i, j int) bool { return out[i].RuleID < out[j].RuleID })
-	return out
+	sort.Slice(unfinished, func(i, j int) bool { return unfinished[i].name < unfinished[j].name })
+	return out, unfinished
+}
+
+// scanCut says why the scan context ended: the caller cancelled it, or its deadline passed.
+func scanCut(parent context.Context) string {
+	if parent.Err() != nil {
+		return cutInterrupted
+	}
+	return cutScanTimeout
+}
+
+// unfinishedWhy is the reason given on every rule of a probe that did not finish.
+func unfinishedWhy(name, cut string, scanTimeout, probeTimeout time.Duration) string {
+	switch cut {
+	case cutInterrupted:
+		return fmt.Sprintf("probe %q did not finish: the scan was interrupted", name)
+	case cutProbeTimeout:
+		return fmt.Sprintf("probe %q did not finish within its limit of %s (a slow server: raise --request-timeout)", name, probeTimeout)
+	}
+	return fmt.Sprintf("probe %q did not finish before --timeout %s", name, scanTimeout)
+}
+
+// incomplete summarises the unfinished probes for Result.Incomplete, in one sentence a user can
+// act on.
+func incomplete(unfinished []unfinishedProbe, total int, scanTimeout, probeTimeout time.Duration) *report.Incomplete {
+	var names []string
+	counts := map[string]int{}
+	for _, u := range unfinished {
+		names = append(names, u.name)
+		counts[u.cut]++
+	}
+	n := len(unfinished)
+	var reason string
+	switch {
+	case counts[cutInterrupted] > 0:
+		reason = fmt.Sprintf("%d of %d probes did not finish: the scan was interrupted", n, total)
+	case counts[cutProbeTimeout] == n:
+		reason = fmt.Sprintf("%d of %d probes did not finish within the per-probe limit of %s; the server answers slowly: raise --request-timeout", n, total, probeTimeout)
+	case counts[cutProbeTimeout] > 0:
+		reason = fmt.Sprintf("%d of %d probes did not finish before --timeout %s (%d of them hit the per-probe limit of %s); raise --timeout", n, total, scanTimeout, counts[cutProbeTimeout], probeTimeout)
+	default:
+		reason = fmt.Sprintf("%d of %d probes did not finish before --timeout %s; raise --timeout", n, total, scanTimeout)
+	}
+	return &report.Incomplete{Unfinished: n, Total: total, Reason: reason, Probes: names}
+}
+
+// probeTimeout is the limit on one probe: MaxProbeTimeout, or twice the per-request timeout when
+// that is longer.
+func (t *Target) probeTimeout() time.Duration {
+	if rt := 2 * t.Options.Limits.WithDefaults().ReadTimeout; rt > MaxProbeTimeout {
+		return rt
+	}
+	return MaxProbeTimeout
 }
 
 // runOne runs one probe with a deadline and panic recovery, keeping only outcomes for its rules.
-func (t *Target) runOne(ctx context.Context, p Probe) (out []rules.Outcome) {
-	timeout := MaxProbeTimeout
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
-		timeout = time.Until(dl)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// cut is non-empty when the probe did not finish: the scan's context ended while it ran, or its
+// own limit did.
+func (t *Target) runOne(scanCtx, parent context.Context, p Probe) (out []rules.Outcome, cut string) {
+	ctx, cancel := context.WithTimeout(scanCtx, t.probeTimeout())
 	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			t.Options.Logger.Error("probe panicked", "probe", p.Name, "panic", r, "stack", string(debug.Stack()))
-			t.Note("probe %q panicked (%v); its rules are indeterminate", p.Name, r)
-			out = each(p.RuleIDs, func(id string) rules.Outcome {
-				return rules.Undecided(id, fmt.Sprintf("probe %q crashed: %v", p.Name, r))
-			})
-		}
-	}()
-	res, err := p.Run(ctx, t)
+	res, err := t.safeRun(ctx, p)
+	switch {
+	case scanCtx.Err() != nil:
+		return nil, scanCut(parent)
+	case ctx.Err() != nil:
+		return nil, cutProbeTimeout
+	}
 	if err != nil {
 		why := fmt.Sprintf("probe %q could not run: %v", p.Name, err)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			why = fmt.Sprintf("probe %q ran out of time: %v", p.Name, err)
-		}
 		t.Note("%s", why)
-		return append(res, each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })...)
+		return append(res, each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })...), ""
 	}
 	allowed := map[string]bool{}
 	for _, id := range p.RuleIDs {
@@ -321,7 +444,21 @@ func (t *Target) runOne(ctx context.Context, p Probe) (out []rules.Outcome) {
 			t.Options.Logger.Warn("probe returned an outcome for a rule it does not declare", "probe", p.Name, "rule", o.RuleID)
 		}
 	}
-	return out
+	return out, ""
+}
+
+// safeRun runs p, turning a panic into indeterminate outcomes for its rules and a note.
+func (t *Target) safeRun(ctx context.Context, p Probe) (out []rules.Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.Options.Logger.Error("probe panicked", "probe", p.Name, "panic", r, "stack", string(debug.Stack()))
+			t.Note("probe %q panicked (%v); its rules are indeterminate", p.Name, r)
+			out, err = each(p.RuleIDs, func(id string) rules.Outcome {
+				return rules.Undecided(id, fmt.Sprintf("probe %q crashed: %v", p.Name, r))
+			}), nil
+		}
+	}()
+	return p.Run(ctx, t)
 }
 
 // eraDowngrade turns passes into indeterminate outcomes on a server outside the era:
@@ -375,14 +512,4 @@ func anyArea(r rules.Rule, areas []rules.Area) bool {
 		}
 	}
 	return false
-}
-
-// Collect runs a full scan and returns every exchange it recorded, for commands that grade the
-// traffic their own way (`sentinel deprecations`). The error means the scanner could not run.
-func Collect(ctx context.Context, opts Options) ([]*wire.Exchange, error) {
-	out, err := Scan(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return out.Exchanges, nil
 }

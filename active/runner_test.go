@@ -319,16 +319,56 @@ func TestEveryProbeCitesKnownRules(t *testing.T) {
 	}
 }
 
-func TestScanSaysWhenAuthorizationBlocksTheEraGate(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://x/.well-known/oauth-protected-resource"`)
-		w.WriteHeader(http.StatusUnauthorized)
-	}))
-	defer srv.Close()
-	out := scan(t, srv.URL, Options{Rules: []string{"discover-implemented"}})
-	notes := strings.Join(out.Result.Notes, " ")
-	if out.Result.Era != "unknown (authorization required)" || !strings.Contains(notes, "--token") {
-		t.Errorf("era %q notes %q", out.Result.Era, notes)
+// TestScanCouldNotRunWithoutAuthorizationOrMCP: an endpoint that answers 401 to everything, a
+// web page, a 404 and an endpoint whose answers are never JSON-RPC cannot be graded; a result is
+// still returned, saying why, and it grades no rule (it used to fail discover-implemented).
+func TestScanCouldNotRunWithoutAuthorizationOrMCP(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		opts    Options
+		want    []string
+	}{
+		{"401 to everything", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://x/.well-known/oauth-protected-resource"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}, Options{}, []string{"the endpoint requires authorization (401, WWW-Authenticate: Bearer", "resource metadata http://x/.well-known/oauth-protected-resource", "pass --token-file or SENTINEL_TOKEN"}},
+		{"401 to the token given", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}, Options{Header: http.Header{"Authorization": {"Bearer nope-nope-nope"}}, Secrets: []string{"nope-nope-nope"}}, []string{"the endpoint refused the token given (401"}},
+		{"a web page answering 501", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusNotImplemented)
+			io.WriteString(w, "<html><body>Not Implemented</body></html>")
+		}, Options{}, []string{"not an MCP endpoint: POST / → 501 text/html", "check --endpoint"}},
+		{"a 404", http.NotFound, Options{}, []string{"not an MCP endpoint: POST / → 404 text/plain"}},
+		{"plain text to everything", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, "no")
+		}, Options{}, []string{"not an MCP endpoint: POST / → 400"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.handler)
+			defer srv.Close()
+			out := scan(t, srv.URL, tc.opts)
+			r := out.Result
+			if r.CouldNotRun == nil {
+				t.Fatalf("CouldNotRun is nil (era %q, %d rules)", r.Era, len(r.Rules))
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.CouldNotRun.Reason, w) {
+					t.Errorf("reason %q lacks %q", r.CouldNotRun.Reason, w)
+				}
+			}
+			if report.GateMust.Verdict(r) != report.VerdictCouldNotRun || len(r.Rules) != 0 {
+				t.Errorf("verdict %s with %d rules graded", report.GateMust.Verdict(r), len(r.Rules))
+			}
+			if strings.Contains(r.CouldNotRun.Reason, "nope-nope-nope") {
+				t.Error("the token leaked into the reason")
+			}
+		})
 	}
 }
 
@@ -347,5 +387,81 @@ func TestOnlyEndpointTrafficIsGraded(t *testing.T) {
 	}
 	if n := len(tg.Exchanges()); n != 2 {
 		t.Errorf("%d exchanges recorded, want 2", n)
+	}
+}
+
+// slowly delays every request to h, as a loaded server does.
+func slowly(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestAScanThatRunsOutOfTimeIsIncomplete is the false green of a short --timeout: the probes
+// that did not finish used to leave their rules indeterminate and the scan passed. Now the
+// result says how many did not finish and why, and its verdict is incomplete under every gate.
+func TestAScanThatRunsOutOfTimeIsIncomplete(t *testing.T) {
+	srv := httptest.NewServer(slowly(http.HandlerFunc((&fakeServer{}).serve), 100*time.Millisecond))
+	defer srv.Close()
+	out, err := Scan(context.Background(), Options{Endpoint: srv.URL, Timeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	inc := out.Result.Incomplete
+	if inc == nil {
+		t.Fatalf("a scan cut by its timeout is not marked incomplete")
+	}
+	if inc.Unfinished == 0 || inc.Unfinished > inc.Total || len(inc.Probes) != inc.Unfinished {
+		t.Errorf("incomplete %+v", inc)
+	}
+	if want := "probes did not finish before --timeout 1.5s; raise --timeout"; !strings.Contains(inc.Reason, want) {
+		t.Errorf("reason %q lacks %q", inc.Reason, want)
+	}
+	for _, g := range []report.Gate{report.GateMust, report.GateShould, report.GateNone} {
+		if v := g.Verdict(out.Result); v != report.VerdictIncomplete {
+			t.Errorf("gate %s: verdict %s, want incomplete", g, v)
+		}
+	}
+}
+
+// TestAnInterruptedScanIsIncomplete: cancelling the caller's context (Ctrl-C) ends the scan with
+// what it has, marked incomplete because it was interrupted, not because of --timeout.
+func TestAnInterruptedScanIsIncomplete(t *testing.T) {
+	srv := httptest.NewServer(slowly(http.HandlerFunc((&fakeServer{}).serve), 100*time.Millisecond))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1200*time.Millisecond, cancel)
+	out, err := Scan(ctx, Options{Endpoint: srv.URL, Timeout: time.Minute})
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	if out.Result.Incomplete == nil || !strings.Contains(out.Result.Incomplete.Reason, "interrupted") {
+		t.Errorf("incomplete %+v, want an interruption", out.Result.Incomplete)
+	}
+}
+
+// TestAFinishedScanIsNotIncomplete keeps the mark honest: a scan with time to spare finishes.
+func TestAFinishedScanIsNotIncomplete(t *testing.T) {
+	srv := (&fakeServer{}).start(t)
+	out := scan(t, srv.URL, Options{Origin: "http://allowed.example"})
+	if out.Result.Incomplete != nil {
+		t.Errorf("incomplete %+v", out.Result.Incomplete)
+	}
+}
+
+// TestEveryActiveRuleIsReachedByAProbe is the active side of the passive registry's test: a rule
+// the registry marks active or both is cited by some probe, so a scan says something about it
+// (if only why it could not settle it) instead of "no check produced evidence".
+func TestEveryActiveRuleIsReachedByAProbe(t *testing.T) {
+	cited := RuleIDs()
+	for _, r := range rules.All() {
+		if (r.Check == rules.CheckActive || r.Check == rules.CheckBoth) && !cited[r.ID] {
+			t.Errorf("%s is marked %s, but no probe cites it", r.ID, r.Check)
+		}
 	}
 }

@@ -71,6 +71,21 @@ type Target struct {
 	// on a legacy server that keeps no sessions).
 	SessionID string
 
+	// couldNotRun is set by discovery when the endpoint cannot be graded at all (authorization
+	// required, not an MCP endpoint): the reason for Result.CouldNotRun.
+	couldNotRun string
+
+	// listed records which lists discovery read successfully (Listed).
+	listed map[string]bool
+
+	oldOnce sync.Once
+	oldEx   *wire.Exchange
+	oldOK   bool
+
+	controlOnce sync.Once
+	controlEx   *wire.Exchange
+	controlOK   bool
+
 	legacyOnce sync.Once
 	legacyEx   *wire.Exchange
 	legacyVer  string
@@ -231,6 +246,17 @@ func (t *Target) HasCapability(name string) bool {
 	return string(m[sub]) == "true"
 }
 
+// unreadLists names the first declared list discovery could not read, "" when every declared
+// list was read.
+func (t *Target) unreadLists() string {
+	for _, l := range []struct{ capability, method string }{{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}} {
+		if t.HasCapability(l.capability) && !t.Listed(l.method) {
+			return l.method
+		}
+	}
+	return ""
+}
+
 // Feature reports whether the target offers f and the scan may use it. present=false means n/a;
 // present=true with usable=false means indeterminate; why says which, for the outcome.
 func (t *Target) Feature(f rules.Feature) (present, usable bool, why string) {
@@ -277,10 +303,16 @@ func (t *Target) Feature(f rules.Feature) (present, usable bool, why string) {
 				return true, true, ""
 			}
 		}
+		if t.HasCapability("tools") && !t.Listed("tools/list") {
+			return true, false, "tools/list was not served as a list, so whether a tool declares an x-mcp-header parameter is unknown"
+		}
 		return false, false, "no listed tool declares an x-mcp-header parameter"
 	case rules.FeaturePagination:
 		if t.Paginated {
 			return true, true, ""
+		}
+		if unread := t.unreadLists(); unread != "" {
+			return true, false, unread + " was not served as a list, so whether the server paginates is unknown"
 		}
 		return false, false, "no list the scan read returned a nextCursor on its first page"
 	case rules.FeatureFileResources:
@@ -288,6 +320,9 @@ func (t *Target) Feature(f rules.Feature) (present, usable bool, why string) {
 			if strings.HasPrefix(strings.ToLower(u), "file://") {
 				return true, true, ""
 			}
+		}
+		if t.HasCapability("resources") && !t.Listed("resources/list") {
+			return true, false, "resources/list was not served as a list, so whether the server has file:// resources is unknown"
 		}
 		return false, false, "the server lists no file:// resource"
 	case rules.FeatureLegacyClients:

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/config"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
@@ -25,7 +26,7 @@ func TestJudgePastBudgetFollowsOnTimeout(t *testing.T) {
 		onTimeout  eval.OnTimeout
 		wantAction string
 	}{
-		{eval.FailOpen, "allow"},
+		{eval.FailOpen, "pass"},
 		{eval.FailClosed, "block"},
 	}
 	for _, tt := range tests {
@@ -60,9 +61,42 @@ func TestRealEvaluatorAnswersBothTools(t *testing.T) {
 	}
 	res, gr := callTool(t, cs, "check_groundedness", map[string]any{
 		"response": "The Eiffel Tower is 330 metres tall [1].",
-		"context":  []map[string]any{{"id": "1", "text": "The Eiffel Tower is 330 metres (1,083 ft) tall."}},
+		"context":  []map[string]any{{"id": "1", "content": "The Eiffel Tower is 330 metres (1,083 ft) tall."}},
 	})
 	if res.IsError || gr["action"] == nil || !strings.HasPrefix(gr["requestId"].(string), "ev_") {
 		t.Errorf("check_groundedness: %v %v", res.Content, gr)
+	}
+}
+
+// Regression: with one judge cache for the whole broker, tenant beta got decidedBy "cache" (acme's
+// judge answer) for an ambiguous text only acme had sent.
+func TestJudgeCacheIsKeptPerTenant(t *testing.T) {
+	pol := func(id string) eval.TenantPolicy {
+		return eval.TenantPolicy{TenantID: id, Aggregation: "strictest", Metrics: []eval.MetricPolicy{
+			{Metric: eval.MetricInjection, Enabled: true, Threshold: 0.5, OnTimeout: eval.FailClosed, MaxJudgeLatencyMs: 5000},
+		}}
+	}
+	judge := eval.FixedJudge(0.9, "an instruction aimed at the model")
+	e := startHTTPWith(t, &config.Config{Tenants: []eval.TenantPolicy{pol("acme"), pol("beta")}},
+		EvalScorer{Evaluator: &eval.Evaluator{Judge: judge, Cache: eval.NewMemoryCache(64)}})
+	decided := func(tenant string) any {
+		cs := e.connect(t, e.token(t, func(o *auth.MintOptions) { o.Tenant = tenant }))
+		res, out := callTool(t, cs, "flag_injection", map[string]any{"response": ambiguousText, "response_format": "detailed"})
+		if res.IsError {
+			t.Fatalf("%s: tool error %v", tenant, res.Content)
+		}
+		return out["verdicts"].([]any)[0].(map[string]any)["decidedBy"]
+	}
+	if got := decided("acme"); got != "judge" {
+		t.Fatalf("acme's first call decided by %v, want judge (the text must be ambiguous)", got)
+	}
+	if got := decided("beta"); got != "judge" {
+		t.Errorf("beta's first call with acme's text decided by %v, want judge: a cached answer crossed tenants", got)
+	}
+	if got := decided("acme"); got != "cache" {
+		t.Errorf("acme's repeat decided by %v, want cache", got)
+	}
+	if judge.Calls() != 2 {
+		t.Errorf("judge called %d times, want 2 (once per tenant)", judge.Calls())
 	}
 }

@@ -17,16 +17,15 @@ type EvalScorer struct {
 
 var _ tools.Scorer = EvalScorer{}
 
-// FlagInjection scores the response. eval's injection input is the text alone; the optional task
-// context is validated by the handler core but not yet used by the metric.
+// FlagInjection screens the response and hands the metric the context items that travel with it.
 func (s EvalScorer) FlagInjection(ctx context.Context, in tools.Input, p eval.MetricPolicy) (eval.Verdict, error) {
-	v, err := s.Evaluator.FlagInjection(ctx, eval.InjectionInput{Text: in.Response}, p)
+	v, err := s.Evaluator.FlagInjection(ctx, eval.InjectionInput{Tenant: in.Tenant, Text: in.Response, Context: in.Context, TaskDescription: in.TaskDescription}, p)
 	return v, refusal(err)
 }
 
 // CheckGroundedness scores the response against its context items.
 func (s EvalScorer) CheckGroundedness(ctx context.Context, in tools.Input, p eval.MetricPolicy) (eval.Verdict, error) {
-	v, err := s.Evaluator.CheckGroundedness(ctx, eval.GroundednessInput{Response: in.Response, Context: in.Context}, p)
+	v, err := s.Evaluator.CheckGroundedness(ctx, eval.GroundednessInput{Tenant: in.Tenant, Response: in.Response, Context: in.Context, TaskDescription: in.TaskDescription}, p)
 	return v, refusal(err)
 }
 

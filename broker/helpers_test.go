@@ -178,7 +178,7 @@ func verdict(metric string, score float64, p eval.MetricPolicy, cited []string) 
 }
 
 func (testScorer) Build(id string, vs []eval.Verdict, _ eval.TenantPolicy) eval.EvaluationResult {
-	r := eval.EvaluationResult{RequestID: id, Verdicts: vs, Action: eval.ActionAllow, TrustScore: 100, TotalLatencyMs: 1}
+	r := eval.EvaluationResult{RequestID: id, Verdicts: vs, Action: eval.ActionPass, TrustScore: 100, TotalLatencyMs: 1}
 	for _, v := range vs {
 		if v.Outcome == eval.OutcomeBlock {
 			r.Action, r.TrustScore = eval.ActionBlock, 10

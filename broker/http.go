@@ -1,20 +1,21 @@
 package broker
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 )
-
-// DefaultMaxBodyBytes bounds a request body (413 past it): the largest valid call (a response of
-// 256 KiB and 1 MiB of context) JSON-escaped fits well inside it.
-const DefaultMaxBodyBytes = 4 << 20
 
 // HTTPOptions configures NewHTTPHandler.
 type HTTPOptions struct {
@@ -38,6 +39,9 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// Logger gets one line per refused request; nil discards.
 	Logger *slog.Logger
+	// Metrics receives the request counters; serve Metrics.Handler on a listener of its own. Nil
+	// means counters nobody can read.
+	Metrics *Metrics
 }
 
 // NewHTTPHandler returns the broker's HTTP handler: the MCP endpoint behind its guards, and the
@@ -84,13 +88,13 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		return nil, fmt.Errorf("creating HTTP handler: allowed origins: %w", err)
 	}
 	server := o.Server
-	sdk := decodeParamHeaders(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+	sdk := admitHTTP(decodeParamHeaders(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		JSONResponse:                 true,
 		Logger:                       log,
-		MaxRequestBodyBytes:          DefaultMaxBodyBytes,
+		MaxRequestBodyBytes:          MaxMessageBytes,
 		PropagateRequestCancellation: true,
-	}))
+	})), log)
 	mux := http.NewServeMux()
 	var authed http.Handler
 	if o.Fixed != nil {
@@ -111,7 +115,8 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 			http.NotFound(w, r)
 			return
 		}
-		// Order: method, Origin, authentication, then the SDK's header and envelope checks.
+		// Order: method, Origin, authentication, then admission (content type, body, the message
+		// itself: the check stdio shares), then the SDK's header checks.
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
 			http.Error(w, "Method Not Allowed: this endpoint accepts POST only", http.StatusMethodNotAllowed)
@@ -122,7 +127,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		}
 		authed.ServeHTTP(w, r)
 	}))
-	return observe(mux, log), nil
+	return observe(mux, log, o.Metrics), nil
 }
 
 // stripCredentials removes the Authorization header once the guard has verified it, so that no
@@ -134,4 +139,60 @@ func stripCredentials(next http.Handler) http.Handler {
 		r2.Header.Del("Authorization")
 		next.ServeHTTP(w, r2)
 	})
+}
+
+// admitHTTP reads the body (at most MaxMessageBytes) and admits the message with the check stdio
+// uses too, answering a refusal with its status and a JSON-RPC error body; an admitted body is
+// handed on unchanged. Content-Type (415) and Accept (400) come first, as the SDK orders them.
+func admitHTTP(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			http.Error(w, "Unsupported Media Type: the body must be application/json", http.StatusUnsupportedMediaType)
+			return
+		}
+		if !acceptsBoth(r.Header.Values("Accept")) {
+			http.Error(w, "Bad Request: Accept must list both application/json and text/event-stream", http.StatusBadRequest)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxMessageBytes+1))
+		if err != nil {
+			http.Error(w, "Bad Request: the body could not be read", http.StatusBadRequest)
+			return
+		}
+		aerr := admission{http: true, headerVersion: r.Header.Get("MCP-Protocol-Version")}.admit(body)
+		if aerr != nil {
+			if len(body) > MaxMessageBytes {
+				aerr = refuse(nil, jsonrpc.CodeInvalidRequest, "the body is larger than %d bytes", MaxMessageBytes)
+				aerr.status = http.StatusRequestEntityTooLarge
+			}
+			log.WarnContext(r.Context(), "request refused", slog.Int64("code", aerr.code), slog.String("reason", aerr.message), slog.Int("bytes", len(body)))
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(aerr.status)
+			_, _ = w.Write(aerr.reply())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// acceptsBoth reports whether the Accept values list application/json and text/event-stream (or
+// wildcards covering them).
+func acceptsBoth(values []string) bool {
+	var jsonOK, sseOK bool
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "*/*":
+				jsonOK, sseOK = true, true
+			case "application/*", "application/json":
+				jsonOK = true
+			case "text/*", "text/event-stream":
+				sseOK = true
+			}
+		}
+	}
+	return jsonOK && sseOK
 }

@@ -20,8 +20,28 @@ var (
 	knownTools   = map[string]bool{"flag_injection": true, "check_groundedness": true, "get_evaluation": true, "set_metric_policy": true}
 )
 
-// brokerMetrics are the Prometheus series GET /metrics serves, on a registry of the handler's own
-// so that two handlers in one process (tests) do not collide.
+// Metrics are the Prometheus series the broker keeps, on a registry of their own so that two
+// brokers in one process (tests) do not collide. They are served by Handler on a listener of
+// their own (serve --metrics, loopback by default), never on the MCP listener, which would hand
+// unauthenticated callers the request counts by tool and status.
+type Metrics = brokerMetrics
+
+// NewMetrics returns an empty set of broker metrics.
+func NewMetrics() *Metrics { return newBrokerMetrics() }
+
+// Handler serves GET /metrics (Prometheus text) and GET /healthz, for the metrics listener.
+func (m *brokerMetrics) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
+func healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok\n"))
+}
+
 type brokerMetrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -78,18 +98,16 @@ func (m *brokerMetrics) wrap(next http.Handler, log *slog.Logger) http.Handler {
 	})
 }
 
-// observe puts the operational endpoints beside the MCP handler: GET /healthz (liveness and
-// readiness: the process serves HTTP), GET /metrics (Prometheus), and around every other request a
-// server span, a request ID and one structured log line (traces are exported only when
-// OTEL_EXPORTER_OTLP_ENDPOINT is set).
-func observe(h http.Handler, log *slog.Logger) http.Handler {
-	m := newBrokerMetrics()
+// observe puts GET /healthz (liveness and readiness: the process serves HTTP) beside the MCP
+// handler, and around every other request a server span, a request ID, one structured log line and
+// m's counters (traces are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set). /metrics is not
+// here: m.Handler serves it on the metrics listener.
+func observe(h http.Handler, log *slog.Logger, m *Metrics) http.Handler {
+	if m == nil {
+		m = newBrokerMetrics()
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok\n"))
-	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("/", telemetry.Middleware("broker", m.wrap(h, log)))
 	return mux
 }

@@ -11,20 +11,23 @@ import (
 	"time"
 )
 
-// TestObserveServesHealthAndMetrics shows the operational endpoints answer beside the MCP handler,
-// that MCP requests are counted by method, known tool and status, and that an unknown tool name
-// from a header is folded into "other" rather than becoming a series of its own.
+// TestObserveServesHealthAndMetrics shows /healthz answers beside the MCP handler, that MCP
+// requests are counted by method, known tool and status on the metrics listener, and that an
+// unknown tool name from a header is folded into "other" rather than becoming a series of its own.
 func TestObserveServesHealthAndMetrics(t *testing.T) {
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTeapot)
 	})
 	logs := &syncWriter{w: &strings.Builder{}}
-	srv := httptest.NewServer(observe(inner, slog.New(slog.NewJSONHandler(logs, nil))))
+	m := NewMetrics()
+	srv := httptest.NewServer(observe(inner, slog.New(slog.NewJSONHandler(logs, nil)), m))
 	t.Cleanup(srv.Close)
+	metricsSrv := httptest.NewServer(m.Handler())
+	t.Cleanup(metricsSrv.Close)
 
-	get := func(path string) (int, string) {
+	getAt := func(base, path string) (int, string) {
 		t.Helper()
-		resp, err := http.Get(srv.URL + path)
+		resp, err := http.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,6 +35,7 @@ func TestObserveServesHealthAndMetrics(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
+	get := func(path string) (int, string) { t.Helper(); return getAt(srv.URL, path) }
 	if code, body := get("/healthz"); code != http.StatusOK || body != "ok\n" {
 		t.Errorf("GET /healthz = %d %q, want 200 ok", code, body)
 	}
@@ -51,7 +55,7 @@ func TestObserveServesHealthAndMetrics(t *testing.T) {
 			t.Error("no request ID on the MCP response")
 		}
 	}
-	_, metrics := get("/metrics")
+	_, metrics := getAt(metricsSrv.URL, "/metrics")
 	for _, want := range []string{
 		`broker_requests_total{method="tools/call",status="418",tool="flag_injection"} 1`,
 		`broker_requests_total{method="tools/call",status="418",tool="other"} 1`,

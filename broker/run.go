@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-sentinel/sentinel/broker/audit"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/config"
 	"github.com/mcp-sentinel/sentinel/broker/seal"
@@ -52,6 +53,14 @@ type RunOptions struct {
 	// StateKeys seals MRTR requestState; nil with a Store means a random key minted at start
 	// (fine for one process; replicas must share configured keys).
 	StateKeys *seal.Keyring
+	// AuditSigner signs audit checkpoints (the store, opened WithSigner, signs the rows with the
+	// same key); nil writes no checkpoints.
+	AuditSigner *audit.Signer
+	// CheckpointFile, when set, also receives every checkpoint, outside the database.
+	CheckpointFile string
+	// CheckpointInterval is how often the audit head is checkpointed; 0 means
+	// DefaultCheckpointInterval. A checkpoint is also written at start and at shutdown.
+	CheckpointInterval time.Duration
 	// JudgeModel is pinned in stored evaluations no judge decided; empty means "none".
 	JudgeModel string
 	// StateTTL is how long a sealed requestState is accepted; 0 means DefaultStateTTL.
@@ -64,6 +73,9 @@ type RunOptions struct {
 	Logger *slog.Logger
 	// Stdout receives the ready line ("listening on <URL>") and, in dev mode, the dev token.
 	Stdout io.Writer
+	// MetricsAddr is where RunHTTP serves GET /metrics (and /healthz), apart from the MCP
+	// listener; empty serves no metrics. The command's default is loopback.
+	MetricsAddr string
 }
 
 // DevPolicy is the policy of the dev tenant: both metrics on, threshold 0.5, injection failing
@@ -107,12 +119,37 @@ func (o *RunOptions) core(cfg *config.Config, log *slog.Logger) *tools.Core {
 }
 
 // server builds the MCP server: the evaluation tools, plus the stateful tools and the audit
-// middleware when a store is configured (see stateful_run.go).
-func (o *RunOptions) server(cfg *config.Config, log *slog.Logger) (*mcp.Server, error) {
+// middleware when a store is configured (see stateful_run.go), and the checkpointer that anchors
+// the store's audit chain (nil without a store).
+func (o *RunOptions) server(cfg *config.Config, log *slog.Logger) (*mcp.Server, *Checkpointer, error) {
 	if o.Store == nil {
-		return NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log}), nil
+		return NewServer(o.core(cfg, log), &ServerOptions{Version: o.Version, Logger: log}), nil, nil
 	}
-	return o.statefulServer(cfg, log)
+	srv, err := o.statefulServer(cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return srv, o.checkpointer(log), nil
+}
+
+func (o *RunOptions) checkpointer(log *slog.Logger) *Checkpointer {
+	if o.Store == nil || o.AuditSigner == nil {
+		return nil
+	}
+	return &Checkpointer{Store: o.Store, Signer: o.AuditSigner, File: o.CheckpointFile, Interval: o.CheckpointInterval, Logger: log}
+}
+
+// anchor runs cp until stop is called (not when ctx ends: the final checkpoint must come after
+// the graceful shutdown has let in-flight calls finish) and returns stop, which waits for that
+// final checkpoint.
+func anchor(ctx context.Context, cp *Checkpointer) (stop func()) {
+	if cp == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() { defer close(done); cp.Run(ctx) }()
+	return func() { cancel(); <-done }
 }
 
 // localPrincipal is who a local, unauthenticated caller acts as: the config's stdio principal,
@@ -136,12 +173,14 @@ func RunStdio(ctx context.Context, o RunOptions, stdin io.ReadCloser, stdout io.
 	p := o.localPrincipal(cfg)
 	// Stdio has one local user, so its lists are not shared across authorization contexts:
 	// private is still the accurate scope for per-tenant tool access.
-	s, err := o.server(cfg, log)
+	s, cp, err := o.server(cfg, log)
 	if err != nil {
 		return fmt.Errorf("starting stdio broker: %w", err)
 	}
+	stop := anchor(ctx, cp)
+	defer stop()
 	log.InfoContext(ctx, "serving stdio", slog.Any("principal", p))
-	return ServeStdio(ctx, s, p, stdin, stdout)
+	return ServeStdio(ctx, s, p, stdin, stdout, log)
 }
 
 // RunHTTP listens on addr and serves until ctx ends, then shuts down gracefully. When ready it
@@ -196,10 +235,18 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	if issuer != "" {
 		authServers = []string{issuer}
 	}
-	mcpServer, err := o.server(cfg, log)
+	mcpServer, cp, err := o.server(cfg, log)
 	if err != nil {
 		return fmt.Errorf("starting HTTP broker: %w", err)
 	}
+	stop := anchor(ctx, cp)
+	defer stop() // after the graceful shutdown below: the final checkpoint covers every call
+	metrics := NewMetrics()
+	stopMetrics, err := serveMetrics(ctx, o.MetricsAddr, metrics, log)
+	if err != nil {
+		return fmt.Errorf("starting HTTP broker: %w", err)
+	}
+	defer stopMetrics()
 	h, err := NewHTTPHandler(HTTPOptions{
 		Server:               mcpServer,
 		CanonicalURI:         canon,
@@ -209,6 +256,7 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 		Scopes:               scopes,
 		AllowedOrigins:       cfg.AllowedOrigins,
 		Logger:               log,
+		Metrics:              metrics,
 	})
 	if err != nil {
 		return fmt.Errorf("starting HTTP broker: %w", err)
@@ -242,6 +290,27 @@ func RunHTTP(ctx context.Context, o RunOptions, addr string) error {
 	}
 	log.InfoContext(ctx, "stopped")
 	return nil
+}
+
+// serveMetrics serves m on addr until stop is called; an empty addr serves nothing. The address
+// it bound is logged (addr may name port 0).
+func serveMetrics(ctx context.Context, addr string, m *Metrics, log *slog.Logger) (stop func(), err error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening for metrics on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.InfoContext(ctx, "serving metrics", slog.String("url", "http://"+ln.Addr().String()+"/metrics"),
+		slog.Bool("loopback", isLoopback(ln.Addr().String())))
+	return func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}, nil
 }
 
 // isLoopback reports whether addr's host is a loopback IP or "localhost".

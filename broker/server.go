@@ -82,9 +82,9 @@ func NewServer(core *tools.Core, opts *ServerOptions) *mcp.Server {
 	for _, t := range defs {
 		switch t.Name {
 		case tools.NameFlagInjection:
-			mcp.AddTool(s, t, bind(core.FlagInjection, log))
+			s.AddTool(t, bind(core.FlagInjection, log))
 		case tools.NameCheckGroundedness:
-			mcp.AddTool(s, t, bind(core.CheckGroundedness, log))
+			s.AddTool(t, bind(core.CheckGroundedness, log))
 		}
 	}
 	return s
@@ -100,33 +100,40 @@ func advertisedOnly(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		for _, prefix := range unadvertised {
 			if strings.HasPrefix(method, prefix) {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s (this server advertises tools only)", method)}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s (this server advertises tools only)", method)} // admission bounded method to a short name
 			}
 		}
 		return next(ctx, method, req)
 	}
 }
 
-// bind adapts a handler-core function to the SDK: principal from context, tool errors as results
-// with isError, internal failures as a JSON-RPC -32603 that does not leak details.
-func bind[A any](fn func(context.Context, auth.Principal, A) (tools.Output, error), log *slog.Logger) mcp.ToolHandlerFor[A, tools.Output] {
-	return func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, tools.Output, error) {
+// bind adapts a handler-core function to the SDK. The arguments are decoded by the handler core's
+// strict decoder, not the SDK's schema validation, whose errors quote the offending value (a
+// 300 KB injection payload came back verbatim in one); the schema the SDK publishes is the same
+// document the decoder enforces. The principal comes from the context; tool errors become results
+// with isError; internal failures a JSON-RPC -32603 that does not leak details.
+func bind(fn func(context.Context, auth.Principal, tools.ScoringRequest) (tools.Output, error), log *slog.Logger) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p, ok := auth.PrincipalFrom(ctx)
 		if !ok {
-			return nil, tools.Output{}, tools.ErrNoPrincipal
+			return nil, tools.ErrNoPrincipal
 		}
-		out, err := fn(ctx, p, args)
+		r, err := tools.DecodeScoringRequest(req.Params.Arguments)
+		if err != nil {
+			return toolError(err), nil
+		}
+		out, err := fn(ctx, p, r)
 		switch {
 		case err == nil:
-			return nil, out, nil
+			return structured(out)
 		case tools.IsToolError(err):
-			return nil, tools.Output{}, err
+			return toolError(err), nil
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			log.WarnContext(ctx, "tool call abandoned", slog.String("tool", req.Params.Name), slog.Any("error", err))
-			return nil, tools.Output{}, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the evaluation was cancelled or ran out of time; retry the call"}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the evaluation was cancelled or ran out of time; retry the call"}
 		default:
 			log.ErrorContext(ctx, "tool call failed", slog.String("tool", req.Params.Name), slog.Any("error", err))
-			return nil, tools.Output{}, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error while evaluating; the broker's log has the details"}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error while evaluating; the broker's log has the details"}
 		}
 	}
 }

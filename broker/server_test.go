@@ -134,13 +134,19 @@ func TestConciseAndDetailedOverHTTP(t *testing.T) {
 	_, detailed := callTool(t, cs, "flag_injection", args("detailed"))
 	cv := concise["verdicts"].([]any)[0].(map[string]any)
 	dv := detailed["verdicts"].([]any)[0].(map[string]any)
-	for _, k := range []string{"evidence", "threshold", "decidedBy", "metricVersion", "latencyMs"} {
-		if _, ok := cv[k]; ok {
-			t.Errorf("concise verdict has %q", k)
+	// Concise leaves out evidence only: what makes a verdict auditable and re-derivable stays.
+	for _, k := range []string{"metric", "outcome", "score", "threshold", "reason", "citedContextIds", "decidedBy", "metricVersion", "latencyMs"} {
+		for name, v := range map[string]map[string]any{"concise": cv, "detailed": dv} {
+			if _, ok := v[k]; !ok {
+				t.Errorf("%s verdict lacks %q: %v", name, k, v)
+			}
 		}
-		if _, ok := dv[k]; !ok {
-			t.Errorf("detailed verdict lacks %q", k)
-		}
+	}
+	if _, ok := cv["evidence"]; ok {
+		t.Errorf("concise verdict has evidence: %v", cv)
+	}
+	if _, ok := dv["evidence"]; !ok {
+		t.Errorf("detailed verdict lacks evidence: %v", dv)
 	}
 	// The text block carries the same JSON as structuredContent, for clients without structured output.
 	text := resC.Content[0]

@@ -88,11 +88,15 @@ func (r storeRecorder) Record(ctx context.Context, rec tools.Record) error {
 	return err
 }
 
-// RecordHandle stores the evaluation — the texts only when the tenant archives payloads, their
-// digest always — and mints a handle for its caller.
+// RecordHandle prepares the evaluation — the texts only when the tenant archives payloads, their
+// digest always — and a handle for its caller, and stages both in the call's audit record: the
+// audit middleware commits them with the call's audit row, in one transaction, before the result
+// (and so the handle) goes out.
 func (r storeRecorder) RecordHandle(ctx context.Context, rec tools.Record) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, StoreTimeout)
-	defer cancel()
+	ca := callAuditFrom(ctx)
+	if ca == nil {
+		return "", errNotAudited
+	}
 	input, err := json.Marshal(rec.Input)
 	if err != nil {
 		return "", fmt.Errorf("encoding the evaluated input: %w", err)
@@ -111,7 +115,7 @@ func (r storeRecorder) RecordHandle(ctx context.Context, rec tools.Record) (stri
 	}
 	sum := sha256.Sum256(input)
 	ev := store.Evaluation{
-		ID: newID("ev_"), Tenant: rec.Tenant, Subject: rec.Subject, Tool: rec.Tool, CreatedAt: rec.At,
+		ID: rec.Result.RequestID, Tenant: rec.Tenant, Subject: rec.Subject, Tool: rec.Tool, CreatedAt: rec.At,
 		JudgeModel: r.s.JudgeModel, InputDigest: hex.EncodeToString(sum[:]), Policy: policy, Result: result,
 	}
 	if ev.JudgeModel == "" {
@@ -126,10 +130,9 @@ func (r storeRecorder) RecordHandle(ctx context.Context, rec tools.Record) (stri
 	if rec.Policy.ArchivePayloads {
 		ev.Input = input
 	}
-	if err := r.s.Store.PutEvaluation(ctx, ev); err != nil {
-		return "", err
-	}
-	return r.s.handles().Issue(ctx, rec.Tenant, rec.Subject, ev.ID)
+	h, hrec := r.s.handles().Mint(rec.Tenant, rec.Subject, ev.ID)
+	ca.stage(ev, hrec)
+	return h, nil
 }
 
 type storePolicies struct{ s *Stateful }

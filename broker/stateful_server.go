@@ -46,33 +46,38 @@ func (s *Stateful) guard(h mcp.ToolHandler) mcp.ToolHandler {
 	}
 }
 
-// auditMiddleware appends one audit entry per tools/call, after the call, with the outcome. An
-// invocation that cannot be audited is not acknowledged: the client gets -32603 and may retry
-// (effects are idempotent, so a retry is safe).
+// auditMiddleware writes one audit entry per tools/call, after the call, with the outcome — and
+// commits it in one transaction with whatever the call staged (an evaluation and its handle). The
+// result goes out only after that commit: a call whose record cannot be written is not
+// acknowledged (-32603, retry), and nothing of it is stored. An effect writes its audit row in
+// its own transaction and marks the call written.
 func (s *Stateful) auditMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
 		if method != "tools/call" || !ok {
 			return next(ctx, method, req)
 		}
-		ctx, note := audit.WithNote(ctx)
-		start := s.now()
-		res, err := next(ctx, method, req)
 		p, _ := auth.PrincipalFrom(ctx)
-		decidedBy, outcome := note.Values()
-		if outcome == "" {
-			outcome = outcomeOf(res, err)
-		}
 		var args json.RawMessage
 		if call.Params != nil {
 			args = call.Params.Arguments
 		}
-		e := audit.Entry{At: start, Tenant: p.Tenant, Subject: p.Subject, Tool: toolName(call), ArgsDigest: canonicalDigest(args), Outcome: outcome, DecidedBy: decidedBy}
+		ctx, note := audit.WithNote(ctx)
+		ctx, ca := withCallAudit(ctx, audit.Entry{At: s.now(), Tenant: p.Tenant, Subject: p.Subject, Tool: toolName(call), ArgsDigest: canonicalDigest(args)})
+		res, err := next(ctx, method, req)
+		if ca.isWritten() {
+			return res, err
+		}
+		_, outcome := note.Values()
+		if outcome == "" {
+			outcome = outcomeOf(res, err)
+		}
+		rec := ca.record(note, outcome)
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StoreTimeout)
 		defer cancel()
-		if _, aerr := s.Store.Append(actx, e); aerr != nil {
-			s.log().ErrorContext(ctx, "audit append failed", slog.String("tool", e.Tool), slog.Any("error", aerr))
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call could not be recorded in the audit log, so it is not acknowledged; retry the call"}
+		if _, cerr := s.Store.Commit(actx, rec); cerr != nil {
+			s.log().ErrorContext(ctx, "committing the call's audit record failed", slog.String("tool", rec.Audit.Tool), slog.Any("error", cerr))
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call could not be recorded in the audit log, so it is not acknowledged and nothing of it was stored; retry the call"}
 		}
 		return res, err
 	}

@@ -3,9 +3,13 @@ package broker
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcp-sentinel/sentinel/broker/tools"
+	"github.com/mcp-sentinel/sentinel/eval"
 )
 
 // TestStatefulManifestMatchesGolden pins the definitions of get_evaluation and set_metric_policy,
@@ -31,50 +35,51 @@ func TestStatefulManifestMatchesGolden(t *testing.T) {
 	}
 }
 
-func TestSetMetricPolicyArgsValidate(t *testing.T) {
-	f := func(v float64) *float64 { return &v }
-	i := func(v int) *int { return &v }
+func TestSetMetricPolicyArgumentsDecodeStrictly(t *testing.T) {
 	tests := []struct {
-		name string
-		args setMetricPolicyArgs
-		ok   bool
+		name, raw, wantArg string // wantArg: the argument an error names; "" when accepted
 	}{
-		{"metric only", setMetricPolicyArgs{Metric: "flag_injection"}, true},
-		{"all fields", setMetricPolicyArgs{Metric: "check_groundedness", Threshold: f(0.3), OnTimeout: "fail_closed", MaxJudgeLatencyMs: i(250)}, true},
-		{"unknown metric", setMetricPolicyArgs{Metric: "toxicity"}, false},
-		{"threshold above 1", setMetricPolicyArgs{Metric: "flag_injection", Threshold: f(1.5)}, false},
-		{"negative threshold", setMetricPolicyArgs{Metric: "flag_injection", Threshold: f(-0.1)}, false},
-		{"unknown onTimeout", setMetricPolicyArgs{Metric: "flag_injection", OnTimeout: "maybe"}, false},
-		{"zero latency", setMetricPolicyArgs{Metric: "flag_injection", MaxJudgeLatencyMs: i(0)}, false},
-		{"latency past a minute", setMetricPolicyArgs{Metric: "flag_injection", MaxJudgeLatencyMs: i(60001)}, false},
+		{"metric only", `{"metric":"flag_injection"}`, ""},
+		{"every field", `{"metric":"check_groundedness","enabled":false,"threshold":0.3,"onTimeout":"fail_closed","maxJudgeLatencyMs":250,"idempotencyKey":"req-1"}`, ""},
+		{"no metric", `{}`, "metric"},
+		{"an unknown metric", `{"metric":"toxicity"}`, "metric"},
+		{"an unknown onTimeout", `{"metric":"flag_injection","onTimeout":"maybe"}`, "onTimeout"},
+		{"a differently-cased key", `{"metric":"flag_injection","Threshold":0.5}`, "arguments"},
+		{"a repeated key", `{"metric":"flag_injection","threshold":0.5,"threshold":0}`, "arguments"},
+		{"a string threshold", `{"metric":"flag_injection","threshold":"0.5"}`, "threshold"},
+		{"a fractional budget", `{"metric":"flag_injection","maxJudgeLatencyMs":2.5}`, "maxJudgeLatencyMs"},
+		{"an idempotency key with spaces", `{"metric":"flag_injection","idempotencyKey":"a b"}`, "idempotencyKey"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.args.validate(); (err == nil) != tc.ok {
-				t.Fatalf("validate() = %v, want ok=%v", err, tc.ok)
+			_, err := decodeSetMetricPolicy(json.RawMessage(tc.raw))
+			var ia *tools.InvalidArgumentError
+			switch {
+			case tc.wantArg == "" && err != nil:
+				t.Fatalf("decode(%s) = %v, want ok", tc.raw, err)
+			case tc.wantArg != "" && (!errors.As(err, &ia) || ia.Argument != tc.wantArg):
+				t.Fatalf("decode(%s) = %v, want an error on %q", tc.raw, err, tc.wantArg)
 			}
 		})
 	}
 }
 
-// FuzzStrictDecode: decoding tool arguments never panics, and anything it accepts re-encodes to
-// arguments that decode to the same value.
-func FuzzStrictDecode(f *testing.F) {
+// FuzzDecodeSetMetricPolicy: decoding never panics, and what it accepts names a known metric and
+// a valid (or absent) onTimeout.
+func FuzzDecodeSetMetricPolicy(f *testing.F) {
 	f.Add(`{"metric":"flag_injection","threshold":0.5}`)
-	f.Add(`{"handle":"hdl_x","extra":1}`)
+	f.Add(`{"metric":"flag_injection","onTimeout":"fail_open","idempotencyKey":"k"}`)
 	f.Add(``)
 	f.Fuzz(func(t *testing.T, raw string) {
-		var a setMetricPolicyArgs
-		if err := strictDecode(json.RawMessage(raw), &a); err != nil {
+		a, err := decodeSetMetricPolicy(json.RawMessage(raw))
+		if err != nil {
 			return
 		}
-		b, err := json.Marshal(a)
-		if err != nil {
-			t.Fatal(err)
+		if a.Metric != eval.MetricInjection && a.Metric != eval.MetricGroundedness {
+			t.Fatalf("accepted metric %q", a.Metric)
 		}
-		var again setMetricPolicyArgs
-		if err := strictDecode(b, &again); err != nil {
-			t.Fatalf("re-decoding %s: %v", b, err)
+		if a.OnTimeout != "" && !validOnTimeout(a.OnTimeout) {
+			t.Fatalf("accepted onTimeout %q", a.OnTimeout)
 		}
 	})
 }

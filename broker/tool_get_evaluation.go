@@ -1,16 +1,19 @@
 package broker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-sentinel/sentinel/broker/audit"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/handle"
+	"github.com/mcp-sentinel/sentinel/broker/schema"
+	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/broker/tools"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
@@ -18,26 +21,20 @@ import (
 // NameGetEvaluation is the tool that fetches a stored evaluation by its handle.
 const NameGetEvaluation = "get_evaluation"
 
-var getEvaluationInput = `{"type":"object","additionalProperties":false,"required":["handle"],"properties":{
- "handle":{"type":"string","minLength":1,"maxLength":256,"description":"The handle flag_injection or check_groundedness returned."},
- "response_format":` + responseFormatSchema + `}}`
-
 func getEvaluationTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  NameGetEvaluation,
 		Title: "Get a stored evaluation",
 		Description: "Returns an evaluation flag_injection or check_groundedness stored earlier, by the handle it returned. " +
 			"A handle works only for the caller it was issued to, until it expires or is revoked.",
-		InputSchema:  compact(getEvaluationInput),
-		OutputSchema: compact(outputSchema),
+		InputSchema:  schema.Def("GetEvaluationRequest"),
+		OutputSchema: schema.Def("EvaluationResult"),
 		Annotations:  annotations("Get a stored evaluation"),
 	}
 }
 
-type getEvaluationArgs struct {
-	Handle         string `json:"handle"`
-	ResponseFormat string `json:"response_format,omitempty"`
-}
+// maxHandleChars is GetEvaluationRequest's limit on handle.
+const maxHandleChars = 256
 
 // getEvaluation resolves the handle through the one resolver and reshapes the stored result.
 // Every refusal is the resolver's single error, returned as a tool error.
@@ -46,24 +43,13 @@ func (s *Stateful) getEvaluation(ctx context.Context, req *mcp.CallToolRequest) 
 	if !ok {
 		return nil, tools.ErrNoPrincipal
 	}
-	var a getEvaluationArgs
-	if err := strictDecode(req.Params.Arguments, &a); err != nil {
-		return toolError(&tools.InvalidArgumentError{Argument: "arguments", Problem: err.Error()}), nil
-	}
-	if a.Handle == "" {
-		return toolError(&tools.InvalidArgumentError{Argument: "handle", Problem: "required"}), nil
-	}
-	format := tools.FormatConcise
-	switch a.ResponseFormat {
-	case "", tools.FormatConcise:
-	case tools.FormatDetailed:
-		format = tools.FormatDetailed
-	default:
-		return toolError(&tools.InvalidArgumentError{Argument: "response_format", Problem: fmt.Sprintf("%q is not one of %q, %q", a.ResponseFormat, tools.FormatConcise, tools.FormatDetailed)}), nil
+	h, format, err := decodeGetEvaluation(req.Params.Arguments)
+	if err != nil {
+		return toolError(err), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, StoreTimeout)
 	defer cancel()
-	ev, err := s.handles().Resolve(ctx, p.Tenant, p.Subject, a.Handle)
+	ev, err := s.handles().Resolve(ctx, p.Tenant, p.Subject, h)
 	if errors.Is(err, handle.ErrUnusable) {
 		return toolError(handle.ErrUnusable), nil
 	}
@@ -74,22 +60,49 @@ func (s *Stateful) getEvaluation(ctx context.Context, req *mcp.CallToolRequest) 
 	if err := json.Unmarshal(ev.Result, &res); err != nil {
 		return nil, fmt.Errorf("decoding stored evaluation %s: %w", ev.ID, err)
 	}
+	upgradeStored(&res, ev)
+	audit.NoteFrom(ctx).SetRequestID(res.RequestID)
 	out := tools.Shape(res, format)
-	out.Handle = a.Handle
+	out.Handle = h
 	return structured(out)
 }
 
-// strictDecode decodes tool arguments refusing unknown fields; absent arguments are an empty object.
-func strictDecode(raw json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		raw = json.RawMessage(`{}`)
+// upgradeStored brings a result stored before data model v1 to its shape: the action "allow" is
+// "pass", and a result without a request digest gets the digest of its stored input (the
+// arguments it was computed from are not kept unless archived).
+func upgradeStored(res *eval.EvaluationResult, ev store.Evaluation) {
+	if res.Action == "allow" {
+		res.Action = eval.ActionPass
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("decoding arguments: %w", err)
+	if res.RequestDigest == "" {
+		res.RequestDigest = ev.InputDigest
 	}
-	return nil
+}
+
+// decodeGetEvaluation reads get_evaluation's arguments strictly (GetEvaluationRequest).
+func decodeGetEvaluation(raw json.RawMessage) (handle, format string, err error) {
+	a, err := tools.ReadArgs(raw, "")
+	if err != nil {
+		return "", "", err
+	}
+	if err := a.Known("handle", "response_format"); err != nil {
+		return "", "", err
+	}
+	handle, ok, err := a.String("handle")
+	switch {
+	case err != nil:
+		return "", "", err
+	case !ok || handle == "":
+		return "", "", &tools.InvalidArgumentError{Argument: "handle", Problem: "is required: pass the handle an evaluating call returned"}
+	case utf8.RuneCountInString(handle) > maxHandleChars:
+		return "", "", &tools.InvalidArgumentError{Argument: "handle", Problem: fmt.Sprintf("is %d characters; the limit is %d", utf8.RuneCountInString(handle), maxHandleChars)}
+	}
+	f, _, err := a.String("response_format")
+	if err != nil {
+		return "", "", err
+	}
+	format, err = (tools.ScoringRequest{Response: "x", ResponseFormat: f}).Validate(false)
+	return handle, format, err
 }
 
 // toolError is a result with isError, for errors the caller can act on.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcp-sentinel/sentinel/broker/audit"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
+	"github.com/mcp-sentinel/sentinel/broker/schema"
 	"github.com/mcp-sentinel/sentinel/broker/seal"
 	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/broker/tools"
@@ -28,33 +28,19 @@ const NameSetMetricPolicy = "set_metric_policy"
 // onTimeoutKey is the inputRequests key of the elicitation that asks for onTimeout.
 const onTimeoutKey = "on_timeout"
 
-// MaxJudgeLatencyLimitMs bounds maxJudgeLatencyMs: a judge budget past a minute is a mistake.
-const MaxJudgeLatencyLimitMs = 60000
-
 // DefaultThreshold is the threshold set_metric_policy writes when neither the call nor the
 // tenant's current policy gives one.
 const DefaultThreshold = 0.5
-
-var setMetricPolicyInput = `{"type":"object","additionalProperties":false,"required":["metric"],"properties":{
- "metric":{"type":"string","enum":["check_groundedness","flag_injection"],"description":"The metric whose policy is written."},
- "threshold":{"type":"number","minimum":0,"maximum":1,"description":"Score at or above which the metric blocks; defaults to the current threshold, else 0.5."},
- "onTimeout":{"type":"string","enum":["fail_open","fail_closed"],"description":"What a judge timeout means: fail_open allows the response, fail_closed blocks it. When omitted the broker asks the user (elicitation)."},
- "maxJudgeLatencyMs":{"type":"integer","minimum":1,"maximum":60000,"description":"The judge's latency budget for this metric."}}}`
-
-const setMetricPolicyOutput = `{"type":"object","required":["metric","threshold","onTimeout","revision"],"properties":{
- "metric":{"type":"string"},"threshold":{"type":"number"},"onTimeout":{"type":"string","enum":["fail_open","fail_closed"]},
- "maxJudgeLatencyMs":{"type":"integer"},
- "revision":{"type":"integer","description":"How many writes this metric's policy has had; a replayed retry reports the original write's."},
- "appliedAt":{"type":"string","format":"date-time"}}}`
 
 func setMetricPolicyTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  NameSetMetricPolicy,
 		Title: "Set a metric policy",
-		Description: "Writes the calling tenant's policy for one metric (threshold, judge budget, and what a judge timeout means). " +
-			"If onTimeout is omitted the broker asks the user to choose with an elicitation. A retried call is applied once.",
-		InputSchema:  compact(setMetricPolicyInput),
-		OutputSchema: compact(setMetricPolicyOutput),
+		Description: "Writes the calling tenant's policy for one metric (enabled, threshold, judge budget, and what a judge timeout means). " +
+			"If onTimeout is omitted the broker asks the user to choose with an elicitation. Pass an idempotencyKey to make retries safe; " +
+			"the retries of one elicitation round are applied once (schema v" + schema.Version + ": SetMetricPolicyRequest, SetMetricPolicyResult).",
+		InputSchema:  schema.Def("SetMetricPolicyRequest"),
+		OutputSchema: schema.Def("SetMetricPolicyResult"),
 		Annotations: &mcp.ToolAnnotations{
 			Title: "Set a metric policy", ReadOnlyHint: false, DestructiveHint: new(true),
 			IdempotentHint: true, OpenWorldHint: new(false),
@@ -63,71 +49,104 @@ func setMetricPolicyTool() *mcp.Tool {
 }
 
 type setMetricPolicyArgs struct {
-	Metric            string   `json:"metric"`
-	Threshold         *float64 `json:"threshold,omitempty"`
-	OnTimeout         string   `json:"onTimeout,omitempty"`
-	MaxJudgeLatencyMs *int     `json:"maxJudgeLatencyMs,omitempty"`
+	Metric            string
+	Enabled           *bool
+	Threshold         *float64
+	OnTimeout         string
+	MaxJudgeLatencyMs *int
+	IdempotencyKey    string
 }
 
-func (a setMetricPolicyArgs) validate() error {
-	switch {
-	case a.Metric != eval.MetricInjection && a.Metric != eval.MetricGroundedness:
-		return &tools.InvalidArgumentError{Argument: "metric", Problem: fmt.Sprintf("%q is not one of %q, %q", a.Metric, eval.MetricGroundedness, eval.MetricInjection)}
-	case a.Threshold != nil && (math.IsNaN(*a.Threshold) || *a.Threshold < 0 || *a.Threshold > 1):
-		return &tools.InvalidArgumentError{Argument: "threshold", Problem: "must be between 0 and 1"}
-	case a.OnTimeout != "" && !validOnTimeout(a.OnTimeout):
-		return &tools.InvalidArgumentError{Argument: "onTimeout", Problem: fmt.Sprintf("%q is not one of %q, %q", a.OnTimeout, eval.FailOpen, eval.FailClosed)}
-	case a.MaxJudgeLatencyMs != nil && (*a.MaxJudgeLatencyMs < 1 || *a.MaxJudgeLatencyMs > MaxJudgeLatencyLimitMs):
-		return &tools.InvalidArgumentError{Argument: "maxJudgeLatencyMs", Problem: fmt.Sprintf("must be between 1 and %d", MaxJudgeLatencyLimitMs)}
+// decodeSetMetricPolicy reads the arguments strictly (SetMetricPolicyRequest). Values are checked
+// later, on the completed policy, by eval's one validation.
+func decodeSetMetricPolicy(raw json.RawMessage) (setMetricPolicyArgs, error) {
+	var a setMetricPolicyArgs
+	r, err := tools.ReadArgs(raw, "")
+	if err != nil {
+		return a, err
 	}
-	return nil
+	if err := r.Known("metric", "enabled", "threshold", "onTimeout", "maxJudgeLatencyMs", "idempotencyKey"); err != nil {
+		return a, err
+	}
+	var ok bool
+	if a.Metric, ok, err = r.String("metric"); err != nil {
+		return a, err
+	}
+	if !ok {
+		return a, &tools.InvalidArgumentError{Argument: "metric", Problem: fmt.Sprintf("is required: %q or %q", eval.MetricGroundedness, eval.MetricInjection)}
+	}
+	if a.Metric != eval.MetricInjection && a.Metric != eval.MetricGroundedness {
+		return a, &tools.InvalidArgumentError{Argument: "metric", Problem: fmt.Sprintf("must be %q or %q", eval.MetricGroundedness, eval.MetricInjection)}
+	}
+	if a.Enabled, err = r.Bool("enabled"); err != nil {
+		return a, err
+	}
+	if a.Threshold, err = r.Number("threshold"); err != nil {
+		return a, err
+	}
+	if a.MaxJudgeLatencyMs, err = r.Integer("maxJudgeLatencyMs"); err != nil {
+		return a, err
+	}
+	if a.OnTimeout, _, err = r.String("onTimeout"); err != nil {
+		return a, err
+	}
+	if a.OnTimeout != "" && !validOnTimeout(a.OnTimeout) {
+		return a, &tools.InvalidArgumentError{Argument: "onTimeout", Problem: fmt.Sprintf("must be %q or %q", eval.FailOpen, eval.FailClosed)}
+	}
+	if a.IdempotencyKey, ok, err = r.String("idempotencyKey"); err != nil {
+		return a, err
+	}
+	if ok {
+		if err := tools.CheckKey("idempotencyKey", a.IdempotencyKey); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
 }
 
 func validOnTimeout(v string) bool {
 	return v == string(eval.FailOpen) || v == string(eval.FailClosed)
 }
 
-// policyFlow is the sealed state of the elicitation round: the flow's id, which becomes part of
-// the idempotency key so that duplicates of one retry collapse and distinct flows do not.
+// policyFlow is the sealed state of the elicitation round: the flow's id. The flow, not the
+// answer, is the request: its first completed write is what every retry of it replays.
 type policyFlow struct {
 	Flow string `json:"flow"`
 }
 
-// policyApplied is the recorded, replayed result of a write.
+// policyApplied is the recorded, replayed result of a write (SetMetricPolicyResult), and the
+// value its audit row records.
 type policyApplied struct {
 	Metric            string  `json:"metric"`
+	Enabled           bool    `json:"enabled"`
 	Threshold         float64 `json:"threshold"`
 	OnTimeout         string  `json:"onTimeout"`
-	MaxJudgeLatencyMs int     `json:"maxJudgeLatencyMs,omitempty"`
+	MaxJudgeLatencyMs int     `json:"maxJudgeLatencyMs"`
 	Revision          int64   `json:"revision"`
 	AppliedAt         string  `json:"appliedAt"`
 }
 
 // setMetricPolicy writes the tenant's metric policy. Without onTimeout it does not guess: it
 // asks through an elicitation (or answers -32021 when the client cannot be asked), and carries
-// the flow in sealed requestState. The write and its recorded result commit together, keyed by
-// the request's idempotency key; a duplicate replays the recorded bytes.
+// the flow in sealed requestState. Idempotency belongs to a request, never to the value: the
+// retries of one MRTR flow, or the calls carrying one idempotencyKey, are applied once and
+// replay that write's result; any other call is a new write, even of a value set before. The
+// write and its recorded result commit together.
 func (s *Stateful) setMetricPolicy(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p, ok := auth.PrincipalFrom(ctx)
 	if !ok {
 		return nil, tools.ErrNoPrincipal
 	}
-	var a setMetricPolicyArgs
-	if err := strictDecode(req.Params.Arguments, &a); err != nil {
-		return toolError(&tools.InvalidArgumentError{Argument: "arguments", Problem: err.Error()}), nil
-	}
-	if err := a.validate(); err != nil {
+	a, err := decodeSetMetricPolicy(req.Params.Arguments)
+	if err != nil {
 		return toolError(err), nil
 	}
-	reqDigest := NameSetMetricPolicy + ":" + canonicalDigest(req.Params.Arguments)
-	binding := seal.Binding{Tool: NameSetMetricPolicy, Tenant: p.Tenant, Subject: p.Subject, RequestDigest: reqDigest}
+	argsDigest := canonicalDigest(req.Params.Arguments)
+	binding := seal.Binding{Tool: NameSetMetricPolicy, Tenant: p.Tenant, Subject: p.Subject, RequestDigest: NameSetMetricPolicy + ":" + argsDigest}
 
 	onTimeout, flow := a.OnTimeout, ""
 	if onTimeout == "" {
-		var (
-			res *mcp.CallToolResult
-			err error
-		)
+		var res *mcp.CallToolResult
 		onTimeout, flow, res, err = s.askOnTimeout(ctx, req, binding)
 		if res != nil || err != nil {
 			return res, err
@@ -137,29 +156,63 @@ func (s *Stateful) setMetricPolicy(ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		return nil, err
 	}
-	key := idempotencyKey(p, reqDigest, onTimeout, flow)
+	if err := mp.Validate(); err != nil {
+		return toolError(policyArgumentError(err)), nil
+	}
+	key, fingerprint := effectKey(p, flow, a.IdempotencyKey, argsDigest)
 	ctx2, cancel := context.WithTimeout(ctx, StoreTimeout)
 	defer cancel()
-	out, replayed, err := s.Store.Once(ctx2, key, p.Tenant, NameSetMetricPolicy, func(ctx context.Context, tx store.Tx) ([]byte, error) {
+	ca := callAuditFrom(ctx)
+	if ca == nil {
+		return nil, errNotAudited
+	}
+	note := audit.NoteFrom(ctx)
+	out, replayed, err := s.Store.Once(ctx2, key, p.Tenant, NameSetMetricPolicy, fingerprint, func(ctx context.Context, tx store.Tx) ([]byte, error) {
 		rev, err := tx.PutPolicy(ctx, p.Tenant, mp)
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(policyApplied{Metric: mp.Metric, Threshold: mp.Threshold, OnTimeout: string(mp.OnTimeout),
+		out, err := json.Marshal(policyApplied{Metric: mp.Metric, Enabled: mp.Enabled, Threshold: mp.Threshold, OnTimeout: string(mp.OnTimeout),
 			MaxJudgeLatencyMs: mp.MaxJudgeLatencyMs, Revision: rev, AppliedAt: s.now().UTC().Format(time.RFC3339Nano)})
+		if err != nil {
+			return nil, err
+		}
+		// The write, its recorded result and its audit row (recording the value applied) commit
+		// in this one transaction, or none does.
+		note.SetDetail(string(out))
+		_, err = tx.Append(ctx, ca.record(note, "ok").Audit)
+		return out, err
 	})
+	if errors.Is(err, store.ErrKeyReused) {
+		return toolError(&tools.InvalidArgumentError{Argument: "idempotencyKey", Problem: "was used before for a different request: send a new key for a new write"}), nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("writing the %s policy: %w", a.Metric, err)
 	}
 	if replayed {
-		audit.NoteFrom(ctx).SetOutcome("replayed")
+		note.SetDetail(string(out))
+		note.SetOutcome("replayed")
+	} else {
+		ca.markWritten()
 	}
 	s.log().InfoContext(ctx, "policy write", slog.Any("principal", p), slog.String("metric", mp.Metric), slog.Bool("replayed", replayed))
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
 }
 
+// policyArgumentError turns eval's refusal of the completed policy into a tool error on the
+// argument that caused it.
+func policyArgumentError(err error) error {
+	var pe *eval.PolicyError
+	if errors.As(err, &pe) {
+		return &tools.InvalidArgumentError{Argument: pe.Field, Problem: pe.Problem + ": " + pe.Fix}
+	}
+	return &tools.InvalidArgumentError{Argument: "arguments", Problem: err.Error()}
+}
+
 // askOnTimeout settles onTimeout through MRTR. It returns the choice and the flow id, or a
-// result/error to send instead (an InputRequiredResult, a decline, a refusal).
+// result/error to send instead (an InputRequiredResult, a decline, a refusal, or the replay of
+// the write that already consumed the flow: once a flow has written, every later retry of it
+// gets that write's result, whatever it answers).
 func (s *Stateful) askOnTimeout(ctx context.Context, req *mcp.CallToolRequest, b seal.Binding) (string, string, *mcp.CallToolResult, error) {
 	if req.Params.RequestState == "" {
 		caps := req.ClientCapabilities()
@@ -181,6 +234,9 @@ func (s *Stateful) askOnTimeout(ctx context.Context, req *mcp.CallToolRequest, b
 		}
 		return "", "", nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState is invalid, expired, or not for this request: start the call again without it"}
 	}
+	if res, err := s.replayFlow(ctx, b, f.Flow); res != nil || err != nil {
+		return "", "", res, err
+	}
 	resp, ok := req.Params.InputResponses[onTimeoutKey]
 	if !ok {
 		// Nothing answered (or only unknown keys): ask again in the same flow.
@@ -201,8 +257,27 @@ func (s *Stateful) askOnTimeout(ctx context.Context, req *mcp.CallToolRequest, b
 	case "decline", "cancel":
 		return "", "", toolError(fmt.Errorf("the policy was not changed: the user chose %s instead of picking what a judge timeout means", er.Action)), nil
 	default:
-		return "", "", nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q].action %q is not accept, decline or cancel", onTimeoutKey, er.Action)}
+		return "", "", nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q].action must be accept, decline or cancel", onTimeoutKey)}
 	}
+}
+
+// replayFlow returns the recorded result of the write that consumed flow, or nil when the flow
+// has not written yet.
+func (s *Stateful) replayFlow(ctx context.Context, b seal.Binding, flow string) (*mcp.CallToolResult, error) {
+	key, _ := effectKey(auth.Principal{Tenant: b.Tenant, Subject: b.Subject}, flow, "", "")
+	ctx, cancel := context.WithTimeout(ctx, StoreTimeout)
+	defer cancel()
+	out, ok, err := s.Store.Recorded(ctx, key, b.Tenant, NameSetMetricPolicy)
+	if err != nil {
+		return nil, fmt.Errorf("reading the flow's recorded write: %w", err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	note := audit.NoteFrom(ctx)
+	note.SetDetail(string(out))
+	note.SetOutcome("replayed")
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
 }
 
 // inputRequired builds the InputRequiredResult asking for onTimeout, with the flow sealed.
@@ -214,7 +289,7 @@ func (s *Stateful) inputRequired(b seal.Binding, f policyFlow) (*mcp.CallToolRes
 	if err != nil {
 		return nil, err
 	}
-	schema := map[string]any{
+	requested := map[string]any{
 		"type":     "object",
 		"required": []string{"onTimeout"},
 		"properties": map[string]any{
@@ -232,13 +307,14 @@ func (s *Stateful) inputRequired(b seal.Binding, f policyFlow) (*mcp.CallToolRes
 		InputRequests: mcp.InputRequestMap{onTimeoutKey: &mcp.ElicitParams{
 			Mode:            "form",
 			Message:         "Choose what a judge timeout means for this metric. fail_open allows the response when the judge does not answer in time; fail_closed blocks it.",
-			RequestedSchema: schema,
+			RequestedSchema: requested,
 		}},
 		RequestState: state,
 	}, nil
 }
 
-// newMetricPolicy completes the call's arguments from the tenant's current policy.
+// newMetricPolicy completes the call's arguments from the tenant's current policy: absent fields
+// keep the current value (enabled true and threshold DefaultThreshold for a metric without one).
 func (s *Stateful) newMetricPolicy(ctx context.Context, tenant string, a setMetricPolicyArgs, onTimeout string) (eval.MetricPolicy, error) {
 	mp := eval.MetricPolicy{Metric: a.Metric, Enabled: true, Threshold: DefaultThreshold, OnTimeout: eval.OnTimeout(onTimeout)}
 	cur, found, err := s.Policies().PolicyContext(ctx, tenant)
@@ -246,11 +322,12 @@ func (s *Stateful) newMetricPolicy(ctx context.Context, tenant string, a setMetr
 		return mp, err
 	}
 	if found {
-		for _, m := range cur.Metrics {
-			if m.Metric == a.Metric {
-				mp.Threshold, mp.MaxJudgeLatencyMs, mp.Weight = m.Threshold, m.MaxJudgeLatencyMs, m.Weight
-			}
+		if m, ok := cur.Metric(a.Metric); ok {
+			mp.Enabled, mp.Threshold, mp.MaxJudgeLatencyMs, mp.Weight = m.Enabled, m.Threshold, m.MaxJudgeLatencyMs, m.Weight
 		}
+	}
+	if a.Enabled != nil {
+		mp.Enabled = *a.Enabled
 	}
 	if a.Threshold != nil {
 		mp.Threshold = *a.Threshold
@@ -261,14 +338,26 @@ func (s *Stateful) newMetricPolicy(ctx context.Context, tenant string, a setMetr
 	return mp, nil
 }
 
-// idempotencyKey names one logical write: who, which request (its argument digest), the value
-// chosen, and the MRTR flow it was chosen in. Duplicates of a request share it; a new flow, a new
-// principal or different arguments do not.
-func idempotencyKey(p auth.Principal, reqDigest, onTimeout, flow string) string {
+// effectKey names the request a write belongs to, and the fingerprint a replay must match:
+//   - an MRTR flow: the flow (its retries replay its first write whatever they answer);
+//   - an idempotencyKey: the key, with the arguments as fingerprint (reusing a key for other
+//     arguments is refused, not replayed);
+//   - neither: a fresh key, so the call is a new write.
+func effectKey(p auth.Principal, flow, idempotencyKey, argsDigest string) (key, fingerprint string) {
 	h := sha256.New()
-	for _, part := range []string{p.Tenant, p.Subject, reqDigest, onTimeout, flow} {
+	parts := []string{p.Tenant, p.Subject}
+	switch {
+	case flow != "":
+		parts = append(parts, "flow", flow)
+	case idempotencyKey != "":
+		parts = append(parts, "key", idempotencyKey)
+		fingerprint = argsDigest
+	default:
+		parts = append(parts, "call", newID(""))
+	}
+	for _, part := range parts {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil)), fingerprint
 }

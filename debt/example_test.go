@@ -19,6 +19,7 @@ func Example() {
 	inv := debt.Inventory([]*wire.Exchange{discover}, time.Date(2027, time.January, 15, 0, 0, 0, 0, time.UTC))
 	_ = debt.Text(os.Stdout, inv)
 	// Output:
+	// 1 feature(s) in use that 2026-07-28 deprecated (1) or removed (0); most urgent: Logging, removable on or after 2027-07-28 (6 months from now).
 	// Deprecation inventory for http://127.0.0.1:8080/mcp as of 2027-01-15 (1 exchange(s) examined)
 	//
 	// Server debt:

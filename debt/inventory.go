@@ -7,8 +7,11 @@
 package debt
 
 import (
+	"bytes"
 	"fmt"
+	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/passive"
@@ -106,10 +109,12 @@ func Inventory(exchanges []*wire.Exchange, today time.Time) Report {
 	features := registry()
 	byKey := map[string]*Item{}
 	discovered, legacy := false, false
+	absent := map[string]string{} // implied removals the evidence contradicts, with why
 	for _, ex := range exchanges {
 		if ex == nil {
 			continue
 		}
+		noteAbsence(ex, absent)
 		inv.Exchanges++
 		if inv.Target == "" {
 			inv.Target = ex.Target
@@ -138,6 +143,9 @@ func Inventory(exchanges []*wire.Exchange, today time.Time) Report {
 			if !ok {
 				continue
 			}
+			if _, seen := byKey[passive.SideServer+"/"+k]; !seen && absent[k] != "" {
+				continue // the evidence says the server does not have it: nothing to imply
+			}
 			it := itemFor(byKey, f, passive.SideServer, today)
 			if len(it.Evidence) == 0 {
 				it.Evidence = append(it.Evidence, Seen{Kind: "implied:legacy-only",
@@ -159,6 +167,53 @@ func Inventory(exchanges []*wire.Exchange, today time.Time) Report {
 		return a.Key < b.Key
 	})
 	return inv
+}
+
+// noteAbsence records what an exchange shows a server does not have, so no "implied" row claims
+// it: a GET on the endpoint answered 405 means no GET stream (and nothing to resume on it), a
+// removed method answered -32601 means it is not served, and a legacy initialize answered
+// without Mcp-Session-Id means no sessions (a session id seen later overrides that).
+func noteAbsence(ex *wire.Exchange, absent map[string]string) {
+	if ex.Response == nil {
+		return
+	}
+	if ex.Request.Method == http.MethodGet && ex.Status() == http.StatusMethodNotAllowed && !strings.Contains(ex.Request.URL, "/.well-known/") {
+		absent["get-stream"] = "GET answered 405"
+		absent["resumability"] = "GET answered 405"
+	}
+	m := ex.Request.Message
+	if m == nil {
+		var err error
+		if m, err = wire.DecodeMessage(bytes.TrimSpace(ex.Request.Body)); err != nil {
+			return
+		}
+	}
+	var reply *wire.Message
+	_, msgs, _ := ex.Response.Decoded(wire.Limits{})
+	for _, rm := range msgs {
+		if rm.IsResponse() {
+			reply = rm
+			break
+		}
+	}
+	if code, isErr := reply.ErrorCode(); isErr && code == wire.CodeMethodNotFound {
+		switch m.Method {
+		case "ping":
+			absent["ping"] = "ping answered -32601"
+		case "logging/setLevel":
+			absent["logging-set-level"] = "logging/setLevel answered -32601"
+		case "resources/subscribe":
+			absent["resources-subscribe"] = "resources/subscribe answered -32601"
+		}
+	}
+	const sessionSeen = "sessions:seen" // not a feature key: remembers that a session id was seen
+	switch {
+	case ex.Response.Header.Get(wire.HeaderSessionID) != "":
+		delete(absent, "sessions")
+		absent[sessionSeen] = "yes"
+	case m.Method == "initialize" && reply != nil && reply.Error == nil && absent[sessionSeen] == "":
+		absent["sessions"] = "the initialize answer minted no Mcp-Session-Id"
+	}
 }
 
 // feature is a registry entry reduced to what an item needs.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -246,5 +247,47 @@ func TestEveryFeatureKnown(t *testing.T) {
 		if !keys[want] {
 			t.Errorf("no sighting for %s (got %v)", want, keys)
 		}
+	}
+}
+
+// TestNoImpliedRowTheEvidenceContradicts: a legacy-only server gets the handshake era's removals
+// implied, except what the scan saw it does not have: GET answered 405 (no GET stream, nothing to
+// resume), removed methods answered -32601, an initialize answer without Mcp-Session-Id (no
+// sessions). And roots and sampling requests count wherever they come, a GET stream included.
+func TestNoImpliedRowTheEvidenceContradicts(t *testing.T) {
+	exs := []*wire.Exchange{
+		exchange("ex-1", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`,
+			400, nil, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Bad Request"}}`),
+		exchange("ex-2", "POST", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`,
+			200, nil, `{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-06-18","capabilities":{"tasks":{}}}}`),
+		exchange("ex-3", "GET", ``, 405, nil, ``),
+		exchange("ex-4", "POST", `{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"x://y"}}`,
+			200, nil, `{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}`),
+		exchange("ex-5", "POST", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t"}}`,
+			200, http.Header{"Content-Type": {"text/event-stream"}}, "data: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"sampling/createMessage\",\"params\":{}}\n\n"+
+				"data: {\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"method\":\"roots/list\"}\n\n"+
+				"data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[]}}\n\n"),
+	}
+	exs[1].Response.Header.Del("Mcp-Session-Id")
+	inv := Inventory(exs, today).ServerOnly()
+	if !inv.LegacyOnly {
+		t.Fatal("want a legacy-only inventory")
+	}
+	keys := map[string]bool{}
+	for _, it := range inv.Items {
+		keys[it.Key] = true
+	}
+	for _, k := range []string{"get-stream", "resumability", "resources-subscribe", "sessions"} {
+		if keys[k] {
+			t.Errorf("%s is listed, though the evidence says the server does not have it", k)
+		}
+	}
+	for _, k := range []string{"initialize", "roots", "sampling", "core-tasks"} {
+		if !keys[k] {
+			t.Errorf("%s is missing from the inventory", k)
+		}
+	}
+	if got := inv.Total(); !strings.HasPrefix(got, fmt.Sprintf("%d feature(s) in use", len(inv.Items))) {
+		t.Errorf("total line %q", got)
 	}
 }

@@ -61,6 +61,7 @@ func Text(w io.Writer, r Report) error {
 	if target == "" {
 		target = "(unknown target)"
 	}
+	p.f("%s\n", r.Total())
 	p.f("Deprecation inventory for %s as of %s (%d exchange(s) examined)\n", target, r.Today.Format(time.DateOnly), r.Exchanges)
 	if r.LegacyOnly {
 		p.f("The server speaks only the initialize-era protocol: every removal it relies on is listed.\n")
@@ -103,4 +104,21 @@ func wrap(err error) error {
 		return fmt.Errorf("writing the inventory as text: %w", err)
 	}
 	return nil
+}
+
+// Total is the inventory in one line, the most urgent item named: what a reader needs first.
+func (r Report) Total() string {
+	if len(r.Items) == 0 {
+		return "No deprecated or removed feature was seen in use."
+	}
+	dep, rem := 0, 0
+	for _, it := range r.Items {
+		if it.Status == Removed {
+			rem++
+		} else {
+			dep++
+		}
+	}
+	first := r.Items[0]
+	return fmt.Sprintf("%d feature(s) in use that 2026-07-28 deprecated (%d) or removed (%d); most urgent: %s, %s.", len(r.Items), dep, rem, first.Name, first.Due)
 }

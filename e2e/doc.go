@@ -18,6 +18,7 @@
 //	srv.URL                              // http://127.0.0.1:PORT/mcp, read from its stdout
 //	srv := StartServer(t, bin, args...)  // any binary that prints "listening on URL"
 //	srv := StartEverythingServer(t)      // the Go SDK's everything-server, mounted at "/"
+//	srv := StartNodeServer(t, script, "/mcp") // a third-party Node server from SENTINEL_THIRDPARTY
 //	ctx := WithDeadline(t, 10*time.Second)
 //	names := FixtureSeeded(t)            // the unmigrated fixture's seeded rule names
 //
@@ -38,7 +39,8 @@
 // # External tools
 //
 //	node := RequireTool(t, EnvNodeBin)  // SENTINEL_NODE_BIN, SENTINEL_CONFORMANCE,
-//	                                    // SENTINEL_EVERYTHING_SERVER, SENTINEL_PG_BIN
+//	                                    // SENTINEL_EVERYTHING_SERVER, SENTINEL_PG_BIN,
+//	                                    // SENTINEL_THIRDPARTY
 //
 // scripts/deps.sh installs them and prints their locations; `make test` exports them. A test that
 // needs one and does not find it fails and says to run `make test`, except under `go test -short`,
@@ -52,6 +54,12 @@
 // RunConformance runs the suite with Node 22 first on PATH, writes its results to a temporary
 // directory, and aggregates every scenario's checks.json, marking which scenarios the suite scores
 // for 2026-07-28.
+//
+// # Proofs of the verdicts
+//
+// TestMutationHarness (the conformant fixture's single-rule mutants, SENTINEL_MUTANTS selects),
+// TestVerdictsAreStable (ten identical scans per server), TestARuleAloneGetsTheVerdictOfTheFullScan,
+// the exit-code cases (probe_exit_test.go) and the third-party servers' pinned MUST failures.
 //
 // This package must not be imported; the fixtures it starts are separate processes, so the
 // harness under test never links fixture code.

@@ -71,8 +71,8 @@ func TestScanFixtureScriptFailsTheGate(t *testing.T) {
 	}
 	sentinel := BuildBinary(t, "sentinel")
 	BuildBinary(t, "fixture")
-	if err := exec.Command(sentinel, "probe", "--help").Run(); err != nil {
-		t.Skip("sentinel has no probe command in this build yet")
+	if out, err := exec.Command(sentinel, "probe", "--help").CombinedOutput(); err != nil {
+		t.Fatalf("sentinel probe --help: %v\n%s", err, out)
 	}
 	script, err := filepath.Abs(filepath.Join(moduleRoot, "scripts", "scan-fixture.sh"))
 	if err != nil {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,10 +25,10 @@ var conformantExpectedFindings = map[string]bool{
 // flag the unmigrated fixture do not flag a conformant server.
 func TestProxyFindsNothingOnTheConformantFixture(t *testing.T) {
 	fx := StartFixture(t, "conformant")
-	admin := freeAddr(t)
+	admin, token := freeAddr(t), filepath.Join(t.TempDir(), "admin-token")
 	sentinel := BuildBinary(t, "sentinel")
 	px := StartServer(t, sentinel, "proxy", "--upstream", fx.URL, "--listen", "127.0.0.1:0",
-		"--admin", admin, "--db", filepath.Join(t.TempDir(), "findings.db"), "--log-level", "warn")
+		"--admin", admin, "--admin-token-file", token, "--db", filepath.Join(t.TempDir(), "findings.db"), "--log-level", "warn")
 
 	args := append([]string{"probe", "--endpoint", px.URL, "--format", "json", "--timeout", "90s"}, conformantScanFlags...)
 	if r := RunBinary(t, sentinel, args...); r.ExitCode != 0 {
@@ -39,25 +38,22 @@ func TestProxyFindsNothingOnTheConformantFixture(t *testing.T) {
 	// Grading runs off the hot path; give it a bounded moment to settle, then read everything.
 	var got map[string]bool
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		got = storedRules(t, "http://"+admin+"/findings?limit=-1")
+		got = storedRules(t, "http://"+admin, token)
 		time.Sleep(500 * time.Millisecond)
-		again := storedRules(t, "http://"+admin+"/findings?limit=-1")
+		again := storedRules(t, "http://"+admin, token)
 		if len(again) == len(got) || time.Now().After(deadline) {
 			got = again
 			break
 		}
 	}
 	// The check means something only if the traffic was graded: require a scan's worth of it.
-	resp, err := http.Get("http://" + admin + "/exchanges?limit=-1")
-	if err != nil {
-		t.Fatalf("reading exchanges: %v", err)
-	}
 	var exs []findings.Exchange
-	err = json.NewDecoder(resp.Body).Decode(&exs)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatalf("decoding exchanges: %v", err)
-	}
+	adminPages(t, "http://"+admin+"/exchanges?limit=500", token, func(dec *json.Decoder) error {
+		var page []findings.Exchange
+		err := dec.Decode(&page)
+		exs = append(exs, page...)
+		return err
+	})
 	graded := 0
 	for _, ex := range exs {
 		if ex.Graded == "graded" {

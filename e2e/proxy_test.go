@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,12 +28,17 @@ var modernRequests = []struct {
 	{"mcp-method-match", "2026-07-28", "prompts/list", "", `{"jsonrpc":"2.0","id":102,"method":"tools/list","params":{"_meta":%s}}`},
 	{"mcp-name-match", "2026-07-28", "tools/call", "other_tool", `{"jsonrpc":"2.0","id":103,"method":"tools/call","params":{"name":"server_time","_meta":%s}}`},
 	{"removed-methods-absent", "2026-07-28", "ping", "", `{"jsonrpc":"2.0","id":104,"method":"ping","params":{"_meta":%s}}`},
-	{"ignore-session-id", "2026-07-28", "initialize", "", `{"jsonrpc":"2.0","id":105,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"},"_meta":%s}}`},
+	{"removed-methods-absent", "2026-07-28", "initialize", "", `{"jsonrpc":"2.0","id":105,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"},"_meta":%s}}`},
 }
 
+// notFlagged are rules this traffic must not fail: the scripted client's server/discover was
+// refused, so the proxy knows the server does not speak 2026-07-28, and the advice on sessions
+// and the GET stream addresses servers that support only that revision. They are migration debt.
+var notFlagged = []string{"get-delete-405", "ignore-session-id"}
+
 // deprecatedSeen are the seeded deprecations the scripted 2025-11-25 session itself shows: the
-// GET stream and DELETE a modern server answers with 405, and the old features in use.
-var deprecatedSeen = []string{"get-delete-405", "deprecated-features-avoided"}
+// old features in use.
+var deprecatedSeen = []string{"deprecated-features-avoided"}
 
 // TestProxyFlagsTheUnmigratedFixture drives a scripted 2025-11-25 client, then requests with a
 // 2026-07-28 envelope (header/body mismatches, removed methods), through `sentinel proxy` in
@@ -40,9 +46,9 @@ var deprecatedSeen = []string{"get-delete-405", "deprecated-features-avoided"}
 // traffic shows and for each mismatch.
 func TestProxyFlagsTheUnmigratedFixture(t *testing.T) {
 	fx := StartFixture(t, "unmigrated")
-	admin := freeAddr(t)
+	admin, token := freeAddr(t), filepath.Join(t.TempDir(), "admin-token")
 	px := StartServer(t, BuildBinary(t, "sentinel"), "proxy", "--upstream", fx.URL, "--listen", "127.0.0.1:0",
-		"--admin", admin, "--db", filepath.Join(t.TempDir(), "findings.db"), "--log-level", "warn")
+		"--admin", admin, "--admin-token-file", token, "--db", filepath.Join(t.TempDir(), "findings.db"), "--log-level", "warn")
 
 	DriveLegacySession(t, px.URL)
 	session := initialize(t, px.URL)
@@ -65,9 +71,9 @@ func TestProxyFlagsTheUnmigratedFixture(t *testing.T) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	// A client that claims 2026-07-28 and sends DELETE must get 405 from a server of that era;
-	// the fixture ends the session instead. (A 2025 client's DELETE is legitimately served by a
-	// server that still supports that era, so the legacy session alone does not show this.)
+	// A client that claims 2026-07-28 and sends DELETE would get 405 from a server that supports
+	// only that revision; the fixture, which refused server/discover, ends the session instead:
+	// migration debt, not a get-delete-405 failure (notFlagged).
 	del, _ := http.NewRequestWithContext(WithDeadline(t, 10*time.Second), http.MethodDelete, px.URL, nil)
 	del.Header.Set("Mcp-Session-Id", session)
 	del.Header.Set("MCP-Protocol-Version", "2026-07-28")
@@ -95,9 +101,14 @@ func TestProxyFlagsTheUnmigratedFixture(t *testing.T) {
 	var got map[string]bool
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		got = storedRules(t, "http://"+admin+"/findings?limit=-1")
+		got = storedRules(t, "http://"+admin, token)
 		missing := missingFrom(want, got)
 		if len(missing) == 0 {
+			for _, name := range notFlagged {
+				if got[rules.IDOf(name)] {
+					t.Errorf("%s was flagged on a server that refused server/discover", name)
+				}
+			}
 			return
 		}
 		if time.Now().After(deadline) {
@@ -128,18 +139,16 @@ func initialize(t *testing.T, url string) string {
 	return sid
 }
 
-// storedRules reads the admin API's findings and returns the rule IDs they name.
-func storedRules(t *testing.T, url string) map[string]bool {
+// storedRules reads every page of the admin API's findings and returns the rule IDs they name.
+func storedRules(t *testing.T, admin, tokenFile string) map[string]bool {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatalf("reading findings from the admin API: %v", err)
-	}
-	defer resp.Body.Close()
 	var fs []findings.Finding
-	if err := json.NewDecoder(resp.Body).Decode(&fs); err != nil {
-		t.Fatalf("decoding findings: %v", err)
-	}
+	adminPages(t, admin+"/findings?limit=1000", tokenFile, func(dec *json.Decoder) error {
+		var page []findings.Finding
+		err := dec.Decode(&page)
+		fs = append(fs, page...)
+		return err
+	})
 	out := map[string]bool{}
 	for _, f := range fs {
 		out[f.RuleID] = true
@@ -165,4 +174,36 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// adminPages GETs url from the admin API with the token in tokenFile, and each next page its
+// Link header names, handing each body to decode.
+func adminPages(t *testing.T, url, tokenFile string, decode func(*json.Decoder) error) {
+	t.Helper()
+	tok, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatalf("reading the admin token: %v", err)
+	}
+	base := url[:strings.Index(url[len("http://"):], "/")+len("http://")]
+	for page := 0; url != "" && page < 1000; page++ {
+		req, _ := http.NewRequestWithContext(WithDeadline(t, 30*time.Second), http.MethodGet, url, nil)
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("reading %s from the admin API: %v", url, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			t.Fatalf("GET %s from the admin API: %s", url, resp.Status)
+		}
+		err = decode(json.NewDecoder(resp.Body))
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("decoding %s: %v", url, err)
+		}
+		url = ""
+		if l := resp.Header.Get("Link"); strings.HasSuffix(l, `>; rel="next"`) {
+			url = base + strings.TrimSuffix(strings.TrimPrefix(l, "<"), `>; rel="next"`)
+		}
+	}
 }

@@ -56,7 +56,8 @@ const (
 // DefaultMaxJudgeLatency is the per-metric judge budget when a policy leaves it at zero.
 const DefaultMaxJudgeLatency = 250 * time.Millisecond
 
-// MetricPolicy configures one metric for one tenant.
+// MetricPolicy configures one metric for one tenant. The same values arrive from the broker's
+// config file and from its set_metric_policy tool, and both are checked by Validate alone.
 type MetricPolicy struct {
 	Metric            string    `json:"metric"`
 	Enabled           bool      `json:"enabled"`
@@ -67,7 +68,8 @@ type MetricPolicy struct {
 	Weight float64 `json:"weight,omitempty"`
 }
 
-// TenantPolicy is one tenant's configuration. Aggregation is "strictest" or "weighted".
+// TenantPolicy is one tenant's configuration. Aggregation is "strictest" or "weighted";
+// ArchivePayloads (default false) keeps the scored texts at rest, which rederiving needs.
 type TenantPolicy struct {
 	TenantID        string         `json:"tenantId"`
 	Metrics         []MetricPolicy `json:"metrics"`
@@ -114,19 +116,39 @@ type Verdict struct {
 	LatencyMs       int64     `json:"latencyMs"`
 }
 
-// Action is the roll-up decision; the strictest verdict wins.
+// Action is the roll-up decision; the strictest verdict wins. Its values are the verdict
+// outcomes a caller acts on, so "pass" means the same thing in a verdict and in the action.
 type Action string
 
 // Actions.
 const (
-	ActionAllow Action = "allow"
+	ActionPass  Action = "pass"
 	ActionWarn  Action = "warn"
 	ActionBlock Action = "block"
 )
 
+// PolicyOverride is what one scoring request may change of its tenant's metric policy: only
+// towards strictness, never past what the tenant allows (see MetricPolicy.Override). Nil fields
+// keep the tenant's value.
+type PolicyOverride struct {
+	// Threshold may lower the tenant's threshold (block sooner), never raise it.
+	Threshold *float64 `json:"threshold,omitempty"`
+	// MaxJudgeLatencyMs may shorten the tenant's judge budget, never lengthen it.
+	MaxJudgeLatencyMs *int `json:"maxJudgeLatencyMs,omitempty"`
+	// OnTimeout may turn fail_open into fail_closed; fail_open is accepted only where the tenant
+	// already fails open.
+	OnTimeout OnTimeout `json:"onTimeout,omitempty"`
+}
+
 // EvaluationResult is what the broker's tools return.
 type EvaluationResult struct {
-	RequestID      string    `json:"requestId"`
+	// RequestID is unique per request (minted when the request is evaluated): two identical calls
+	// get two ids, and the audit log and the stored evaluation carry the same one.
+	RequestID string `json:"requestId"`
+	// RequestDigest is a digest of tenant, tool and canonical arguments: identical calls share it.
+	RequestDigest string `json:"requestDigest,omitempty"`
+	// CorrelationID echoes the caller's correlationId, when it sent one.
+	CorrelationID  string    `json:"correlationId,omitempty"`
 	Verdicts       []Verdict `json:"verdicts"`
 	Action         Action    `json:"action"`
 	TrustScore     int       `json:"trustScore"`
@@ -149,6 +171,8 @@ type JudgeRequest struct {
 	Metric   string        `json:"metric"`
 	Response string        `json:"response"`
 	Context  []ContextItem `json:"context,omitempty"`
+	// Task is the caller's taskDescription: what the response was produced for.
+	Task string `json:"task,omitempty"`
 	// Hint is the deterministic tier's summary of why the case is ambiguous.
 	Hint string `json:"hint,omitempty"`
 }

@@ -2,33 +2,48 @@ package eval
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"strconv"
 	"sync"
 )
 
 // JudgeCache remembers judge answers for identical requests, so a repeated ambiguous case costs
-// no judge call (the verdict then says DecidedBy cache). Implementations must be safe for
-// concurrent use.
+// no judge call (the verdict then says DecidedBy cache). Keys are opaque digests from CacheKey:
+// an implementation never sees a tenant, a text or a model name, only which answers are the same.
+// Implementations must be safe for concurrent use.
 type JudgeCache interface {
 	Get(key string) (JudgeVerdict, bool)
 	Put(key string, v JudgeVerdict)
 }
 
-// cacheKey binds an answer to the judge model, the metric version and the full request, so a
-// changed model, pattern set or context never reuses a stale answer.
-func cacheKey(model, metricVersion string, req JudgeRequest) string {
+// CacheKey binds a judge answer to everything that could change it and to whom it belongs: the
+// tenant (an answer one tenant paid for, about a text only it sent, is never served to another),
+// the judge model, the metric version and the full request (metric, response, every context
+// item's id, source and content, the task and the deterministic tier's hint). ok is false when
+// tenant is empty: an answer that belongs to nobody is never cached.
+func CacheKey(tenant, model, metricVersion string, req JudgeRequest) (key string, ok bool) {
+	if tenant == "" {
+		return "", false
+	}
 	h := sha256.New()
-	for _, s := range []string{model, metricVersion, req.Metric, req.Response} {
+	field := func(s string) {
+		// Length-prefixed, so no two distinct requests hash alike by moving text between fields.
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
 		h.Write([]byte(s))
-		h.Write([]byte{0})
 	}
+	for _, s := range []string{"judge-cache-v2", tenant, model, metricVersion, req.Metric, req.Response, req.Task, req.Hint} {
+		field(s)
+	}
+	field(strconv.Itoa(len(req.Context)))
 	for _, c := range req.Context {
-		h.Write([]byte(c.ID))
-		h.Write([]byte{0})
-		h.Write([]byte(c.Content))
-		h.Write([]byte{0})
+		field(c.ID)
+		field(c.Source)
+		field(c.Content)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil)), true
 }
 
 // MemoryCache is a bounded in-process JudgeCache that evicts the oldest entry when full.

@@ -33,7 +33,12 @@ const (
 // InjectionInput is the text flag_injection scores: a tool result, a tool description, or an
 // agent's output.
 type InjectionInput struct {
-	Text string `json:"text"`
+	// Tenant is whose request this is; it scopes the judge cache (an answer is never reused
+	// across tenants) and is never sent to the judge. Empty disables the cache.
+	Tenant string `json:"-"`
+	Text   string `json:"text"`
+	// TaskDescription is what the text was produced for, passed to the judge as the task.
+	TaskDescription string `json:"taskDescription,omitempty"`
 	// Context is the material the text was produced from or travels with (the same items a
 	// groundedness request carries); an instruction hidden there is screened too.
 	Context []ContextItem `json:"context,omitempty"`
@@ -42,9 +47,13 @@ type InjectionInput struct {
 // GroundednessInput is a response and the context it must be grounded in. Citations, when set,
 // replace the ones ExtractCitations would find in Response.
 type GroundednessInput struct {
-	Response  string        `json:"response"`
-	Context   []ContextItem `json:"context"`
-	Citations []Citation    `json:"citations,omitempty"`
+	// Tenant scopes the judge cache, as in InjectionInput.
+	Tenant string `json:"-"`
+	// TaskDescription is what the response was produced for, passed to the judge as the task.
+	TaskDescription string        `json:"taskDescription,omitempty"`
+	Response        string        `json:"response"`
+	Context         []ContextItem `json:"context"`
+	Citations       []Citation    `json:"citations,omitempty"`
 }
 
 // Evaluator runs metrics under a policy: the deterministic tier first, the Judge only for the
@@ -104,7 +113,7 @@ func (e *Evaluator) FlagInjection(ctx context.Context, in InjectionInput, pol Me
 	if len(scan.Families) == 0 {
 		hint = fmt.Sprintf("deterministic score %.3f; no pattern family matched", scan.Score)
 	}
-	err := e.decide(ctx, &v, pol, JudgeRequest{Metric: MetricInjection, Response: in.Text, Hint: hint}, hint)
+	err := e.decide(ctx, in.Tenant, &v, pol, JudgeRequest{Metric: MetricInjection, Response: in.Text, Task: in.TaskDescription, Hint: hint}, hint)
 	v.LatencyMs = e.now().Sub(start).Milliseconds()
 	e.log(ctx, v)
 	return v, err
@@ -123,15 +132,16 @@ func (e *Evaluator) CheckGroundedness(ctx context.Context, in GroundednessInput,
 	g := ScoreGroundedness(in)
 	v := Verdict{Metric: MetricGroundedness, Score: g.Score, Threshold: pol.Threshold, Evidence: g.Evidence,
 		CitedContextIDs: g.CitedContextIDs, DecidedBy: DecidedByHeuristic, MetricVersion: GroundednessMetricVersion}
-	err := e.decide(ctx, &v, pol, JudgeRequest{Metric: MetricGroundedness, Response: in.Response, Context: in.Context, Hint: g.Summary}, g.Summary)
+	err := e.decide(ctx, in.Tenant, &v, pol, JudgeRequest{Metric: MetricGroundedness, Response: in.Response, Context: in.Context, Task: in.TaskDescription, Hint: g.Summary}, g.Summary)
 	v.LatencyMs = e.now().Sub(start).Milliseconds()
 	e.log(ctx, v)
 	return v, err
 }
 
 // decide sets the outcome: from the heuristic score when it is clear, else from the cache or the
-// judge. The only error is the caller's own cancellation.
-func (e *Evaluator) decide(ctx context.Context, v *Verdict, pol MetricPolicy, req JudgeRequest, summary string) error {
+// judge. The cache is consulted only under tenant's own keys. The only error is the caller's own
+// cancellation.
+func (e *Evaluator) decide(ctx context.Context, tenant string, v *Verdict, pol MetricPolicy, req JudgeRequest, summary string) error {
 	switch Band(v.Score, pol.Threshold) {
 	case 1:
 		v.Outcome, v.Reason = OutcomeBlock, "clear: "+summary
@@ -145,8 +155,9 @@ func (e *Evaluator) decide(ctx context.Context, v *Verdict, pol MetricPolicy, re
 		return nil
 	}
 	v.Judge = e.Judge.Model()
-	key := cacheKey(v.Judge, v.MetricVersion, req)
-	if e.Cache != nil {
+	key, cacheable := CacheKey(tenant, v.Judge, v.MetricVersion, req)
+	cacheable = cacheable && e.Cache != nil
+	if cacheable {
 		if jv, ok := e.Cache.Get(key); ok {
 			v.DecidedBy, v.Score = DecidedByCache, round3(jv.Score)
 			v.Outcome, v.Reason = outcomeFor(jv.Score, pol.Threshold), "judge (cached): "+jv.Reason
@@ -163,7 +174,7 @@ func (e *Evaluator) decide(ctx context.Context, v *Verdict, pol MetricPolicy, re
 			pol.JudgeBudget().Milliseconds(), err, pol.OnTimeout, summary)
 		return nil
 	}
-	if e.Cache != nil {
+	if cacheable {
 		e.Cache.Put(key, jv)
 	}
 	v.DecidedBy, v.Score = DecidedByJudge, round3(jv.Score)
@@ -210,12 +221,12 @@ func (e *Evaluator) callJudge(ctx context.Context, budget time.Duration, req Jud
 }
 
 // ActionFor is the action one verdict asks for under a policy. A timeout takes the metric's
-// onTimeout: fail_open allows, fail_closed blocks. ok is false when the policy makes no choice
+// onTimeout: fail_open passes, fail_closed blocks. ok is false when the policy makes no choice
 // for that metric; the caller must then report it (BuildEvaluationResult blocks and says why).
 func ActionFor(v Verdict, policy TenantPolicy) (a Action, ok bool) {
 	switch v.Outcome {
 	case OutcomePass:
-		return ActionAllow, true
+		return ActionPass, true
 	case OutcomeWarn:
 		return ActionWarn, true
 	case OutcomeBlock:
@@ -224,7 +235,7 @@ func ActionFor(v Verdict, policy TenantPolicy) (a Action, ok bool) {
 		m, found := policy.Metric(v.Metric)
 		switch {
 		case found && m.OnTimeout == FailOpen:
-			return ActionAllow, true
+			return ActionPass, true
 		case found && m.OnTimeout == FailClosed:
 			return ActionBlock, true
 		}

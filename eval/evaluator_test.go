@@ -65,12 +65,12 @@ func TestFlagInjectionEscalatesTheAmbiguousBandToTheJudge(t *testing.T) {
 		wantAction  Action
 	}{
 		{"a judge saying injection blocks", FixedJudge(0.9, "manipulative"), FailOpen, OutcomeBlock, DecidedByJudge, ActionBlock},
-		{"a judge saying benign passes", FixedJudge(0.1, "harmless"), FailClosed, OutcomePass, DecidedByJudge, ActionAllow},
-		{"a slow judge times out and fail_open allows", SlowJudge(5 * time.Second), FailOpen, OutcomeTimeout, DecidedByHeuristic, ActionAllow},
+		{"a judge saying benign passes", FixedJudge(0.1, "harmless"), FailClosed, OutcomePass, DecidedByJudge, ActionPass},
+		{"a slow judge times out and fail_open allows", SlowJudge(5 * time.Second), FailOpen, OutcomeTimeout, DecidedByHeuristic, ActionPass},
 		{"a slow judge times out and fail_closed blocks", SlowJudge(5 * time.Second), FailClosed, OutcomeTimeout, DecidedByHeuristic, ActionBlock},
 		{"a judge ignoring its deadline still times out", &StubJudge{Delay: 2 * time.Second, IgnoreDeadline: true}, FailClosed, OutcomeTimeout, DecidedByHeuristic, ActionBlock},
 		{"an erroring judge is a timeout under fail_closed", ErrorJudge(errors.New("upstream 503")), FailClosed, OutcomeTimeout, DecidedByHeuristic, ActionBlock},
-		{"an out-of-range judge score is a timeout under fail_open", FixedJudge(7, "bogus"), FailOpen, OutcomeTimeout, DecidedByHeuristic, ActionAllow},
+		{"an out-of-range judge score is a timeout under fail_open", FixedJudge(7, "bogus"), FailOpen, OutcomeTimeout, DecidedByHeuristic, ActionPass},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,8 +111,8 @@ func TestJudgeAnswersAreCachedPerRequest(t *testing.T) {
 	judge := FixedJudge(0.8, "manipulative")
 	e := &Evaluator{Judge: judge, Cache: NewMemoryCache(8)}
 	pol := policyFor(MetricInjection, FailClosed)
-	first, _ := e.FlagInjection(t.Context(), InjectionInput{Text: ambiguousText}, pol)
-	second, _ := e.FlagInjection(t.Context(), InjectionInput{Text: ambiguousText}, pol)
+	first, _ := e.FlagInjection(t.Context(), InjectionInput{Tenant: "acme", Text: ambiguousText}, pol)
+	second, _ := e.FlagInjection(t.Context(), InjectionInput{Tenant: "acme", Text: ambiguousText}, pol)
 	if first.DecidedBy != DecidedByJudge || second.DecidedBy != DecidedByCache {
 		t.Errorf("decided by %s then %s, want judge then cache", first.DecidedBy, second.DecidedBy)
 	}

@@ -14,7 +14,7 @@ const (
 )
 
 // actionRank orders actions; the strictest wins.
-var actionRank = map[Action]int{ActionAllow: 0, ActionWarn: 1, ActionBlock: 2}
+var actionRank = map[Action]int{ActionPass: 0, ActionWarn: 1, ActionBlock: 2}
 
 // BuildEvaluationResult rolls verdicts up into one result. The action is the strictest of the
 // verdicts' actions (ActionFor); a timeout for a metric the policy has no onTimeout for blocks
@@ -30,7 +30,7 @@ var actionRank = map[Action]int{ActionAllow: 0, ActionWarn: 1, ActionBlock: 2}
 //
 // TotalLatencyMs is the sum of the verdicts' latencies (an upper bound if they ran in parallel).
 func BuildEvaluationResult(requestID string, verdicts []Verdict, policy TenantPolicy) EvaluationResult {
-	r := EvaluationResult{RequestID: requestID, Verdicts: append([]Verdict(nil), verdicts...), Action: ActionAllow}
+	r := EvaluationResult{RequestID: requestID, Verdicts: append([]Verdict(nil), verdicts...), Action: ActionPass}
 	if len(verdicts) == 0 {
 		return r
 	}
@@ -67,7 +67,7 @@ func BuildEvaluationResult(requestID string, verdicts []Verdict, policy TenantPo
 		trust = math.Min(trust, blockTrustCap)
 	case ActionWarn:
 		trust = math.Min(trust, warnTrustCap)
-	case ActionAllow:
+	case ActionPass:
 	}
 	r.TrustScore = int(math.Round(math.Max(0, math.Min(100, trust))))
 	return r

@@ -25,14 +25,14 @@ func TestBuildEvaluationResult(t *testing.T) {
 		wantAction Action
 		wantTrust  int
 	}{
-		{"all passing verdicts allow with trust from the worst score", []Verdict{inj(OutcomePass, 0.1), gnd(OutcomePass, 0.3)}, pol, ActionAllow, 70},
+		{"all passing verdicts allow with trust from the worst score", []Verdict{inj(OutcomePass, 0.1), gnd(OutcomePass, 0.3)}, pol, ActionPass, 70},
 		{"one block wins over a pass", []Verdict{inj(OutcomeBlock, 0.9), gnd(OutcomePass, 0)}, pol, ActionBlock, 10},
 		{"a warn wins over a pass and caps trust", []Verdict{inj(OutcomePass, 0), gnd(OutcomeWarn, 0.1)}, pol, ActionWarn, 74},
 		{"a fail_closed timeout blocks", []Verdict{inj(OutcomeTimeout, 0.5), gnd(OutcomePass, 0)}, pol, ActionBlock, 25},
-		{"a fail_open timeout allows", []Verdict{inj(OutcomePass, 0), gnd(OutcomeTimeout, 0.5)}, pol, ActionAllow, 50},
-		{"weighted aggregation averages trust by weight", []Verdict{inj(OutcomePass, 0.2), gnd(OutcomePass, 0.4)}, weighted, ActionAllow, 75},
+		{"a fail_open timeout allows", []Verdict{inj(OutcomePass, 0), gnd(OutcomeTimeout, 0.5)}, pol, ActionPass, 50},
+		{"weighted aggregation averages trust by weight", []Verdict{inj(OutcomePass, 0.2), gnd(OutcomePass, 0.4)}, weighted, ActionPass, 75},
 		{"weighted aggregation never averages a block away", []Verdict{inj(OutcomePass, 0), gnd(OutcomeBlock, 0.6)}, weighted, ActionBlock, 25},
-		{"no verdicts earn no trust", nil, pol, ActionAllow, 0},
+		{"no verdicts earn no trust", nil, pol, ActionPass, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package findings
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -46,6 +47,9 @@ func TestStoreContract(t *testing.T) {
 			t.Run("binary bodies round-trip byte for byte", func(t *testing.T) { binaryBodies(t, s) })
 			t.Run("prune removes what is older than the cutoff", func(t *testing.T) { prunes(t, s) })
 			t.Run("a batch writes exchanges and folds findings in one go", func(t *testing.T) { batches(t, s) })
+			t.Run("pages of exchanges follow the cursor without repeats or gaps", func(t *testing.T) { pagesExchanges(t, s) })
+			t.Run("pages of findings follow the cursor without repeats or gaps", func(t *testing.T) { pagesFindings(t, s) })
+			t.Run("bodies are cut in the query when asked", func(t *testing.T) { cutsBodies(t, s) })
 		})
 	}
 }
@@ -242,4 +246,137 @@ func TestConcurrentWritersShareOneStore(t *testing.T) {
 			}
 		})
 	}
+}
+
+func pagesExchanges(t *testing.T, s Store) {
+	ctx := t.Context()
+	var b Batch
+	// 25 exchanges over 5 distinct start times: ties must be broken by ID across page edges.
+	for i := range 25 {
+		b.Exchanges = append(b.Exchanges, Exchange{ID: fmt.Sprintf("page-%02d", i), Target: "http://page",
+			Start: t0.Add(time.Duration(i/5) * time.Second)})
+	}
+	if err := s.Record(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	f := Filter{Target: "http://page", Limit: 4}
+	for range 20 {
+		page, err := s.Exchanges(ctx, f)
+		if err != nil {
+			t.Fatalf("Exchanges(%+v) = %v", f, err)
+		}
+		for _, ex := range page {
+			got = append(got, ex.ID)
+		}
+		if len(page) < f.Limit {
+			break
+		}
+		f.After = ExchangeCursor(page[len(page)-1])
+	}
+	if len(got) != 25 {
+		t.Fatalf("paged %d exchanges %v, want all 25 once", len(got), got)
+	}
+	seen := map[string]bool{}
+	for i, id := range got {
+		if seen[id] {
+			t.Fatalf("exchange %s listed twice: %v", id, got)
+		}
+		seen[id] = true
+		// Newest first: the start-time group never increases along the listing.
+		if i > 0 && groupOf(got[i-1]) < groupOf(id) {
+			t.Fatalf("listing not newest first at %d: %v", i, got)
+		}
+	}
+	if _, err := s.Exchanges(ctx, Filter{After: FindingCursor(Finding{Target: "x", RuleID: "y", LastSeen: t0})}); !errors.Is(err, ErrBadCursor) {
+		t.Fatalf("a finding cursor on exchanges = %v, want ErrBadCursor", err)
+	}
+}
+
+func groupOf(id string) int {
+	var n int
+	fmt.Sscanf(id, "page-%d", &n)
+	return n / 5
+}
+
+func pagesFindings(t *testing.T, s Store) {
+	ctx := t.Context()
+	var b Batch
+	for i := range 13 {
+		b.Findings = append(b.Findings, Finding{Target: "http://fpage", RuleID: fmt.Sprintf("MCP/2026-07-28/MUST/r%02d", i%4),
+			Key: fmt.Sprintf("k%d", i), Status: rules.Fail, FirstSeen: t0.Add(time.Duration(i%3) * time.Minute)})
+	}
+	if err := s.Record(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	f := Filter{Target: "http://fpage", Limit: 5}
+	for range 10 {
+		page, err := s.Findings(ctx, f)
+		if err != nil {
+			t.Fatalf("Findings(%+v) = %v", f, err)
+		}
+		for _, fd := range page {
+			k := fd.RuleID + " " + fd.Key
+			if seen[k] {
+				t.Fatalf("finding %s listed twice", k)
+			}
+			seen[k] = true
+		}
+		if len(page) < f.Limit {
+			break
+		}
+		f.After = FindingCursor(page[len(page)-1])
+	}
+	if len(seen) != 13 {
+		t.Fatalf("paged %d findings, want all 13", len(seen))
+	}
+}
+
+func cutsBodies(t *testing.T, s Store) {
+	ctx := t.Context()
+	big := bytes.Repeat([]byte("a"), 5000)
+	if err := s.RecordExchange(ctx, Exchange{ID: "cut-1", Target: "http://cut", Start: t0, RequestBody: []byte("small"), ResponseBody: big}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Exchanges(ctx, Filter{Target: "http://cut", MaxBody: 100})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Exchanges = %v, %v", got, err)
+	}
+	if string(got[0].RequestBody) != "small" || len(got[0].ResponseBody) != 100 || !got[0].Truncated {
+		t.Fatalf("cut exchange: request %q, response %d bytes, truncated %v; want the small one whole, 100 bytes and truncated",
+			got[0].RequestBody, len(got[0].ResponseBody), got[0].Truncated)
+	}
+	whole, _ := s.Exchanges(ctx, Filter{Target: "http://cut"})
+	if len(whole) != 1 || len(whole[0].ResponseBody) != 5000 || whole[0].Truncated {
+		t.Fatalf("uncut exchange: %d bytes, truncated %v; want 5000 and not truncated", len(whole[0].ResponseBody), whole[0].Truncated)
+	}
+}
+
+func TestCursorRoundTripsAndRejectsForgeries(t *testing.T) {
+	c := ExchangeCursor(Exchange{ID: "abc-1", Start: t0})
+	got, err := ParseCursor(c.String())
+	if err != nil || got.Micros != c.Micros || len(got.Keys) != 1 || got.Keys[0] != "abc-1" {
+		t.Fatalf("ParseCursor(String()) = %+v, %v; want %+v", got, err, c)
+	}
+	for _, bad := range []string{"!!", "e30", strings.Repeat("A", 5000), "bnVsbA"} {
+		if _, err := ParseCursor(bad); !errors.Is(err, ErrBadCursor) {
+			t.Errorf("ParseCursor(%q) = %v, want ErrBadCursor", bad, err)
+		}
+	}
+}
+
+func FuzzParseCursor(f *testing.F) {
+	f.Add(ExchangeCursor(Exchange{ID: "x", Start: t0}).String())
+	f.Add(FindingCursor(Finding{Target: "t", RuleID: "r", Key: "k", LastSeen: t0}).String())
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseCursor(s)
+		if err != nil {
+			return
+		}
+		if again, err := ParseCursor(c.String()); err != nil || again.Micros != c.Micros || len(again.Keys) != len(c.Keys) {
+			t.Fatalf("a parsed cursor does not round-trip: %q -> %+v -> %v", s, c, err)
+		}
+	})
 }

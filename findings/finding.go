@@ -103,6 +103,13 @@ type Filter struct {
 	ExchangeID string
 	// Limit caps the rows returned; 0 means DefaultLimit, negative means no cap.
 	Limit int
+	// After continues a listing after the row a previous page ended on (ExchangeCursor or
+	// FindingCursor of that row); zero starts with the newest row.
+	After Cursor
+	// MaxBody caps each body Exchanges returns, in bytes, cut in the database so that a page of
+	// large exchanges is never read whole; 0 returns bodies as stored. A cut body sets
+	// Truncated.
+	MaxBody int
 }
 
 // DefaultLimit is how many rows a query returns when Filter.Limit is 0.

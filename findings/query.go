@@ -35,7 +35,7 @@ func (s *sqlStore) Record(ctx context.Context, b Batch) error {
 		return nil
 	}
 	// One lock order for every writer, so proxies sharing a PostgreSQL store cannot deadlock.
-	fs := append([]Finding(nil), b.Findings...)
+	fs := fold(b.Findings)
 	sort.Slice(fs, func(i, j int) bool {
 		if fs[i].Target != fs[j].Target {
 			return fs[i].Target < fs[j].Target
@@ -67,6 +67,40 @@ func (s *sqlStore) Record(ctx context.Context, b Batch) error {
 		return fmt.Errorf("committing a batch of %d exchanges: %w", len(b.Exchanges), err)
 	}
 	return nil
+}
+
+// fold merges the findings of one batch that share a key, as the upsert would: a busy proxy
+// sees the same few failures on every exchange, and one row write per key and batch instead of
+// one per exchange is most of what recording findings costs.
+func fold(in []Finding) []Finding {
+	type key struct{ target, rule, k string }
+	at := make(map[key]int, len(in))
+	out := make([]Finding, 0, len(in))
+	for _, f := range in {
+		if f.Count <= 0 {
+			f.Count = 1
+		}
+		if f.LastSeen.IsZero() {
+			f.LastSeen = f.FirstSeen
+		}
+		k := key{f.Target, f.RuleID, f.Key}
+		i, ok := at[k]
+		if !ok {
+			at[k] = len(out)
+			out = append(out, f)
+			continue
+		}
+		g := &out[i]
+		g.Count += f.Count
+		if f.FirstSeen.Before(g.FirstSeen) {
+			g.FirstSeen = f.FirstSeen
+		}
+		if !f.LastSeen.Before(g.LastSeen) {
+			g.LastSeen, g.Observed, g.ExchangeID = f.LastSeen, f.Observed, f.ExchangeID
+		}
+		g.Level, g.Status, g.Remediation, g.SpecURL = f.Level, f.Status, f.Remediation, f.SpecURL
+	}
+	return out
 }
 
 // prepared runs one prepared statement through the execer shape (the query text is ignored).
@@ -107,10 +141,24 @@ func (s *sqlStore) recordFinding(ctx context.Context, db execer, f Finding) erro
 	return nil
 }
 
-// where builds a WHERE clause from the filter; timeCol is the column Since applies to.
-func where(f Filter, timeCol string, withLevel bool) (string, []any) {
+// Listing orders: newest first, ties broken by these columns ascending (the cursor's keys).
+var (
+	findingKeyCols  = []string{"target", "rule_id", "key"}
+	exchangeKeyCols = []string{"id"}
+)
+
+// where builds a WHERE clause from the filter; timeCol is the column Since and the cursor
+// apply to, keyCols the cursor's tie-breaking columns.
+func where(f Filter, timeCol string, keyCols []string, withLevel bool) (string, []any, error) {
 	var conds []string
 	var args []any
+	cond, cargs, err := f.After.after(timeCol, keyCols)
+	if err != nil {
+		return "", nil, err
+	}
+	if cond != "" {
+		conds, args = append(conds, cond), append(args, cargs...)
+	}
 	if !f.Since.IsZero() {
 		conds, args = append(conds, timeCol+" >= ?"), append(args, f.Since.UnixMicro())
 	}
@@ -134,16 +182,19 @@ func where(f Filter, timeCol string, withLevel bool) (string, []any) {
 		conds, args = append(conds, "(rule_id = ? OR rule_id LIKE ?)"), append(args, f.Rule, "%/"+f.Rule)
 	}
 	if len(conds) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return " WHERE " + strings.Join(conds, " AND "), args, nil
 }
 
 // Findings returns findings matching f, most recently seen first.
 func (s *sqlStore) Findings(ctx context.Context, f Filter) ([]Finding, error) {
-	w, args := where(f, "last_seen", true)
+	w, args, err := where(f, "last_seen", findingKeyCols, true)
+	if err != nil {
+		return nil, err
+	}
 	q := `SELECT target, rule_id, key, level, status, observed, remediation, spec_url, exchange_id,
-		first_seen, last_seen, count FROM findings` + w + ` ORDER BY last_seen DESC, rule_id, key`
+		first_seen, last_seen, count FROM findings` + w + ` ORDER BY last_seen DESC, target, rule_id, key`
 	if n := limitOf(f); n > 0 {
 		q += fmt.Sprintf(" LIMIT %d", n)
 	}
@@ -209,10 +260,19 @@ func (s *sqlStore) body(b []byte) ([]byte, bool) {
 
 // Exchanges returns exchanges matching f, newest first.
 func (s *sqlStore) Exchanges(ctx context.Context, f Filter) ([]Exchange, error) {
-	w, args := where(f, "started", false)
+	w, args, err := where(f, "started", exchangeKeyCols, false)
+	if err != nil {
+		return nil, err
+	}
+	reqBody, respBody := "request_body", "response_body"
+	if f.MaxBody > 0 {
+		// Cut in the database: a page of large exchanges is never read whole into memory.
+		reqBody, respBody = s.d.prefix("request_body", f.MaxBody), s.d.prefix("response_body", f.MaxBody)
+	}
 	q := `SELECT id, target, started, duration_ns, http_method, url, rpc_method, key, status,
-		request_header, request_body, response_header, response_body, truncated, graded, error,
-		findings FROM exchanges` + w + ` ORDER BY started DESC, id`
+		request_header, ` + reqBody + `, response_header, ` + respBody + `, truncated, graded, error,
+		findings, ` + s.d.length("request_body") + `, ` + s.d.length("response_body") + `
+		FROM exchanges` + w + ` ORDER BY started DESC, id`
 	if n := limitOf(f); n > 0 {
 		q += fmt.Sprintf(" LIMIT %d", n)
 	}
@@ -240,12 +300,14 @@ func scanExchange(rows *sql.Rows) (Exchange, error) {
 	var started, dur int64
 	var reqHdr, respHdr string
 	var truncated int
+	var reqLen, respLen sql.NullInt64
 	if err := rows.Scan(&ex.ID, &ex.Target, &started, &dur, &ex.HTTPMethod, &ex.URL, &ex.RPCMethod,
 		&ex.Key, &ex.Status, &reqHdr, &ex.RequestBody, &respHdr, &ex.ResponseBody, &truncated,
-		&ex.Graded, &ex.Error, &ex.Findings); err != nil {
+		&ex.Graded, &ex.Error, &ex.Findings, &reqLen, &respLen); err != nil {
 		return ex, fmt.Errorf("reading an exchange row: %w", err)
 	}
-	ex.Start, ex.Duration, ex.Truncated = time.UnixMicro(started).UTC(), time.Duration(dur), truncated != 0
+	cut := reqLen.Int64 > int64(len(ex.RequestBody)) || respLen.Int64 > int64(len(ex.ResponseBody))
+	ex.Start, ex.Duration, ex.Truncated = time.UnixMicro(started).UTC(), time.Duration(dur), truncated != 0 || cut
 	for _, h := range []struct {
 		raw string
 		dst *http.Header

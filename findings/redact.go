@@ -56,8 +56,12 @@ func StripCredentials(h http.Header) http.Header {
 type Redactor struct {
 	keys map[string]bool
 	re   *regexp.Regexp
-	// quoted holds each key lower-cased and in quotes, for the cheap "nothing to do" test.
-	quoted [][]byte
+	// maxKey, lens and firsts describe the keys for the cheap "nothing to do" test: the longest
+	// key in bytes, which lengths occur (bit n for length n ≤ 63), and which lower-case first
+	// bytes.
+	maxKey int
+	lens   uint64
+	firsts [256]bool
 }
 
 // NewRedactor redacts DefaultRedactKeys plus extra (case-insensitive field names).
@@ -69,8 +73,13 @@ func NewRedactor(extra []string) *Redactor {
 		if k == "" || r.keys[strings.ToLower(k)] {
 			continue
 		}
-		r.keys[strings.ToLower(k)] = true
-		r.quoted = append(r.quoted, []byte(`"`+strings.ToLower(k)+`"`))
+		low := strings.ToLower(k)
+		r.keys[low] = true
+		r.maxKey = max(r.maxKey, len(low))
+		if len(low) < 64 {
+			r.lens |= 1 << len(low)
+		}
+		r.firsts[low[0]] = true
 		alts = append(alts, regexp.QuoteMeta(k))
 	}
 	sort.Strings(alts)
@@ -161,13 +170,36 @@ func writeString(buf *bytes.Buffer, s string) {
 }
 
 // mayHold reports whether body mentions a redacted key at all (as a quoted name, ignoring case):
-// most payloads do not, and they are stored without being walked.
+// most payloads do not, and they are stored without being walked. It looks only at the text
+// between consecutive quotes, in place: a large body is scanned once and never copied.
 func (r *Redactor) mayHold(body []byte) bool {
-	lower := bytes.ToLower(body)
-	for _, q := range r.quoted {
-		if bytes.Contains(lower, q) {
+	var low [64]byte
+	for i := bytes.IndexByte(body, '"'); i >= 0; {
+		rest := body[i+1:]
+		j := bytes.IndexByte(rest, '"')
+		if j < 0 {
+			return false
+		}
+		first := rest[0]
+		if 'A' <= first && first <= 'Z' {
+			first += 'a' - 'A'
+		}
+		switch {
+		case j == 0 || j > r.maxKey || !r.firsts[first] || (j < 64 && r.lens&(1<<j) == 0):
+		case j <= len(low):
+			for k, c := range rest[:j] {
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				low[k] = c
+			}
+			if r.keys[string(low[:j])] {
+				return true
+			}
+		case r.keys[strings.ToLower(string(rest[:j]))]: // a configured key longer than the buffer
 			return true
 		}
+		i += 1 + j
 	}
 	return false
 }

@@ -70,3 +70,42 @@ func TestRedactorURL(t *testing.T) {
 		}
 	}
 }
+
+// mayHold is the cheap pre-test that decides whether a payload is walked at all: it must see a
+// key in any case and anywhere, and must not be fooled by a key split across strings.
+func TestRedactorMayHold(t *testing.T) {
+	long := strings.Repeat("k", 80)
+	r := NewRedactor([]string{"ssn", long})
+	tests := []struct {
+		name, in string
+		want     bool
+	}{
+		{"no key", `{"a":"b","progressToken":1}`, false},
+		{"key in another case", `{"a":{"ACCESS_TOKEN":"x"}}`, true},
+		{"key inside an SSE stream", "data: {\"x\":1,\"Password\":\"p\"}\n\n", true},
+		{"key only as a value's prefix", `{"a":"tokenizer"}`, false},
+		{"extra key", `[{"SSN":1}]`, true},
+		{"configured key longer than the scan buffer", `{"` + strings.ToUpper(long) + `":1}`, true},
+		{"unterminated quote", `{"token`, false},
+		{"binary", "\x00\xff\"\x01\"", false},
+	}
+	for _, tt := range tests {
+		if got := r.mayHold([]byte(tt.in)); got != tt.want {
+			t.Errorf("%s: mayHold(%q) = %v, want %v", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkRedactorMayHold4MiB is the pre-test on a large body without any key: it must scan
+// in place, not copy the body.
+func BenchmarkRedactorMayHold4MiB(b *testing.B) {
+	body := bytes.Repeat([]byte(`{"jsonrpc":"2.0","id":1,"result":{"text":"hello world"}}`), 4<<20/56)
+	r := NewRedactor(nil)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if r.mayHold(body) {
+			b.Fatal("no key is there")
+		}
+	}
+}

@@ -86,6 +86,23 @@ var (
 	postgresDialect = dialect{name: "postgres", blob: "BYTEA", dollarN: true}
 )
 
+// prefix is an expression for the first n bytes of a blob column (SQLite's substr counts
+// bytes on a BLOB; PostgreSQL's substring does on bytea).
+func (d dialect) prefix(col string, n int) string {
+	if d.dollarN {
+		return fmt.Sprintf("substring(%s from 1 for %d)", col, n)
+	}
+	return fmt.Sprintf("substr(%s, 1, %d)", col, n)
+}
+
+// length is an expression for the byte length of a blob column.
+func (d dialect) length(col string) string {
+	if d.dollarN {
+		return "octet_length(" + col + ")"
+	}
+	return "length(" + col + ")"
+}
+
 // bind rewrites ? placeholders to $1, $2 ... for PostgreSQL.
 func (d dialect) bind(q string) string {
 	if !d.dollarN {

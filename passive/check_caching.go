@@ -23,9 +23,6 @@ var listMethods = map[string]bool{"tools/list": true, "prompts/list": true, "res
 //	every page" of one list.
 func checkCacheHints(v *view, h *History) []rules.Outcome {
 	method := v.method()
-	if !cacheableMethods[method] {
-		return nil
-	}
 	r := v.result()
 	if r == nil {
 		return nil
@@ -33,6 +30,11 @@ func checkCacheHints(v *view, h *History) []rules.Outcome {
 	rt, _ := v.resultType()
 	_, hasTTL := r["ttlMs"]
 	_, hasScope := r["cacheScope"]
+	// "Interim results with resultType input_required ... are not cacheable and carry no caching
+	// hints", whichever method they answer (tools/call and prompts/get included).
+	if rt != "input_required" && !cacheableMethods[method] {
+		return nil
+	}
 	if rt == "input_required" {
 		if hasTTL || hasScope {
 			return []rules.Outcome{fail("no-hints-on-input-required", "the InputRequiredResult to %s carries caching hints", method)}

@@ -31,7 +31,7 @@ const (
 func checkErrorCodes(v *view, _ *History) []rules.Outcome {
 	var out []rules.Outcome
 	for _, m := range v.msgs {
-		if m.Error == nil || m.Error.Code == minInt {
+		if m.Error == nil || m.Error.Problem != "" && m.Error.Code == 0 {
 			continue
 		}
 		c := m.Error.Code

@@ -16,7 +16,7 @@ import (
 //	unless configured not to.
 func checkServerInfo(v *view, _ *History) []rules.Outcome {
 	r := v.result()
-	if r == nil {
+	if r == nil || v.removedMethod() {
 		return nil
 	}
 	rule := "server-info-in-result-meta"

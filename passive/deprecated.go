@@ -115,8 +115,8 @@ func sightings(v *view) []Sighting {
 		if _, ok := caps["logging"]; ok {
 			add("logging", rules.EvidenceCapabilityLogging, SideServer, "the %s result declares the logging capability", v.method())
 		}
-		if _, ok := caps["tasks"]; ok && v.method() == "server/discover" {
-			add("core-tasks", rules.EvidenceCoreTasks, SideServer, "the DiscoverResult declares tasks as a core capability")
+		if _, ok := caps["tasks"]; ok {
+			add("core-tasks", rules.EvidenceCoreTasks, SideServer, "the %s result declares tasks as a core capability (it moved to an extension)", v.methodLabel())
 		}
 		if _, ok := r["serverInfo"]; ok && v.method() == "server/discover" {
 			add("discover-server-info", rules.EvidenceDiscoverServerInfo, SideServer, "the DiscoverResult has a top-level serverInfo field")
@@ -133,18 +133,25 @@ func sightings(v *view) []Sighting {
 			add("elicitation-complete", rules.EvidenceElicitationComplete, SideServer, "the server sent notifications/elicitation/complete")
 		}
 	}
+	// Every server-initiated request on the stream counts, standalone ones on a GET stream as much
+	// as those inside a tool call: roots/list and sampling/createMessage each once.
+	requested, roots, sampling := false, false, false
 	for _, m := range v.msgs {
 		if !m.IsRequest() {
 			continue
 		}
-		add("server-requests", rules.EvidenceServerRequest, SideServer, "the server sent JSON-RPC request %s on a stream", clip(m.Method))
-		switch m.Method {
-		case "roots/list":
-			add("roots", rules.EvidenceRootsRequest, SideServer, "the server sent a roots/list request")
-		case "sampling/createMessage":
-			add("sampling", rules.EvidenceSamplingRequest, SideServer, "the server sent a sampling/createMessage request")
+		if !requested {
+			requested = true
+			add("server-requests", rules.EvidenceServerRequest, SideServer, "the server sent JSON-RPC request %s on the %s stream", clip(m.Method), v.streamLabel())
 		}
-		break
+		switch {
+		case m.Method == "roots/list" && !roots:
+			roots = true
+			add("roots", rules.EvidenceRootsRequest, SideServer, "the server sent a roots/list request on the %s stream", v.streamLabel())
+		case m.Method == "sampling/createMessage" && !sampling:
+			sampling = true
+			add("sampling", rules.EvidenceSamplingRequest, SideServer, "the server sent a sampling/createMessage request on the %s stream", v.streamLabel())
+		}
 	}
 	for _, m := range v.msgs {
 		if m.Error != nil && (m.Error.Code == codeRetiredNotFound || m.Error.Code == codeRetiredURLElicit) {
@@ -181,6 +188,22 @@ func sightings(v *view) []Sighting {
 	return out
 }
 
+// streamLabel names the stream an exchange's messages came on: "GET" for the standalone stream,
+// else the request's method.
+func (v *view) streamLabel() string {
+	if v.ex.Request.Method == http.MethodGet {
+		return "GET"
+	}
+	return v.methodLabel()
+}
+
+// removedMethod reports whether the request was for a method 2026-07-28 removed (initialize,
+// ping, logging/setLevel, resources/subscribe and unsubscribe).
+func (v *view) removedMethod() bool {
+	m := v.method()
+	return m == "initialize" || removedMethods[m]
+}
+
 // removedKey maps a removed method to its rules.Removal key.
 func removedKey(m string) string {
 	switch m {
@@ -208,7 +231,13 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 	if _, isErr := v.errorCode(); m == "server/discover" && isErr && h != nil && h.Capabilities == nil {
 		h.DiscoverRefused = true
 	}
-	if (m == "initialize" || removedMethods[m]) && modern && v.final != nil && !authStatus(v.status) {
+	// A removed method is judged only on a request of this revision: one whose header names
+	// 2026-07-28 (the header is required on every such request). A request whose header
+	// names a 2025 version is that version's traffic, where ping and initialize are served, and
+	// one without the header a server that serves older clients MAY treat as 2025-03-26.
+	pvHeader, hasPV := lookupHeader(v.ex.Request.Header, headerProtocolVersion)
+	modernRequest := modern && hasPV && pvHeader == rules.Revision
+	if (m == "initialize" || removedMethods[m]) && modernRequest && v.final != nil && !authStatus(v.status) {
 		code, isErr := v.errorCode()
 		switch {
 		case !isErr:
@@ -219,7 +248,10 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 			out = append(out, fail("removed-methods-absent", "the server answered removed method %s with HTTP %d and error %d instead of 404 with -32601", m, v.status, code))
 		}
 	}
-	if v.ex.Response != nil && modern && v.ex.Request.Method == http.MethodPost {
+	// The advice on legacy headers binds "a server that supports only this revision"; one that
+	// refused server/discover does not speak it, and its sessions are migration debt.
+	legacyServer := h != nil && h.DiscoverRefused
+	if v.ex.Response != nil && modern && v.ex.Request.Method == http.MethodPost && !legacyServer {
 		if sid, ok := lookupHeader(v.ex.Response.Header, headerSessionID); ok {
 			out = append(out, fail("ignore-session-id", "the server sent Mcp-Session-Id %q on a 2026-07-28 reply", clip(sid)))
 		} else if _, sent := lookupHeader(v.ex.Request.Header, headerSessionID); sent {
@@ -228,9 +260,15 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 	}
 	if v.ex.Response != nil && modern && v.isRequest() && !authStatus(v.status) {
 		_, sid := lookupHeader(v.ex.Response.Header, headerSessionID)
+		// A session id inside a 2025 session (a server that refused server/discover, or a reply to
+		// a request that carried the session id it was minted in) is the old era's mechanism, which
+		// the deprecation inventory lists; it is not state the server chose to hide.
+		_, inSession := lookupHeader(v.ex.Request.Header, headerSessionID)
+		legacySession := sid && (legacyServer || inSession)
 		cookie := headerValue(v.ex.Response.Header, "Set-Cookie")
 		switch {
-		case sid:
+		case legacySession && cookie == "":
+		case sid && !legacySession:
 			out = append(out, fail("explicit-state-ids", "the server keys state to a session: it set Mcp-Session-Id on the %s reply", v.methodLabel()))
 		case cookie != "":
 			out = append(out, fail("explicit-state-ids", "the server set a cookie on the %s reply (%q); state must travel as explicit identifiers", v.methodLabel(), clip(cookie)))
@@ -238,11 +276,12 @@ func checkDeprecated(v *view, h *History) []rules.Outcome {
 			out = append(out, pass("explicit-state-ids", "no session id or cookie on the reply"))
 		}
 	}
-	// GET and DELETE are judged only when the client claims this revision by header, or the
-	// server refused server/discover: a dual-era server may serve a legacy client's GET stream
-	// or session DELETE, a legacy-only one has that left to migrate.
-	legacyClient := headerValue(v.ex.Request.Header, headerProtocolVersion) < rules.Revision && (h == nil || !h.DiscoverRefused)
-	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/") || legacyClient
+	// GET and DELETE are judged only when the client claims this revision by header and the
+	// server did not refuse server/discover: a dual-era server may serve a legacy client's GET
+	// stream or session DELETE, and a legacy-only one is not addressed by the advice (its GET
+	// stream is migration debt).
+	legacyClient := headerValue(v.ex.Request.Header, headerProtocolVersion) < rules.Revision
+	wellKnown := strings.Contains(v.ex.Request.URL, "/.well-known/") || legacyClient || legacyServer
 	if (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) && v.ex.Response != nil && !authStatus(v.status) && v.status != 405 && !wellKnown {
 		out = append(out, fail("get-delete-405", "%s on the endpoint got HTTP %d, not 405", v.ex.Request.Method, v.status))
 	} else if v.status == 405 && !wellKnown && (v.ex.Request.Method == http.MethodGet || v.ex.Request.Method == http.MethodDelete) {

@@ -1,7 +1,6 @@
 package passive
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"mime"
@@ -35,8 +34,10 @@ type view struct {
 	// res and caps memoise result() and clientCapabilities(): most checks read them.
 	res, caps       map[string]json.RawMessage
 	resDone, capsOK bool
-	// events are the SSE events, framed once.
+	// events are the SSE events, framed once (by wire).
 	events []wire.Event
+	// parseErrors are what wire could not parse in the response, in order.
+	parseErrors []string
 }
 
 // newView decodes ex. It never fails: what cannot be parsed is simply absent from the view.
@@ -46,8 +47,10 @@ func newView(ex *wire.Exchange) *view {
 		return v
 	}
 	v.req = ex.Request.Message
-	if v.req == nil && len(ex.Request.Body) > 0 {
-		v.req = decodeMessage(ex.Request.Body)
+	if v.req == nil && len(bytes.TrimSpace(ex.Request.Body)) > 0 {
+		if m, err := wire.DecodeMessage(bytes.TrimSpace(ex.Request.Body)); err == nil {
+			v.req = m
+		}
 	}
 	if v.req != nil && len(v.req.Params) > 0 {
 		v.reqParams = decodeObject(v.req.Params)
@@ -59,14 +62,11 @@ func newView(ex *wire.Exchange) *view {
 		return v
 	}
 	v.status = ex.Response.Status
-	v.sse = isEventStream(ex.Response.Header) || len(ex.Response.Events) > 0
-	if v.sse {
-		v.events = ex.Response.Events
-		if len(v.events) == 0 {
-			v.events = splitSSE(ex.Response.Body)
-		}
-	}
-	v.msgs = responseMessages(ex.Response, v.events, v.sse)
+	// One decoder: the events and messages are wire's, parsed once by the prober or the proxy,
+	// or here through wire for an exchange built by hand. A reply wire rejects (a key twice) is
+	// not graded as if it said something.
+	v.events, v.msgs, v.parseErrors = ex.Response.Decoded(wire.Limits{})
+	v.sse = isEventStream(ex.Response.Header) || len(v.events) > 0
 	for i, m := range v.msgs {
 		if !m.IsResponse() {
 			continue
@@ -126,10 +126,7 @@ func (v *view) resultType() (string, bool) {
 // result with no resultType at all. The latter is what a 2025-era server returns (its results
 // are always final); result-type-present fails it on its own, and the content, caching and list
 // rules still grade what it carries instead of letting the omission hide every other failure.
-func (v *view) complete() bool {
-	rt, present := v.resultType()
-	return rt == "complete" || (!present && v.result() != nil)
-}
+func (v *view) complete() bool { return v.final.Completed() }
 
 // errorCode returns the final response's JSON-RPC error code and whether there was an error.
 func (v *view) errorCode() (int, bool) {
@@ -164,105 +161,8 @@ func (v *view) reqParamString(key string) (string, bool) {
 	return stringOf(v.reqParams[key])
 }
 
-// responseMessages returns the response's JSON-RPC messages: the ones wire already parsed, or,
-// when the exchange was built without them (a hand-made or replayed exchange), a forgiving
-// decode of the body.
-func responseMessages(r *wire.Response, events []wire.Event, sse bool) []*wire.Message {
-	if len(r.Messages) > 0 {
-		return r.Messages
-	}
-	var out []*wire.Message
-	if sse {
-		for _, e := range events {
-			if m := decodeMessage([]byte(e.Data)); m != nil {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	if m := decodeMessage(r.Body); m != nil {
-		out = append(out, m)
-	}
-	return out
-}
-
-// sseEvents returns the response's events, framing the body when wire did not.
+// sseEvents returns the response's events, as wire framed them.
 func (v *view) sseEvents() []wire.Event { return v.events }
-
-// splitSSE frames an event stream into events (data lines joined with newlines). It is a
-// fallback for exchanges built without wire's framer and keeps to the bare SSE grammar.
-func splitSSE(body []byte) []wire.Event {
-	var out []wire.Event
-	var cur wire.Event
-	var data []string
-	has := false
-	flush := func() {
-		if has {
-			cur.Data = strings.Join(data, "\n")
-			out = append(out, cur)
-		}
-		cur, data, has = wire.Event{}, nil, false
-	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 0, 4096), 8<<20)
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if line == "" {
-			flush()
-			continue
-		}
-		if strings.HasPrefix(line, ":") {
-			continue
-		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
-		case "data":
-			data = append(data, value)
-			has = true
-		case "event":
-			cur.Event, has = value, true
-		case "id":
-			cur.ID, has = value, true
-		case "retry":
-			cur.Retry, has = value, true
-		}
-	}
-	flush()
-	return out
-}
-
-// decodeMessage decodes one JSON-RPC message case-sensitively (a member named "METHOD" is not
-// "method"); nil when b is not a JSON object.
-func decodeMessage(b []byte) *wire.Message {
-	obj := decodeObject(b)
-	if obj == nil {
-		return nil
-	}
-	m := &wire.Message{Raw: json.RawMessage(b)}
-	m.JSONRPC, _ = stringOf(obj["jsonrpc"])
-	if id, ok := obj["id"]; ok {
-		m.ID = id
-	}
-	m.Method, _ = stringOf(obj["method"])
-	m.Params = obj["params"]
-	m.Result = obj["result"]
-	if raw, ok := obj["error"]; ok {
-		e := decodeObject(raw)
-		m.Error = &wire.Error{Code: minInt}
-		if e != nil {
-			if c, ok := intOf(e["code"]); ok {
-				m.Error.Code = c
-			}
-			m.Error.Message, _ = stringOf(e["message"])
-			m.Error.Data = e["data"]
-		}
-	}
-	return m
-}
-
-// minInt marks an error whose code was absent or not an integer.
-const minInt = -1 << 31
 
 // decodeObject decodes a JSON object into its members; nil when b is not an object.
 func decodeObject(b []byte) map[string]json.RawMessage {

@@ -2,21 +2,22 @@ package proxy
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
-	"net/url"
-	"strconv"
+	"os"
 	"strings"
 	"time"
 
-	"github.com/mcp-sentinel/sentinel/findings"
 	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
-// DefaultAdminAddr is where the admin API listens unless told otherwise: loopback, apart from
-// the proxy listener so that proxied clients cannot reach it.
+// DefaultAdminAddr is where the admin API listens unless told otherwise: loopback, on its own
+// listener, never on the proxy listener.
 const DefaultAdminAddr = "127.0.0.1:9101"
 
 // Prober runs the active prober against an endpoint. The proxy calls it with an endpoint on its
@@ -35,119 +36,105 @@ type ProbeProgress struct {
 
 // AdminOptions configures the admin API.
 type AdminOptions struct {
+	// Token is the bearer token every endpoint but /healthz requires; required (see
+	// internal/adminstate for drawing one and telling readers of it).
+	Token string
 	// Prober runs POST /probe; nil answers 501.
 	Prober Prober
 	// ProxyURL is the proxy listener's base URL (http://127.0.0.1:9100); probes are sent there.
 	ProxyURL string
+	// Endpoint is the default path POST /probe probes on ProxyURL (Proxy.EndpointPath).
+	Endpoint string
 	// ProbeTimeout bounds one probe run; 0 means DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// Logger receives errors; nil discards.
+	Logger *slog.Logger
 }
 
 // DefaultProbeTimeout bounds a POST /probe run.
 const DefaultProbeTimeout = 5 * time.Minute
 
-// Admin returns the admin API handler: GET /findings, GET /exchanges (JSON, filtered by since,
-// rule, level, target, key, id (an exchange ID), limit), GET /events (live SSE of exchanges and findings), POST /probe
-// (runs the prober through the proxy, streaming progress as SSE), GET /metrics, GET /healthz.
-func (p *Proxy) Admin(opts AdminOptions) http.Handler {
+// Admin returns the proxy's admin API handler (NewAdmin over its pipeline, probing its first
+// route by default).
+func (p *Proxy) Admin(opts AdminOptions) (http.Handler, error) {
+	if opts.Endpoint == "" {
+		opts.Endpoint = p.endpoint
+	}
+	return NewAdmin(p.pipe, opts)
+}
+
+// admin serves the admin API over one pipeline.
+type admin struct {
+	pipe  *Pipeline
+	opts  AdminOptions
+	token []byte
+	log   *slog.Logger
+	// lists bounds the listings served at once: each holds at most a page in memory.
+	lists chan struct{}
+}
+
+// maxConcurrentLists bounds GET /findings and /exchanges served at once.
+const maxConcurrentLists = 4
+
+// NewAdmin returns the admin API handler over a pipeline, for the proxy or any other front end
+// that feeds one (a stdio shim): GET /findings and /exchanges (paged JSON), GET /events (the
+// live stream), POST /probe, GET /metrics, all behind the bearer token; GET /healthz open.
+// Serve it on its own listener: the proxy listener never serves admin paths.
+func NewAdmin(pipe *Pipeline, opts AdminOptions) (http.Handler, error) {
+	if pipe == nil {
+		return nil, errors.New("building the admin API: a pipeline is required")
+	}
+	if len(opts.Token) < 16 {
+		return nil, errors.New("building the admin API: a bearer token of at least 16 characters is required")
+	}
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	a := &admin{pipe: pipe, opts: opts, token: []byte(opts.Token), log: opts.Logger, lists: make(chan struct{}, maxConcurrentLists)}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("GET /metrics", a.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		if err := p.metrics.writeTo(w); err != nil {
-			p.log.Debug("writing /metrics", logError, err)
+		if err := pipe.metrics.writeTo(w, pipe.budget); err != nil {
+			a.log.Debug("writing /metrics", logError, err)
 		}
-	})
-	mux.HandleFunc("GET /findings", func(w http.ResponseWriter, r *http.Request) {
-		f, err := filterFrom(r.URL.Query(), time.Now())
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+	})))
+	mux.Handle("GET /findings", a.auth(a.limited(a.serveFindings)))
+	mux.Handle("GET /exchanges", a.auth(a.limited(a.serveExchanges)))
+	mux.Handle("GET /events", a.auth(http.HandlerFunc(a.serveEvents)))
+	mux.Handle("POST /probe", a.auth(http.HandlerFunc(a.serveProbe)))
+	return mux, nil
+}
+
+// auth requires "Authorization: Bearer <token>", compared in constant time.
+func (a *admin) auth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), a.token) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="sentinel admin"`)
+			http.Error(w, "the admin API needs the proxy's token: sentinel tui finds it in the state file the proxy writes; scripts send Authorization: Bearer $(cat TOKEN_FILE) with --admin-token-file", http.StatusUnauthorized)
 			return
 		}
-		fs, err := p.store.Findings(r.Context(), f)
-		writeJSON(w, nonNil(fs), err)
+		next.ServeHTTP(w, r)
 	})
-	mux.HandleFunc("GET /exchanges", func(w http.ResponseWriter, r *http.Request) {
-		f, err := filterFrom(r.URL.Query(), time.Now())
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+}
+
+// limited serves at most maxConcurrentLists listings at once; others wait their turn.
+func (a *admin) limited(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case a.lists <- struct{}{}:
+			defer func() { <-a.lists }()
+			h(w, r)
+		case <-r.Context().Done():
 		}
-		exs, err := p.store.Exchanges(r.Context(), f)
-		writeJSON(w, nonNil(exs), err)
 	})
-	mux.HandleFunc("GET /events", p.serveEvents)
-	mux.HandleFunc("POST /probe", func(w http.ResponseWriter, r *http.Request) { p.serveProbe(w, r, opts) })
-	return mux
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
-func writeJSON(w http.ResponseWriter, v any, err error) {
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
-
-// ParseSince reads a --since or ?since= value: an RFC 3339 time or a duration back from now.
-func ParseSince(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return time.Time{}, fmt.Errorf("since %q: give an RFC 3339 time (2026-07-28T12:00:00Z) or a duration (24h)", s)
-	}
-	return now.Add(-d), nil
-}
-
-// ParseLevel reads a level filter, accepting MUST-NOT for MUST NOT.
-func ParseLevel(s string) (rules.Level, error) {
-	if s == "" {
-		return "", nil
-	}
-	l := rules.Level(strings.ReplaceAll(strings.ToUpper(s), "-", " "))
-	if !l.Valid() {
-		return "", fmt.Errorf("level %q: use MUST, MUST-NOT, SHOULD or SHOULD-NOT", s)
-	}
-	return l, nil
-}
-
-func filterFrom(q url.Values, now time.Time) (findings.Filter, error) {
-	var f findings.Filter
-	var err error
-	if f.Since, err = ParseSince(q.Get("since"), now); err != nil {
-		return f, err
-	}
-	if f.Level, err = ParseLevel(q.Get("level")); err != nil {
-		return f, err
-	}
-	f.Rule, f.Target, f.Key, f.ExchangeID = q.Get("rule"), q.Get("target"), q.Get("key"), q.Get("id")
-	if s := q.Get("limit"); s != "" {
-		if f.Limit, err = strconv.Atoi(s); err != nil {
-			return f, fmt.Errorf("limit %q: give a whole number", s)
-		}
-	}
-	return f, nil
 }
 
 // sse writes Server-Sent Events, flushing each one.
@@ -166,39 +153,82 @@ func startSSE(w http.ResponseWriter) *sse {
 }
 
 func (s *sse) send(name string, v any) error {
-	b, err := json.Marshal(v)
+	frame, err := Frame(Event{Type: name, Data: v})
 	if err != nil {
-		return fmt.Errorf("encoding a %s event: %w", name, err)
+		return err
 	}
-	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, b); err != nil {
+	if _, err := s.w.Write(frame); err != nil {
 		return fmt.Errorf("writing a %s event: %w", name, err)
 	}
 	return s.c.Flush()
 }
 
-func (p *Proxy) serveEvents(w http.ResponseWriter, r *http.Request) {
-	ch, cancel := p.hub.subscribe()
-	defer cancel()
+// keepaliveEvery is how often a silent live stream sends a comment.
+const keepaliveEvery = 15 * time.Second
+
+// liveWriteTimeout is how long one write to a live-stream reader may block before the reader
+// is dropped.
+const liveWriteTimeout = 10 * time.Second
+
+// maxCoalesce bounds how many queued batches one write to a live-stream reader carries.
+const maxCoalesce = 64
+
+func (a *admin) serveEvents(w http.ResponseWriter, r *http.Request) {
+	sub, err := a.pipe.hub.Subscribe()
+	if err != nil {
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer sub.Cancel()
 	s := startSSE(w)
-	keepalive := time.NewTicker(15 * time.Second)
+	keepalive := time.NewTicker(keepaliveEvery)
 	defer keepalive.Stop()
+	var buf []byte
 	for {
 		select {
 		case <-r.Context().Done():
 			return
-		case e := <-ch:
-			if s.send(e.Type, e.Data) != nil {
+		case <-sub.Done:
+			if sub.WasDropped() {
+				_, _ = w.Write([]byte(": dropped: this reader fell behind; reconnect and reload /exchanges\n\n"))
+				_ = s.c.Flush()
+			}
+			return
+		case f := <-sub.Frames:
+			// Write what else is queued with it, in one write and one flush.
+			buf = append(buf[:0], f...)
+		more:
+			for range maxCoalesce {
+				select {
+				case f := <-sub.Frames:
+					buf = append(buf, f...)
+				default:
+					break more
+				}
+			}
+			// A reader that takes no bytes for liveWriteTimeout is as good as gone.
+			_ = s.c.SetWriteDeadline(time.Now().Add(liveWriteTimeout))
+			_, err := w.Write(buf)
+			if err == nil {
+				err = s.c.Flush()
+			}
+			if err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					a.pipe.metrics.subscribersDropped.Add(1)
+				}
 				return
 			}
 		case <-keepalive.C:
-			if _, err := fmt.Fprint(w, ": keepalive\n\n"); err != nil || s.c.Flush() != nil {
+			if _, err := w.Write([]byte(": keepalive\n\n")); err != nil || s.c.Flush() != nil {
 				return
 			}
 		}
 	}
 }
 
-func (p *Proxy) serveProbe(w http.ResponseWriter, r *http.Request, opts AdminOptions) {
+func (a *admin) serveProbe(w http.ResponseWriter, r *http.Request) {
+	opts := a.opts
 	if opts.Prober == nil {
 		http.Error(w, "this proxy was started without a prober", http.StatusNotImplemented)
 		return
@@ -215,7 +245,7 @@ func (p *Proxy) serveProbe(w http.ResponseWriter, r *http.Request, opts AdminOpt
 		}
 	}
 	if body.Path == "" {
-		body.Path = p.endpoint
+		body.Path = opts.Endpoint
 	}
 	if body.Path == "" || !strings.HasPrefix(body.Path, "/") {
 		http.Error(w, `give the path to probe on the proxy listener: {"path":"/mcp"}`, http.StatusBadRequest)

@@ -26,17 +26,33 @@ func adminRig(t *testing.T, prober Prober) (*rig, *httptest.Server) {
 		return []rules.Outcome{rules.Failed(adminRule, "seen")}
 	})
 	r := newRig(t, jsonUpstream(`{"jsonrpc":"2.0","id":1,"result":{}}`), Options{Graders: []Grader{g}})
-	admin := httptest.NewServer(r.proxy.Admin(AdminOptions{Prober: prober, ProxyURL: r.front.URL}))
+	h, err := r.proxy.Admin(AdminOptions{Token: testToken, Prober: prober, ProxyURL: r.front.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := httptest.NewServer(h)
 	t.Cleanup(admin.Close)
 	return r, admin
 }
 
-func getJSON(t *testing.T, url string, v any) int {
+// testToken is the admin token of the test rigs.
+const testToken = "test-admin-token-0123456789abcdef"
+
+// adminGet sends GET url with the admin token.
+func adminGet(t *testing.T, url string) *http.Response {
 	t.Helper()
-	resp, err := http.Get(url)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
+	return resp
+}
+
+func getJSON(t *testing.T, url string, v any) int {
+	t.Helper()
+	resp := adminGet(t, url)
 	defer resp.Body.Close()
 	if resp.StatusCode == 200 {
 		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
@@ -84,16 +100,15 @@ func TestAdminMetricsAndHealth(t *testing.T) {
 	r, admin := adminRig(t, nil)
 	post(t, r.front.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	waitFor(t, "the exchange graded", func() bool { return len(r.exchanges(t)) == 1 })
-	resp, err := http.Get(admin.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := adminGet(t, admin.URL+"/metrics")
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
 		"sentinel_proxy_exchanges_total 1",
 		`sentinel_proxy_findings_total{rule="` + adminRule + `",level=""} 1`,
-		"sentinel_proxy_grading_dropped_total 0",
+		"sentinel_proxy_graded_total 1",
+		"sentinel_proxy_lost_total 0",
+		"sentinel_proxy_grading_memory_limit_bytes 67108864",
 		"sentinel_proxy_grading_seconds_count 1",
 		"sentinel_proxy_upstream_seconds_count 1",
 	} {
@@ -101,7 +116,7 @@ func TestAdminMetricsAndHealth(t *testing.T) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
-	resp, err = http.Get(admin.URL + "/healthz")
+	resp, err := http.Get(admin.URL + "/healthz") // open: probes of liveness carry no token
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/healthz = %v, %v", resp, err)
 	}
@@ -136,6 +151,7 @@ func TestAdminEventsStreamLiveExchangesAndFindings(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", admin.URL+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +187,7 @@ func TestAdminProbeRunsThroughTheProxyAndStreamsProgress(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "POST", admin.URL+"/probe", strings.NewReader(`{"path":"/mcp"}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +208,9 @@ func TestAdminProbeRunsThroughTheProxyAndStreamsProgress(t *testing.T) {
 
 func TestAdminProbeWithoutAProberIs501(t *testing.T) {
 	_, admin := adminRig(t, nil)
-	resp, err := http.Post(admin.URL+"/probe", "application/json", nil)
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", admin.URL+"/probe", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

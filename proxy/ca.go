@@ -21,7 +21,7 @@ const DefaultCAValidity = 365 * 24 * time.Hour
 
 // NewCA creates the user's own interception CA (`sentinel ca init`): an ECDSA P-256 key and a
 // self-signed certificate allowed to sign leaf certificates only (path length 0). It returns
-// both PEM encoded. goproxy's built-in CA is public and is never used.
+// both PEM encoded. A CA shipped with a library is public and is never used.
 func NewCA(commonName string, validity time.Duration, now time.Time) (certPEM, keyPEM []byte, err error) {
 	if validity <= 0 {
 		validity = DefaultCAValidity
@@ -91,7 +91,7 @@ func LoadCA(certFile, keyFile string) (*tls.Certificate, error) {
 const maxCachedLeaves = 1024
 
 // leafCache keeps the leaf certificate signed for each intercepted host, so a client that opens
-// many connections does not pay for a signature each time. It satisfies goproxy.CertStorage.
+// many connections does not pay for a signature each time.
 type leafCache struct {
 	mu sync.Mutex
 	m  map[string]*tls.Certificate

@@ -23,8 +23,7 @@ func TestMITMInterceptsHTTPSWithTheUsersCA(t *testing.T) {
 	}
 	up := httptest.NewTLSServer(jsonUpstream(`{"jsonrpc":"2.0","id":1,"result":{}}`))
 	t.Cleanup(up.Close)
-	upstreamTLS := up.Client().Transport.(*http.Transport).Clone()
-	r := newRigFor(t, up, Options{CA: ca, Transport: upstreamTLS})
+	r := newRigFor(t, up, Options{Routes: []Route{}, Forward: true, AllowHosts: []string{"127.0.0.1"}, CA: ca, UpstreamTLS: trusting(up)})
 
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(certPEM)
@@ -60,7 +59,7 @@ func TestParseCARejectsAKeyThatDoesNotMatch(t *testing.T) {
 func TestWithoutACAHTTPSIsTunnelledUntouched(t *testing.T) {
 	up := httptest.NewTLSServer(jsonUpstream(`{"jsonrpc":"2.0","id":1,"result":{}}`))
 	t.Cleanup(up.Close)
-	r := newRigFor(t, up, Options{})
+	r := newRigFor(t, up, Options{Routes: []Route{}, Forward: true, AllowHosts: []string{"127.0.0.1"}})
 	proxyURL, _ := url.Parse(r.front.URL)
 	tr := up.Client().Transport.(*http.Transport).Clone()
 	tr.Proxy = http.ProxyURL(proxyURL)
@@ -91,4 +90,11 @@ func TestLeafCacheSignsOncePerHost(t *testing.T) {
 	if signed != 2 {
 		t.Fatalf("signed %d leaves for hosts a and b, want 2", signed)
 	}
+}
+
+// trusting is a TLS client config that trusts an httptest TLS server's certificate.
+func trusting(up *httptest.Server) *tls.Config {
+	pool := x509.NewCertPool()
+	pool.AddCert(up.Certificate())
+	return &tls.Config{RootCAs: pool}
 }

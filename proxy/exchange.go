@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -11,13 +10,14 @@ import (
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
-// toExchange turns a capture into the wire model the checks read. Bodies the client or server
+// toExchange turns a capture into the wire model the checks read; wire frames and decodes the
+// bodies (its one SSE parser and one JSON-RPC decoder). Bodies the client or server
 // compressed are inflated here, off the hot path, so checks see what the peer meant.
-func toExchange(c *Capture) *wire.Exchange {
+func toExchange(c *Capture, maxBody int) *wire.Exchange {
 	ex := &wire.Exchange{
 		ID: c.ID, Target: c.Target, Started: c.Start, Duration: c.End.Sub(c.Start),
 		Request: wire.Request{Method: c.Method, URL: c.URL, Header: c.RequestHeader,
-			Body: inflate(c.RequestHeader, c.RequestBody), Truncated: c.RequestTooLarge},
+			Body: inflate(c.RequestHeader, c.RequestBody, maxBody)},
 	}
 	if c.Err != nil {
 		ex.Err = c.Err.Error()
@@ -26,18 +26,16 @@ func toExchange(c *Capture) *wire.Exchange {
 		ex.Parse(parseLimits(len(ex.Request.Body)))
 		return ex
 	}
-	body := inflate(c.ResponseHeader, c.ResponseBody)
-	r := &wire.Response{Status: c.Status, Header: c.ResponseHeader, Body: body, Truncated: c.ResponseTooLarge}
-	if c.ResponseTooLarge {
-		r.TruncatedBy = "bytes"
-	}
-	ex.Response = r
+	body := inflate(c.ResponseHeader, c.ResponseBody, maxBody)
+	ex.Response = &wire.Response{Status: c.Status, Header: c.ResponseHeader, Body: body}
 	// The tap already bounded the bodies; the limit only has to let them through whole.
 	ex.Parse(parseLimits(max(len(body), len(ex.Request.Body))))
 	return ex
 }
 
-func inflate(h http.Header, b []byte) []byte {
+// inflate returns a gzip body decompressed, at most limit bytes of it (a small body may
+// inflate to a large one); other bodies as they are.
+func inflate(h http.Header, b []byte, limit int) []byte {
 	if !strings.EqualFold(strings.TrimSpace(h.Get("Content-Encoding")), "gzip") || len(b) == 0 {
 		return b
 	}
@@ -45,7 +43,7 @@ func inflate(h http.Header, b []byte) []byte {
 	if err != nil {
 		return b
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, 4*DefaultMaxBody))
+	out, err := io.ReadAll(io.LimitReader(zr, int64(limit)))
 	if err != nil && len(out) == 0 {
 		return b
 	}
@@ -53,22 +51,33 @@ func inflate(h http.Header, b []byte) []byte {
 }
 
 // keyOf names what an exchange was about for aggregation: the JSON-RPC method, plus the tool,
-// prompt or resource it addressed ("tools/call:search").
+// prompt or resource it addressed ("tools/call:search"). Without a readable request body (one
+// too large or cut, kept nowhere) it falls back on the Mcp-Method and Mcp-Name headers a
+// 2026-07-28 client sends, so even an exchange that was not graded names its method and tool.
 func keyOf(ex *wire.Exchange) (method, key string) {
 	m := ex.Request.Message
 	if m == nil || m.Method == "" {
-		return "", ""
+		method = strings.TrimSpace(ex.Request.Header.Get(wire.HeaderMethod))
+		if method == "" {
+			return "", ""
+		}
+		if name := strings.TrimSpace(ex.Request.Header.Get(wire.HeaderName)); name != "" {
+			if v, _, err := wire.DecodeHeaderValue(name); err == nil {
+				name = v
+			}
+			return method, method + ":" + name
+		}
+		return method, method
 	}
-	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
+	if len(m.Params) == 0 {
+		return m.Method, m.Method
 	}
-	_ = json.Unmarshal(m.Params, &p)
-	switch {
-	case p.Name != "":
-		return m.Method, m.Method + ":" + p.Name
-	case p.URI != "":
-		return m.Method, m.Method + ":" + p.URI
+	// Each lookup decodes params once: look for uri only where there is no name.
+	for _, field := range []string{"name", "uri"} {
+		var v string
+		if raw := m.ParamField(field); raw != nil && wire.Decode(raw, &v) == nil && v != "" {
+			return m.Method, m.Method + ":" + v
+		}
 	}
 	return m.Method, m.Method
 }

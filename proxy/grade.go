@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -30,156 +29,14 @@ func (f GraderFunc) Grade(ex *wire.Exchange, h *passive.History) []rules.Outcome
 // runs.
 func Passive() Grader { return GraderFunc(passive.Run) }
 
-// Why an exchange was not graded, as stored in findings.Exchange.Graded.
-const (
-	Graded            = "graded"
-	NotGradedTooLarge = "not graded: body too large"
-	NotGradedPanic    = "not graded: a check panicked"
-	NotGradedQueue    = "not graded: queue full"
-)
-
-// Defaults for the grading pipeline.
-const (
-	DefaultQueueSize = 1024
-	DefaultWorkers   = 1
-	// DefaultGradingBudget is the share of one CPU a grading worker may use: after grading for
-	// d it rests for d*(1-budget)/budget. Under a load heavier than the budget allows, the queue
-	// fills and grading is skipped and counted, so the traffic keeps its CPU.
-	DefaultGradingBudget = 0.25
-)
-
-// pipeline runs graders over captures on a few workers fed by a bounded queue.
-type pipeline struct {
-	queue   chan *Capture
-	budget  float64
-	graders []Grader
-	store   findings.Store
-	metrics *metrics
-	hub     *hub
-	log     *slog.Logger
-
-	mu       sync.Mutex
-	history  map[string]*targetHistory
-	wg       sync.WaitGroup
-	stop     chan struct{}
-	stopOnce sync.Once
-}
-
 type targetHistory struct {
 	mu sync.Mutex
 	h  *passive.History
 }
 
-func newPipeline(size, workers int, budget float64, graders []Grader, store findings.Store, m *metrics, h *hub, log *slog.Logger) *pipeline {
-	p := &pipeline{queue: make(chan *Capture, size), budget: budget, graders: graders, store: store, metrics: m,
-		hub: h, log: log, history: map[string]*targetHistory{}, stop: make(chan struct{})}
-	for range workers {
-		p.wg.Add(1)
-		go p.work()
-	}
-	return p
-}
-
-// submit enqueues c without ever waiting: a full queue drops the exchange and counts it.
-func (p *pipeline) submit(c *Capture) {
-	p.metrics.exchanges.Add(1)
-	p.metrics.upstream.observe(c.Upstream.Seconds())
-	select {
-	case p.queue <- c:
-	default:
-		p.metrics.dropped.Add(1)
-	}
-}
-
-// maxBatch bounds how many exchanges one worker grades before writing them in one transaction.
-const maxBatch = 128
-
-func (p *pipeline) work() {
-	defer p.wg.Done()
-	for {
-		select {
-		case c := <-p.queue:
-			start := time.Now()
-			p.gradeBatch(c)
-			p.rest(time.Since(start))
-		case <-p.stop:
-			// Drain what is queued, without closing the channel: submit may still run.
-			for {
-				select {
-				case c := <-p.queue:
-					p.gradeBatch(c)
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-// rest keeps the worker within its CPU budget after working for d; it ends early on stop.
-func (p *pipeline) rest(d time.Duration) {
-	if p.budget >= 1 {
-		return
-	}
-	t := time.NewTimer(time.Duration(float64(d) * (1 - p.budget) / p.budget))
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-p.stop:
-	}
-}
-
-// gradeBatch grades first and whatever else is already queued (up to maxBatch), then writes
-// them all in one transaction and publishes them to the live stream.
-func (p *pipeline) gradeBatch(first *Capture) {
-	var b findings.Batch
-	var summaries []event
-	add := func(c *Capture) {
-		rec, fs := p.grade(c)
-		b.Exchanges = append(b.Exchanges, rec)
-		b.Findings = append(b.Findings, fs...)
-		for _, f := range fs {
-			summaries = append(summaries, event{Type: "finding", Data: f})
-		}
-		summaries = append(summaries, event{Type: "exchange", Data: summaryOf(rec)})
-	}
-	add(first)
-	for len(b.Exchanges) < maxBatch {
-		select {
-		case c := <-p.queue:
-			add(c)
-			continue
-		default:
-		}
-		break
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := p.store.Record(ctx, b); err != nil {
-		p.log.Error("recording graded exchanges", logExchanges, len(b.Exchanges), logError, err)
-	}
-	for _, e := range summaries {
-		p.hub.publish(e)
-	}
-}
-
-// close stops the workers after they drained the queue, or when ctx ends. Calling it again
-// waits again and is otherwise harmless.
-func (p *pipeline) close(ctx context.Context) error {
-	p.stopOnce.Do(func() { close(p.stop) })
-	done := make(chan struct{})
-	go func() { p.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("draining the grading queue: %w", ctx.Err())
-	}
-}
-
-func (p *pipeline) historyFor(target string) *targetHistory {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func (p *Pipeline) historyFor(target string) *targetHistory {
+	p.historyMu.Lock()
+	defer p.historyMu.Unlock()
 	th := p.history[target]
 	if th == nil {
 		th = &targetHistory{h: passive.NewHistory()}
@@ -188,21 +45,38 @@ func (p *pipeline) historyFor(target string) *targetHistory {
 	return th
 }
 
-// grade judges one capture and returns the exchange record and its findings, unwritten.
-func (p *pipeline) grade(c *Capture) (findings.Exchange, []findings.Finding) {
-	ex := toExchange(c)
+// grade judges one capture (unless it cannot be graded, or hurry says there is no time) and
+// returns the exchange record and its findings, unwritten.
+func (p *Pipeline) grade(c *Capture, hurry bool) (findings.Exchange, []findings.Finding) {
+	reason := c.NotGraded
+	if reason == "" && hurry {
+		reason = NotGradedShutdown
+	}
+	var ex *wire.Exchange
+	if reason == "" {
+		ex = toExchange(c, p.maxBody)
+	} else {
+		// Only what names the exchange: the request, when its body was kept.
+		ex = &wire.Exchange{Request: wire.Request{Method: c.Method, URL: c.URL, Header: c.RequestHeader,
+			Body: inflate(c.RequestHeader, c.RequestBody, p.maxBody)}}
+		ex.Parse(parseLimits(len(ex.Request.Body)))
+	}
 	method, key := keyOf(ex)
 	rec := findings.Exchange{ID: c.ID, Target: c.Target, Start: c.Start, Duration: c.End.Sub(c.Start),
 		HTTPMethod: c.Method, URL: c.URL, RPCMethod: method, Key: key, Status: c.Status,
 		RequestHeader: c.RequestHeader, RequestBody: ex.Request.Body, ResponseHeader: c.ResponseHeader,
-		Truncated: c.TooLarge(), Error: ex.Err, Graded: Graded}
+		Truncated: reason != "" && (c.RequestBytes > int64(len(c.RequestBody)) || c.ResponseBytes > 0),
+		Graded:    Graded}
+	if c.Err != nil {
+		rec.Error = c.Err.Error()
+	}
 	if ex.Response != nil {
 		rec.ResponseBody = ex.Response.Body
 	}
 	var outcomes []rules.Outcome
-	if c.TooLarge() {
-		rec.Graded = NotGradedTooLarge
-		p.metrics.tooLarge.Add(1)
+	if reason != "" {
+		rec.Graded = reason
+		p.metrics.notGraded(reason)
 	} else {
 		start := time.Now()
 		var panicked bool
@@ -210,6 +84,9 @@ func (p *pipeline) grade(c *Capture) (findings.Exchange, []findings.Finding) {
 		p.metrics.grading.observe(time.Since(start).Seconds())
 		if panicked {
 			rec.Graded = NotGradedPanic
+			p.metrics.notGraded(NotGradedPanic)
+		} else {
+			p.metrics.graded.Add(1)
 		}
 	}
 	now := time.Now()
@@ -235,7 +112,7 @@ func (p *pipeline) grade(c *Capture) (findings.Exchange, []findings.Finding) {
 }
 
 // runGraders calls every grader under the target's history lock, recovering panics one by one.
-func (p *pipeline) runGraders(ex *wire.Exchange, target string) (out []rules.Outcome, panicked bool) {
+func (p *Pipeline) runGraders(ex *wire.Exchange, target string) (out []rules.Outcome, panicked bool) {
 	th := p.historyFor(target)
 	th.mu.Lock()
 	defer th.mu.Unlock()
@@ -247,7 +124,9 @@ func (p *pipeline) runGraders(ex *wire.Exchange, target string) (out []rules.Out
 			continue
 		}
 		for _, o := range os {
-			if recoveredPanic(o) {
+			if passive.IsPanic(o) {
+				// passive.Run recovers each check itself and says so in an indeterminate
+				// outcome; /metrics counts those panics too.
 				p.metrics.panics.Add(1)
 			}
 		}
@@ -263,13 +142,6 @@ func safeGrade(g Grader, ex *wire.Exchange, h *passive.History) (out []rules.Out
 		}
 	}()
 	return g.Grade(ex, h), true
-}
-
-// recoveredPanic reports whether an outcome is passive.Run's report of a check that panicked
-// (it recovers each check itself and says so in an indeterminate outcome), so /metrics counts
-// those panics too.
-func recoveredPanic(o rules.Outcome) bool {
-	return passive.IsPanic(o)
 }
 
 // exchangeSummary is what the live stream carries for an exchange: no bodies or headers.

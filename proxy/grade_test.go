@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,27 +50,51 @@ func TestPanickingGraderLeavesTrafficUnaffected(t *testing.T) {
 			t.Fatalf("through a panicking grader: %d %q, want 200 %q", code, body, answer)
 		}
 	}
-	waitFor(t, "5 panics counted", func() bool { return r.proxy.metrics.panics.Load() == 5 })
+	waitFor(t, "5 panics counted", func() bool { return r.proxy.pipe.metrics.panics.Load() == 5 })
 	waitFor(t, "exchanges recorded as not graded", func() bool {
 		exs := r.exchanges(t)
 		return len(exs) == 5 && exs[0].Graded == NotGradedPanic
 	})
 }
 
-func TestFullQueueSkipsGradingWithoutBlockingTraffic(t *testing.T) {
+// Grading that cannot keep up must never hold traffic, and must not lose the record of any
+// exchange: with the worker stuck, bodies queue until the budget is full, later exchanges are
+// recorded without theirs, and once the worker runs again every one of them is stored.
+func TestAFullBudgetRecordsWithoutGradingAndNeverBlocksTraffic(t *testing.T) {
 	gate := make(chan struct{})
 	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(gate) }) })
+	release := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
 	blocked := GraderFunc(func(*wire.Exchange, *passive.History) []rules.Outcome { <-gate; return nil })
-	r := newRig(t, jsonUpstream(`{}`), Options{Graders: []Grader{blocked}, QueueSize: 1, Workers: 1})
-	// One exchange occupies the worker, one fills the queue; the rest must still be served.
-	for range 6 {
-		if code, _ := post(t, r.front.URL+"/mcp", `{}`); code != 200 {
-			t.Fatalf("status %d while grading is stuck, want 200", code)
+	answer := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 64<<10) + `"}]}}`
+	// Room for the bodies of about a dozen exchanges, and for the records of all of them.
+	r := newRig(t, jsonUpstream(answer), Options{Graders: []Grader{blocked}, MemoryBudget: 1 << 20, Workers: 1})
+	const n = 40
+	for i := range n {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t%d"}}`, i, i)
+		if code, got := post(t, r.front.URL+"/mcp", body); code != 200 || string(got) != answer {
+			t.Fatalf("request %d while grading is stuck: %d %q, want 200 and the answer", i, code, got)
 		}
 	}
-	waitFor(t, "drops counted", func() bool { return r.proxy.metrics.dropped.Load() >= 4 })
-	once.Do(func() { close(gate) })
+	// Each capture was handed over before its last bytes reached the client.
+	if used, limit := r.proxy.pipe.budget.Used(), r.proxy.pipe.budget.Limit(); used > limit {
+		t.Fatalf("grading holds %d bytes, over its budget of %d", used, limit)
+	}
+	release()
+	var exs []findings.Exchange
+	waitFor(t, "every exchange recorded", func() bool { exs = r.exchanges(t); return len(exs) == n })
+	byReason := map[string]int{}
+	for _, ex := range exs {
+		byReason[ex.Graded]++
+		if ex.RPCMethod != "tools/call" || !strings.HasPrefix(ex.Key, "tools/call:t") || ex.Status != 200 || ex.Duration <= 0 {
+			t.Errorf("exchange %s recorded as %q %q status %d after %v; want its method, tool, status and timing even when not graded",
+				ex.ID, ex.RPCMethod, ex.Key, ex.Status, ex.Duration)
+		}
+	}
+	if byReason[Graded] == 0 || byReason[NotGradedBudget] == 0 || byReason[Graded]+byReason[NotGradedBudget] != n {
+		t.Fatalf("verdicts %v; want some graded, the rest %q", byReason, NotGradedBudget)
+	}
+	waitFor(t, "the budget given back", func() bool { return r.proxy.pipe.budget.Used() == 0 })
 }
 
 func TestFindingsAggregatePerRuleTargetAndTool(t *testing.T) {
@@ -121,32 +146,129 @@ func TestInjectedInstructionInToolResultIsFlaggedWithItsSpan(t *testing.T) {
 	}
 }
 
-func TestTapDeliversOnceWithCappedBody(t *testing.T) {
+// A body past the cap is forwarded whole and never copied: the exchange is delivered once,
+// marked too large, with no body kept and nothing left reserved.
+func TestTapNeverCopiesABodyPastTheCap(t *testing.T) {
 	var mu sync.Mutex
 	var got []*Capture
+	budget := NewBudget(1 << 20)
 	tap := &Tap{Base: roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		_, _ = io.ReadAll(req.Body)
 		_ = req.Body.Close()
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(make([]byte, 100)))}, nil
-	}), MaxBody: 10, Deliver: func(c *Capture) { mu.Lock(); got = append(got, c); mu.Unlock() }}
-	req, _ := http.NewRequest("POST", "http://x/mcp", strings.NewReader("0123456789abc"))
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+			ContentLength: -1, Body: io.NopCloser(bytes.NewReader(make([]byte, 100)))}, nil
+	}), MaxBody: 10, Budget: budget, Deliver: func(c *Capture) { mu.Lock(); got = append(got, c); mu.Unlock() }}
+	tests := []struct {
+		name   string
+		body   io.Reader
+		length int64
+	}{
+		{"declared length past the cap", strings.NewReader("0123456789abc"), 13},
+		{"unknown length that grows past the cap", io.MultiReader(strings.NewReader("01234"), strings.NewReader("56789abc")), -1},
+	}
+	for _, tt := range tests {
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		req, _ := http.NewRequest("POST", "http://x/mcp", tt.body)
+		req.ContentLength = tt.length
+		resp, err := tap.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		_ = resp.Body.Close()
+		mu.Lock()
+		if n != 100 || len(got) != 1 {
+			t.Fatalf("%s: forwarded %d bytes, delivered %d captures; want 100 and exactly 1", tt.name, n, len(got))
+		}
+		c := got[0]
+		if c.NotGraded != NotGradedTooLarge || c.RequestBody != nil || c.ResponseBody != nil || c.RequestBytes != 13 || c.ResponseBytes != 100 {
+			t.Fatalf("%s: capture %q, bodies %q %q, sizes %d %d; want too large, no body kept, 13 and 100 bytes counted",
+				tt.name, c.NotGraded, c.RequestBody, c.ResponseBody, c.RequestBytes, c.ResponseBytes)
+		}
+		mu.Unlock()
+		c.release()
+		if used := budget.Used(); used != 0 {
+			t.Fatalf("%s: %d bytes still reserved after the exchange was released", tt.name, used)
+		}
+	}
+}
+
+// A binary body is never copied, whatever its size.
+func TestTapNeverCopiesABinaryBody(t *testing.T) {
+	delivered := make(chan *Capture, 1)
+	tap := &Tap{Base: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"image/png"}}, ContentLength: 3,
+			Body: io.NopCloser(strings.NewReader("\x89PN"))}, nil
+	}), Deliver: func(c *Capture) { delivered <- c }}
+	req, _ := http.NewRequest("GET", "http://x/logo.png", nil)
 	resp, err := tap.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, _ := io.Copy(io.Discard, resp.Body)
+	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	_ = resp.Body.Close()
-	mu.Lock()
-	defer mu.Unlock()
-	if n != 100 || len(got) != 1 {
-		t.Fatalf("forwarded %d bytes, delivered %d captures; want 100 and exactly 1", n, len(got))
-	}
-	c := got[0]
-	if string(c.RequestBody) != "0123456789" || !c.RequestTooLarge || len(c.ResponseBody) != 10 || !c.ResponseTooLarge || c.Err != nil {
-		t.Fatalf("capture = %+v, want both bodies cut at 10 bytes and marked too large", c)
+	c := <-delivered
+	if c.NotGraded != NotGradedBinary || c.ResponseBody != nil || c.held != 0 {
+		t.Fatalf("capture %q, body %q, %d bytes held; want %q with nothing kept", c.NotGraded, c.ResponseBody, c.held, NotGradedBinary)
 	}
 }
+
+// The tap must never read a body past its end. net/http closes a server's request body once
+// the handler has started its response, and a read after that fails; the transport's last
+// "confirming" read then fails the write and drops the upstream connection mid-reply
+// (golang/go#40747). A source that fails any read after its end stands for that body.
+func TestTapNeverReadsABodyPastItsEnd(t *testing.T) {
+	tests := []struct {
+		name string
+		src  *strictBody
+	}{
+		{"EOF with the last bytes", &strictBody{data: []byte(`{"jsonrpc":"2.0"}`), eofWithData: true}},
+		{"EOF on a read of its own", &strictBody{data: []byte(`{"jsonrpc":"2.0"}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &flow{c: &Capture{budget: NewBudget(0)}, pending: 2}
+			b := f.tapBody(tt.src, int64(len(tt.src.data)), true, DefaultMaxBody, sideRequest)
+			if got, err := io.ReadAll(io.LimitReader(b, int64(len(tt.src.data)))); err != nil || string(got) != string(tt.src.data) {
+				t.Fatalf("ReadAll = %q, %v", got, err)
+			}
+			tt.src.closed = true // the server closed it, as it does once the reply started
+			for range 3 {        // the transport's confirming read, and anyone else's
+				if n, err := b.Read(make([]byte, 8)); n != 0 || err != io.EOF {
+					t.Fatalf("read after the end = %d, %v; want 0, io.EOF without touching the closed source", n, err)
+				}
+			}
+		})
+	}
+}
+
+// strictBody is a server request body: after Close any read fails.
+type strictBody struct {
+	data        []byte
+	off         int
+	eofWithData bool
+	closed      bool
+}
+
+func (s *strictBody) Read(p []byte) (int, error) {
+	if s.closed {
+		return 0, errors.New("http: invalid Read on closed Body")
+	}
+	if s.off >= len(s.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, s.data[s.off:])
+	s.off += n
+	if s.eofWithData && s.off == len(s.data) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (s *strictBody) Close() error { s.closed = true; return nil }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
@@ -236,9 +358,9 @@ func TestPanicsRecoveredInsidePassiveRunAreCounted(t *testing.T) {
 	})
 	r := newRig(t, jsonUpstream(`{}`), Options{Graders: []Grader{reported}})
 	post(t, r.front.URL+"/mcp", `{}`)
-	waitFor(t, "one panic counted", func() bool { return r.proxy.metrics.panics.Load() == 1 })
+	waitFor(t, "one panic counted", func() bool { return r.proxy.pipe.metrics.panics.Load() == 1 })
 	waitFor(t, "the exchange graded", func() bool { return len(r.exchanges(t)) == 1 })
-	if n := r.proxy.metrics.panics.Load(); n != 1 {
+	if n := r.proxy.pipe.metrics.panics.Load(); n != 1 {
 		t.Fatalf("panics counted = %d, want 1 (the ordinary indeterminate is not a panic)", n)
 	}
 }

@@ -12,4 +12,5 @@ const (
 	logDuration   = "duration_ms"
 	logError      = "error"
 	logExchanges  = "exchanges"
+	logLost       = "lost"
 )

@@ -7,56 +7,72 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
-
-	"github.com/elazarl/goproxy"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
 
 	"github.com/mcp-sentinel/sentinel/findings"
 )
 
 // Options configures a Proxy. A nil *Options is invalid (a store is required).
 type Options struct {
-	// Routes serve reverse mode; with none, only forward-mode (absolute-URL) requests are served
-	// and others get 404.
+	// Routes serve reverse mode: a request in origin form (POST /mcp) goes to the route whose
+	// prefix matches its path, and one that matches none gets 404.
 	Routes []Route
+	// Forward turns on forward mode: absolute-form requests (a client with HTTP_PROXY set) and
+	// CONNECT, to hosts AllowHosts permits. Off, an absolute-form request to a host no route
+	// names, and every CONNECT, gets 403: the proxy is never an open relay into the network
+	// of whoever runs it.
+	Forward bool
+	// AllowHosts are the forward-mode host patterns (see ParseHostPattern); Forward needs at
+	// least one.
+	AllowHosts []string
+	// CA, when set, intercepts HTTPS in forward mode (CONNECT) with leaf certificates signed
+	// by it (the user's own CA, from `sentinel ca init`); it needs Forward. Nil tunnels
+	// CONNECT untouched.
+	CA *tls.Certificate
 	// Store keeps findings and exchanges; required.
 	Store findings.Store
 	// Graders judge each exchange, in order. Empty means nothing is graded (exchanges are still
 	// recorded).
 	Graders []Grader
-	// MaxBody caps each body kept for grading, in bytes; 0 means DefaultMaxBody.
+	// MaxBody is the largest body kept for grading, in bytes; 0 means DefaultMaxBody.
 	MaxBody int
-	// QueueSize bounds the grading queue; 0 means DefaultQueueSize. When it is full, grading is
-	// skipped and counted, and traffic never waits.
-	QueueSize int
+	// MemoryBudget bounds the bytes grading holds at once (kept bodies and queued records); 0
+	// means DefaultMemoryBudget. Past it, exchanges are recorded without grading.
+	MemoryBudget int64
 	// Workers is how many goroutines grade; 0 means DefaultWorkers.
 	Workers int
-	// GradingBudget is the share of one CPU each worker may spend grading, in (0,1]; 0 means
-	// DefaultGradingBudget, 1 means no rest. Past it, exchanges queue and then are skipped.
-	GradingBudget float64
-	// CA, when set, turns on HTTPS interception for CONNECT requests, signing leaf certificates
-	// with it (the user's own CA, from `sentinel ca init`). Nil tunnels CONNECT untouched.
-	CA *tls.Certificate
-	// Transport sends requests upstream; nil means a transport that never uses HTTP_PROXY and
-	// never adds or removes compression.
+	// UpstreamTLS verifies HTTPS upstreams (custom roots, say); nil means the system's roots.
+	UpstreamTLS *tls.Config
+	// Transport, when set, replaces the upstream transport of reverse mode (tests); nil means
+	// NewTransport(UpstreamTLS). Forward mode always uses its own guarded transport.
 	Transport http.RoundTripper
-	// Logger receives one line per graded exchange and errors; nil discards.
+	// Hub configures the admin API's live stream.
+	Hub HubOptions
+	// Logger receives one line per exchange and errors; nil discards.
 	Logger *slog.Logger
 }
 
-// Proxy is the running proxy: an http.Handler for the proxy listener, plus the pipeline and the
-// state the admin API serves.
+// Proxy is the running proxy: an http.Handler for the proxy listener, and the grading pipeline
+// behind it that the admin API serves.
 type Proxy struct {
-	gp     *goproxy.ProxyHttpServer
 	routes routes
 	// endpoint is the first route's endpoint path on the listener (EndpointPath).
 	endpoint string
-	tap      *Tap
-	pipe     *pipeline
-	metrics  *metrics
-	hub      *hub
-	store    findings.Store
+	pipe     *Pipeline
 	log      *slog.Logger
+
+	reverseProxy *httputil.ReverseProxy
+	forwardProxy *httputil.ReverseProxy
+	forward      *forwardPolicy
+	mitm         *mitm
+
+	protectMu sync.RWMutex
+	protected map[string]bool // host:port the proxy must never forward to (its own listeners)
 }
 
 // New builds a proxy and starts its grading workers; Close stops them.
@@ -68,90 +84,230 @@ func New(opts *Options) (*Proxy, error) {
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
-	p := &Proxy{routes: newRoutes(opts.Routes), metrics: newMetrics(), hub: newHub(), store: opts.Store, log: lg}
+	if opts.CA != nil && !opts.Forward {
+		return nil, errors.New("building the proxy: HTTPS interception (a CA) needs forward mode")
+	}
+	pipe, err := NewPipeline(PipelineOptions{Store: opts.Store, Graders: opts.Graders, Budget: NewBudget(opts.MemoryBudget),
+		MaxBody: opts.MaxBody, Workers: opts.Workers, Hub: opts.Hub, Logger: lg})
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{routes: newRoutes(opts.Routes), pipe: pipe, log: lg, protected: map[string]bool{}}
 	if len(opts.Routes) > 0 {
 		p.endpoint = opts.Routes[0].Endpoint()
 	}
-	budget := opts.GradingBudget
-	if budget <= 0 {
-		budget = DefaultGradingBudget
+	if opts.Forward {
+		if p.forward, err = newForwardPolicy(opts.AllowHosts, p.isProtected); err != nil {
+			_ = pipe.Close(context.Background())
+			return nil, err
+		}
 	}
-	p.pipe = newPipeline(orDefault(opts.QueueSize, DefaultQueueSize), orDefault(opts.Workers, DefaultWorkers),
-		min(budget, 1), opts.Graders, opts.Store, p.metrics, p.hub, lg)
 	base := opts.Transport
 	if base == nil {
-		base = defaultTransport()
+		base = NewTransport(opts.UpstreamTLS)
 	}
-	p.tap = &Tap{Base: base, MaxBody: opts.MaxBody, Deliver: p.pipe.submit}
-
-	gp := goproxy.NewProxyHttpServer()
-	gp.Logger = log.New(io.Discard, "", 0)
-	gp.KeepAcceptEncoding = true // the client's encoding choice reaches the upstream unchanged
-	gp.ConnectDial = nil
-	gp.Tr = defaultTransport()
-	gp.NonproxyHandler = http.HandlerFunc(p.reverse)
-	gp.OnRequest().DoFunc(func(r *http.Request, ctx *goproxy.ProxyCtx) (*http.Request, *http.Response) {
-		ctx.RoundTripper = goproxy.RoundTripperFunc(func(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
-			return p.tap.RoundTrip(req)
-		})
-		return r, nil
-	})
-	if opts.CA != nil {
-		gp.CertStore = &leafCache{}
-		action := &goproxy.ConnectAction{Action: goproxy.ConnectMitm, TLSConfig: goproxy.TLSConfigFromCA(opts.CA)}
-		gp.OnRequest().HandleConnectFunc(func(host string, _ *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
-			return action, host
-		})
+	p.reverseProxy = p.newForwarder(base)
+	if p.forward != nil {
+		p.forwardProxy = p.newForwarder(p.forward.transport(opts.UpstreamTLS))
+		if opts.CA != nil {
+			p.mitm = newMITM(opts.CA, p.forwardProxy, lg)
+		}
 	}
-	p.gp = gp
 	return p, nil
 }
 
-func orDefault(v, d int) int {
-	if v <= 0 {
-		return d
+// newForwarder is the forwarding core: net/http/httputil.ReverseProxy, so that hop-by-hop
+// headers, 1xx responses (103 Early Hints), trailers, upgrades and a cut upstream behave as
+// they do through a plain reverse proxy, with a Tap as its transport.
+func (p *Proxy) newForwarder(base http.RoundTripper) *httputil.ReverseProxy {
+	tap := &Tap{Base: base, MaxBody: p.pipe.maxBody, Budget: p.pipe.budget, Deliver: p.pipe.Submit}
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			t := targetFrom(pr.In.Context())
+			pr.Out.URL = t.url
+			pr.Out.Host = t.host
+			// Rewrite strips these and cleans the query; a transparent proxy forwards what the
+			// client sent, and adds no forwarding headers of its own.
+			for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+				if v, ok := pr.In.Header[h]; ok {
+					pr.Out.Header[h] = v
+				}
+			}
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
+		},
+		Transport: tap,
+		// Flush every write of a response without a Content-Length (ReverseProxy already does
+		// so for any body of unknown length), so that NDJSON, streamed JSON and event streams
+		// in any letter case arrive as they are written.
+		FlushInterval: -1,
+		ErrorLog:      log.New(io.Discard, "", 0),
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if errors.Is(err, errBlockedAddress) {
+				// Forward mode's dial refused what the name resolved to.
+				p.refuse(w, r, err.Error())
+				return
+			}
+			if !errors.Is(err, context.Canceled) {
+				p.log.Debug("upstream failed", logTarget, r.URL.Redacted(), logError, err)
+			}
+			w.WriteHeader(http.StatusBadGateway) // bodiless, as ReverseProxy's own handler
+		},
+		BufferPool: bufferPool{},
 	}
-	return v
 }
 
-func defaultTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.Proxy = nil               // never chain through HTTP_PROXY
-	t.DisableCompression = true // forward the client's Accept-Encoding and the body as sent
-	t.MaxIdleConnsPerHost = 256
-	t.ForceAttemptHTTP2 = false
+// target is where one request goes: the upstream URL and the Host header to send.
+type target struct {
+	url  *url.URL
+	host string
+}
+
+type targetKey struct{}
+
+func withTarget(r *http.Request, t target) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), targetKey{}, t))
+}
+
+func targetFrom(ctx context.Context) target {
+	t, _ := ctx.Value(targetKey{}).(target)
 	return t
 }
 
-// ServeHTTP serves the proxy listener: relative paths in reverse mode, absolute URLs and
-// CONNECT in forward mode.
+// ServeHTTP serves the proxy listener: origin-form requests in reverse mode, absolute-form
+// requests and CONNECT in forward mode. The admin API is never served here.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx, abort := withAbort(r.Context())
-	p.gp.ServeHTTP(w, r.WithContext(ctx))
-	if abort.Load() {
-		// The upstream failed mid-body: end the client's response abruptly, as
-		// httputil.ReverseProxy does, instead of letting it look complete.
-		panic(http.ErrAbortHandler)
+	switch {
+	case r.Method == http.MethodConnect:
+		p.connect(w, r)
+	case r.URL.IsAbs():
+		p.absolute(w, r)
+	default:
+		p.reverse(w, r)
 	}
 }
 
-// reverse rewrites a relative request to its route's upstream and hands it back to goproxy,
-// whose hooks then run as for a forward-mode request.
+// reverse sends an origin-form request to its route's upstream.
 func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
-	u, ok := p.routes.match(r.URL.Path, r.URL.RawQuery)
+	u, ok := p.routes.match(r.URL.EscapedPath(), r.URL.RawQuery)
 	if !ok {
-		http.Error(w, "sentinel proxy: no route for "+r.URL.Path, http.StatusNotFound)
+		http.Error(w, "sentinel proxy: no route for "+r.URL.EscapedPath(), http.StatusNotFound)
 		return
 	}
-	r2 := r.Clone(r.Context())
-	r2.URL = u
-	r2.Host = u.Host
-	p.gp.ServeHTTP(w, r2)
+	p.reverseProxy.ServeHTTP(w, withTarget(r, target{url: u, host: u.Host}))
+}
+
+// absolute serves an absolute-form request: to the listener itself or to an upstream a route
+// names, as in reverse mode; to any other host only in forward mode and when allowed.
+func (p *Proxy) absolute(w http.ResponseWriter, r *http.Request) {
+	if p.isSelf(r) {
+		r2 := *r
+		u := *r.URL
+		u.Scheme, u.Host = "", ""
+		r2.URL = &u
+		p.reverse(w, &r2)
+		return
+	}
+	if up, ok := p.routes.names(r.URL.Scheme, r.URL.Host); ok {
+		u := *r.URL
+		u.Scheme, u.Host = up.Scheme, up.Host
+		p.reverseProxy.ServeHTTP(w, withTarget(r, target{url: &u, host: up.Host}))
+		return
+	}
+	if p.forward == nil {
+		p.refuse(w, r, "forward mode is off (start sentinel proxy with --forward and --allow-host)")
+		return
+	}
+	if why := p.forward.check(r.URL.Scheme, r.URL.Host); why != "" {
+		p.refuse(w, r, why)
+		return
+	}
+	u := *r.URL
+	p.forwardProxy.ServeHTTP(w, withTarget(r, target{url: &u, host: r.Host}))
+}
+
+// refuse answers 403 with why; a forward proxy that says no must not pass the request on.
+func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, why string) {
+	p.pipe.metrics.refused.Add(1)
+	p.log.Warn("refused", "method", r.Method, "host", r.Host, "reason", why)
+	http.Error(w, "sentinel proxy: "+why, http.StatusForbidden)
+}
+
+// Protect names an address (host:port) the proxy must never forward to, such as its own
+// admin listener: call it for each listener once it is bound.
+func (p *Proxy) Protect(addrs ...string) {
+	p.protectMu.Lock()
+	defer p.protectMu.Unlock()
+	for _, a := range addrs {
+		if host, port, err := net.SplitHostPort(a); err == nil {
+			p.protected[net.JoinHostPort(strings.ToLower(host), port)] = true
+		}
+	}
+}
+
+// isProtected reports whether addr (host:port, host possibly an IP) is one of the proxy's own.
+func (p *Proxy) isProtected(addr string) bool {
+	p.protectMu.RLock()
+	defer p.protectMu.RUnlock()
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if p.protected[net.JoinHostPort(strings.ToLower(host), port)] {
+		return true
+	}
+	// A listener on 0.0.0.0 or [::] is reached by any local address with its port.
+	ip := net.ParseIP(host)
+	for a := range p.protected {
+		h, pt, _ := net.SplitHostPort(a)
+		if pt == port && (h == "0.0.0.0" || h == "::") && (ip == nil || ip.IsLoopback() || ip.IsUnspecified() || isLocalIP(ip)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSelf reports whether an absolute-form request names the listener it arrived on (some
+// clients send absolute-form to a reverse proxy too); it is then served as origin-form.
+func (p *Proxy) isSelf(r *http.Request) bool {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil {
+		return false
+	}
+	lhost, lport, err := net.SplitHostPort(local.String())
+	if err != nil {
+		return false
+	}
+	host, port, err := net.SplitHostPort(hostPort(r.URL.Scheme, r.URL.Host))
+	if err != nil || port != lport {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, lip := net.ParseIP(host), net.ParseIP(lhost)
+	return ip != nil && lip != nil && (ip.Equal(lip) || (ip.IsLoopback() && lip.IsLoopback()))
 }
 
 // EndpointPath is the path on the proxy listener that reaches the first route's upstream
 // endpoint ("" in forward-only mode): what `sentinel proxy` prints and POST /probe probes.
 func (p *Proxy) EndpointPath() string { return p.endpoint }
 
-// Close stops grading after the queue drains, or when ctx ends. It does not close the store.
-func (p *Proxy) Close(ctx context.Context) error { return p.pipe.close(ctx) }
+// Pipeline is the grading pipeline the proxy feeds; the admin API serves it.
+func (p *Proxy) Pipeline() *Pipeline { return p.pipe }
+
+// Close stops intercepting and stops grading once everything queued is recorded (or, past
+// ctx, recorded without grading). It does not close the store.
+func (p *Proxy) Close(ctx context.Context) error {
+	if p.mitm != nil {
+		p.mitm.close()
+	}
+	return p.pipe.Close(ctx)
+}
+
+// bufferPool lends the 32 KiB copy buffers ReverseProxy uses per response.
+type bufferPool struct{}
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (bufferPool) Get() []byte  { return *(buffers.Get().(*[]byte)) }
+func (bufferPool) Put(b []byte) { buffers.Put(&b) }

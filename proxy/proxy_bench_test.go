@@ -34,7 +34,8 @@ func benchCalls(b *testing.B, url string) {
 }
 
 // BenchmarkGradeOneExchange measures the off-path work per exchange when the queue holds only
-// one: parse, passive.Run, and writing the exchange and its findings to SQLite.
+// one: parse, passive.Run, and writing the exchange and its findings to SQLite in a transaction
+// of its own (a busy proxy writes up to 256 per transaction).
 func BenchmarkGradeOneExchange(b *testing.B) {
 	_, _, _, p := measureTargets(b)
 	c := &Capture{ID: "bench", Start: time.Now(), End: time.Now(), Target: "http://127.0.0.1/mcp", Method: "POST",
@@ -45,8 +46,23 @@ func BenchmarkGradeOneExchange(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		c.ID = "bench-" + strconv.Itoa(i)
-		p.pipe.gradeBatch(c)
+		one := *c // gradeBatch releases the bodies of what it stored
+		one.ID = "bench-" + strconv.Itoa(i)
+		p.pipe.gradeBatch([]*Capture{&one}, false)
+	}
+}
+
+// BenchmarkGradeOnly is the CPU cost of grading one small exchange without storing it: the
+// parse, passive.Run and building the record and findings.
+func BenchmarkGradeOnly(b *testing.B) {
+	_, _, _, p := measureTargets(b)
+	c := &Capture{ID: "bench", Start: time.Now(), End: time.Now(), Target: "http://127.0.0.1/mcp", Method: "POST",
+		URL: "http://127.0.0.1/mcp", RequestHeader: http.Header{"Content-Type": {"application/json"}},
+		RequestBody: []byte(measureCall), Status: 200, ResponseHeader: http.Header{"Content-Type": {"application/json"}},
+		ResponseBody: []byte(measureResult)}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = p.pipe.grade(c, false)
 	}
 }
 
@@ -58,7 +74,7 @@ func BenchmarkPassiveRun(b *testing.B) {
 	h := passive.NewHistory()
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = passive.Run(toExchange(c), h)
+		_ = passive.Run(toExchange(c, DefaultMaxBody), h)
 	}
 }
 

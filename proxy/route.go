@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"sort"
 	"strings"
@@ -42,28 +43,56 @@ func newRoutes(rs []Route) routes {
 	return out
 }
 
-// match returns the upstream URL for a relative request path (and query), or false.
-func (rs routes) match(path, rawQuery string) (*url.URL, bool) {
+// match returns the upstream URL for a relative request path in its escaped form (as the
+// client sent it, %2F and all) and query, or false. The upstream gets the path exactly as
+// escaped: a proxy that decodes %2F into / changes which resource is asked for.
+func (rs routes) match(escapedPath, rawQuery string) (*url.URL, bool) {
 	for _, r := range rs {
 		p := strings.TrimSuffix(r.Prefix, "/")
-		if p != "" && path != p && !strings.HasPrefix(path, p+"/") {
+		if p != "" && escapedPath != p && !strings.HasPrefix(escapedPath, p+"/") {
 			continue
 		}
-		rest := strings.TrimPrefix(path, p)
+		rest := strings.TrimPrefix(escapedPath, p)
 		u := *r.Upstream
 		switch rest {
-		case "", "/", u.Path:
+		case "", "/", u.EscapedPath():
 			if u.Path == "" {
-				u.Path = "/"
+				u.Path, u.RawPath = "/", ""
 			}
 		default:
-			u.Path = rest
+			path, err := url.PathUnescape(rest)
+			if err != nil {
+				path = rest
+			}
+			u.Path, u.RawPath = path, rest
 		}
-		u.RawPath = ""
 		u.RawQuery = rawQuery
 		return &u, true
 	}
 	return nil, false
+}
+
+// names reports whether some route's upstream is host (host:port as in an absolute-form
+// request), and returns that route's upstream.
+func (rs routes) names(scheme, host string) (*url.URL, bool) {
+	for _, r := range rs {
+		if strings.EqualFold(hostPort(r.Upstream.Scheme, r.Upstream.Host), hostPort(scheme, host)) {
+			return r.Upstream, true
+		}
+	}
+	return nil, false
+}
+
+// hostPort spells host with its port, the scheme's default when it has none.
+func hostPort(scheme, host string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	port := "80"
+	if strings.EqualFold(scheme, "https") {
+		port = "443"
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), port)
 }
 
 // Endpoint is the path on the proxy listener that reaches the route's upstream endpoint: the

@@ -1,25 +1,26 @@
 package proxy
 
 import (
-	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcp-sentinel/sentinel/wire"
 )
 
-// DefaultMaxBody is how much of each body the tap keeps for grading (4 MiB). A larger body is
-// forwarded whole and its exchange recorded as NotGradedTooLarge.
+// DefaultMaxBody is the largest body the tap keeps for grading (4 MiB). A larger body is
+// forwarded whole, never copied, and its exchange recorded as NotGradedTooLarge.
 const DefaultMaxBody = 4 << 20
 
-// Capture is what the tap saw of one exchange: the request and response as they crossed, each
-// body kept up to the cap. It is delivered once, after both bodies ended.
+// Capture is what the tap saw of one exchange: the request and response as they crossed, with
+// their bodies when the exchange can be graded. It is delivered once, after both bodies ended.
 type Capture struct {
 	// ID names the exchange in the store and the live stream: a per-run random prefix and a
 	// sequence number, so proxies sharing a store do not collide.
@@ -32,44 +33,63 @@ type Capture struct {
 	// Upstream is how long the upstream took to answer with headers (0 when it did not).
 	Upstream time.Duration
 
-	// Method, URL and RequestHeader are the request as sent upstream; RequestBody is its first
-	// MaxBody bytes.
+	// Method, URL and RequestHeader are the request as sent upstream. RequestBody is its body
+	// when it was kept whole (see NotGraded); RequestBytes how many bytes crossed.
 	Method        string
 	URL           string
 	RequestHeader http.Header
 	RequestBody   []byte
-	// RequestTooLarge and ResponseTooLarge are set when a body passed the cap; the kept bytes are
-	// then only a prefix.
-	RequestTooLarge bool
+	RequestBytes  int64
 
-	// Status is 0 when no response arrived (Err says why). ResponseHeader is as received, and
-	// ResponseBody its first MaxBody bytes.
-	Status           int
-	ResponseHeader   http.Header
-	ResponseBody     []byte
-	ResponseTooLarge bool
+	// Status is 0 when no response arrived (Err says why). ResponseHeader is as received,
+	// ResponseBody the body when it was kept whole, ResponseBytes how many bytes crossed.
+	Status         int
+	ResponseHeader http.Header
+	ResponseBody   []byte
+	ResponseBytes  int64
 	// Err is the transport failure: refused, reset, cut mid-body, cancelled by the client.
 	Err error
+
+	// NotGraded is why the exchange cannot be graded, "" when it can: a body too large, not
+	// JSON or text, or no room left in the memory budget. Bodies that cannot be graded are
+	// never copied; the request body is kept when it was whole, so the record still names the
+	// method and tool.
+	NotGraded string
+
+	// held is what the bodies reserved in budget, released once the exchange is stored.
+	held   int64
+	budget *Budget
 }
 
-// TooLarge reports whether either body passed the cap, so the exchange cannot be graded.
-func (c *Capture) TooLarge() bool { return c.RequestTooLarge || c.ResponseTooLarge }
+// release gives the bodies' memory back to the budget; the capture keeps its other fields.
+func (c *Capture) release() {
+	if c.budget != nil {
+		c.budget.release(c.held)
+	}
+	c.held = 0
+	c.RequestBody, c.ResponseBody = nil, nil
+}
 
-// Tap is an http.RoundTripper that tees both bodies of every exchange into a Capture and hands
-// it to Deliver once the exchange has ended. It forwards everything unchanged, never waits on
-// Deliver's consumer beyond the call itself, and knows nothing of the proxy library around it.
+// Tap is an http.RoundTripper that keeps the bodies of every exchange it can grade, within a
+// memory budget, and hands the Capture to Deliver once the exchange has ended. It forwards
+// everything unchanged, never waits on Deliver's consumer beyond the call itself, and knows
+// nothing of the proxy around it (net/http/httputil.ReverseProxy here; a stdio shim could
+// build Captures its own way).
 type Tap struct {
 	// Base sends the requests; it must not be nil.
 	Base http.RoundTripper
-	// MaxBody caps each kept body in bytes; 0 means DefaultMaxBody.
+	// MaxBody is the largest body kept, in bytes; 0 means DefaultMaxBody.
 	MaxBody int
+	// Budget bounds the bytes all kept bodies hold; nil means a fresh DefaultMemoryBudget.
+	Budget *Budget
 	// Target names the endpoint graded for a request (the upstream URL without query); nil
 	// means scheme://host/path of the request.
 	Target func(*http.Request) string
 	// Deliver receives each finished Capture, outside any lock. It must not block.
 	Deliver func(*Capture)
 
-	seq atomic.Uint64
+	seq      atomic.Uint64
+	initOnce sync.Once
 }
 
 var runPrefix = func() string {
@@ -78,17 +98,33 @@ var runPrefix = func() string {
 	return hex.EncodeToString(b)
 }()
 
-// RoundTrip forwards req and wraps both bodies with tees. An upstream that cannot be reached
-// becomes a bodiless 502, as net/http/httputil.ReverseProxy answers.
+// Why an exchange was not graded, as stored in findings.Exchange.Graded.
+const (
+	Graded            = "graded"
+	NotGradedTooLarge = "not graded: body too large"
+	NotGradedBinary   = "not graded: body is not JSON or text"
+	NotGradedBudget   = "not graded: grading memory budget full"
+	NotGradedPartial  = "not graded: request body not fully sent"
+	NotGradedPanic    = "not graded: a check panicked"
+	NotGradedShutdown = "not graded: proxy shutting down"
+	NotGradedUpgrade  = "not graded: protocol upgraded"
+)
+
+// RoundTrip forwards req and taps both bodies. A transport error is returned as is, for the
+// proxy in front to answer it (a bodiless 502, as net/http/httputil.ReverseProxy does).
 func (t *Tap) RoundTrip(req *http.Request) (*http.Response, error) {
-	maxBody := t.MaxBody
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
+	t.initOnce.Do(func() {
+		if t.Budget == nil {
+			t.Budget = NewBudget(0)
+		}
+		if t.MaxBody <= 0 {
+			t.MaxBody = DefaultMaxBody
+		}
+	})
 	c := &Capture{
 		ID:    runPrefix + "-" + strconv.FormatUint(t.seq.Add(1), 10),
 		Start: time.Now(), Method: req.Method, URL: req.URL.String(),
-		RequestHeader: req.Header.Clone(),
+		RequestHeader: req.Header.Clone(), budget: t.Budget,
 	}
 	if t.Target != nil {
 		c.Target = t.Target(req)
@@ -97,54 +133,87 @@ func (t *Tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	f := &flow{c: c, pending: 2, deliver: t.Deliver}
 	if req.Body != nil && req.Body != http.NoBody {
-		req.Body = newTee(req.Body, maxBody, func(b []byte, tooLarge bool, _ error) {
-			f.done(func() { c.RequestBody, c.RequestTooLarge = b, tooLarge })
-		})
+		keep := t.keepable(f, req.Header, req.ContentLength)
+		req.Body = f.tapBody(req.Body, req.ContentLength, keep, t.MaxBody, sideRequest)
 	} else {
 		f.done(func() {})
 	}
 	resp, err := t.Base.RoundTrip(req)
 	if err != nil {
 		f.done(func() { c.Err = err; c.End = time.Now() })
-		return badGateway(req), nil
+		return nil, err
 	}
 	c.Upstream = time.Since(c.Start)
+	f.mu.Lock()
 	c.Status, c.ResponseHeader = resp.StatusCode, resp.Header.Clone()
+	f.mu.Unlock()
 	if resp.StatusCode == http.StatusSwitchingProtocols {
-		// The body is now the raw connection (a WebSocket, say), which the proxy library must
-		// see unwrapped: record the handshake and leave the bytes alone.
+		// The body is now the raw connection (a WebSocket, say), which the proxy must see
+		// unwrapped: record the handshake and leave the bytes alone.
+		f.drop(NotGradedUpgrade)
 		f.done(func() { c.End = time.Now() })
 		return resp, nil
 	}
-	abort := abortFrom(req.Context())
-	resp.Body = newTee(resp.Body, maxBody, func(b []byte, tooLarge bool, err error) {
-		if err != nil && abort != nil {
-			abort.Store(true)
-		}
-		f.done(func() {
-			c.ResponseBody, c.ResponseTooLarge, c.End = b, tooLarge, time.Now()
-			if err != nil {
-				c.Err = err
-			}
-		})
-	})
+	keep := t.keepable(f, resp.Header, resp.ContentLength)
+	resp.Body = f.tapBody(resp.Body, resp.ContentLength, keep, t.MaxBody, sideResponse)
 	return resp, nil
 }
 
-func badGateway(req *http.Request) *http.Response {
-	return &http.Response{
-		StatusCode: http.StatusBadGateway, Status: "502 Bad Gateway",
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{}, Body: http.NoBody, ContentLength: 0, Request: req,
+// keepable decides before a body crosses whether it may be kept: only bodies that grading can
+// read (JSON, an event stream, text) and that fit, and only while the exchange is still
+// gradable. Otherwise the exchange is marked not graded and the body is forwarded untouched.
+func (t *Tap) keepable(f *flow, h http.Header, length int64) bool {
+	switch {
+	case f.dropped.Load():
+		return false
+	case !gradableType(h.Get("Content-Type")):
+		f.drop(NotGradedBinary)
+		return false
+	case length > int64(t.MaxBody):
+		f.drop(NotGradedTooLarge)
+		return false
 	}
+	return true
 }
 
-// flow joins the two halves of a capture: it delivers when both bodies have ended, exactly once.
+// gradableType reports whether a body of this Content-Type can be graded: JSON (and +json),
+// event streams and other text in any letter case, or no type at all.
+func gradableType(ct string) bool {
+	if strings.TrimSpace(ct) == "" {
+		return true
+	}
+	mt := wire.MediaType(ct)
+	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") ||
+		mt == "application/x-ndjson" || mt == "application/jsonl"
+}
+
+type side int
+
+const (
+	sideRequest side = iota
+	sideResponse
+)
+
+// flow joins the two halves of a capture: it delivers when both bodies have ended, exactly
+// once, and carries the verdict "not gradable" from one half to the other.
 type flow struct {
 	mu      sync.Mutex
 	c       *Capture
 	pending int
 	deliver func(*Capture)
+	// dropped is set once the exchange is known not to be gradable; both halves then stop
+	// keeping bytes.
+	dropped atomic.Bool
+}
+
+// drop marks the exchange not gradable for reason (the first reason wins).
+func (f *flow) drop(reason string) {
+	f.mu.Lock()
+	if f.c.NotGraded == "" {
+		f.c.NotGraded = reason
+	}
+	f.mu.Unlock()
+	f.dropped.Store(true)
 }
 
 func (f *flow) done(record func()) {
@@ -153,38 +222,71 @@ func (f *flow) done(record func()) {
 	f.pending--
 	ready := f.pending == 0
 	f.mu.Unlock()
-	if ready && f.deliver != nil {
+	if !ready {
+		return
+	}
+	if f.c.NotGraded != "" {
+		// Nothing will be graded: the response body is of no further use, and holding it in
+		// the queue would only take room from exchanges that can be graded.
+		f.c.budget.release(int64(cap(f.c.ResponseBody)))
+		f.c.held -= int64(cap(f.c.ResponseBody))
+		f.c.ResponseBody = nil
+	}
+	if f.deliver != nil {
 		f.deliver(f.c)
 	}
 }
 
-// tee forwards reads unchanged and keeps up to max bytes; it calls finish once, on EOF, on a read
-// error or on Close, whichever comes first.
-type tee struct {
-	rc       io.ReadCloser
-	max      int
-	buf      bytes.Buffer
-	tooLarge bool
-	once     sync.Once
-	finish   func(b []byte, tooLarge bool, err error)
-}
-
-func newTee(rc io.ReadCloser, max int, finish func([]byte, bool, error)) *tee {
-	return &tee{rc: rc, max: max, finish: finish}
-}
-
-func (t *tee) Read(p []byte) (int, error) {
-	n, err := t.rc.Read(p)
-	if n > 0 && !t.tooLarge {
-		if room := t.max - t.buf.Len(); n <= room {
-			t.buf.Write(p[:n])
+// tapBody wraps one body: it forwards every byte and, when keep is set, keeps a copy within
+// max and the budget. length is the declared Content-Length (-1 unknown).
+func (f *flow) tapBody(rc io.ReadCloser, length int64, keep bool, max int, s side) *bodyTap {
+	b := &bodyTap{rc: rc, flow: f, side: s, declared: length, keep: keep, max: max}
+	if keep && length > 0 {
+		// The size is known: reserve it once, so the copy never grows by doubling.
+		if !f.c.budget.reserveBody(length) {
+			b.abandon(NotGradedBudget)
 		} else {
-			t.buf.Write(p[:room])
-			t.tooLarge = true
+			b.held = length
+			b.buf = make([]byte, 0, length)
 		}
+	}
+	return b
+}
+
+// bodyTap forwards reads unchanged and keeps a copy while it may; it ends once, on EOF, on a
+// read error or on Close, whichever comes first.
+type bodyTap struct {
+	rc       io.ReadCloser
+	flow     *flow
+	side     side
+	declared int64
+	keep     bool
+	max      int
+	buf      []byte
+	held     int64
+	n        int64
+	// eof is sticky: once the source said EOF, or gave all its declared bytes, it is never
+	// read again. A read past the end can hit a server request body that net/http has
+	// already closed, and the transport then drops the upstream connection mid-reply
+	// (golang/go#40747).
+	eof  bool
+	once sync.Once
+}
+
+func (t *bodyTap) Read(p []byte) (int, error) {
+	if t.eof || (t.declared > 0 && t.n >= t.declared) {
+		t.eof = true
+		t.end(nil)
+		return 0, io.EOF
+	}
+	n, err := t.rc.Read(p)
+	t.n += int64(n)
+	if n > 0 && t.keep {
+		t.append(p[:n])
 	}
 	switch {
 	case errors.Is(err, io.EOF):
+		t.eof = true
 		t.end(nil)
 	case err != nil:
 		t.end(err)
@@ -192,30 +294,87 @@ func (t *tee) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close ends the capture; a body closed before EOF was cut short by the reader (the client went
-// away), which is recorded as an error.
-func (t *tee) Close() error {
+// append keeps b, growing the copy within max and the budget; past either it gives up the
+// copy and marks the exchange not gradable.
+func (t *bodyTap) append(b []byte) {
+	if t.flow.dropped.Load() {
+		t.abandon("")
+		return
+	}
+	need := len(t.buf) + len(b)
+	if need > t.max {
+		t.abandon(NotGradedTooLarge)
+		return
+	}
+	if need > cap(t.buf) {
+		grow := min(max(2*cap(t.buf), need, 4096), t.max)
+		if !t.flow.c.budget.reserveBody(int64(grow - cap(t.buf))) {
+			t.abandon(NotGradedBudget)
+			return
+		}
+		t.held += int64(grow - cap(t.buf))
+		nb := make([]byte, len(t.buf), grow)
+		copy(nb, t.buf)
+		t.buf = nb
+	}
+	t.buf = append(t.buf, b...)
+}
+
+// abandon stops keeping this body and gives its memory back; a reason marks the exchange.
+func (t *bodyTap) abandon(reason string) {
+	t.keep = false
+	t.flow.c.budget.release(t.held)
+	t.held, t.buf = 0, nil
+	if reason != "" {
+		t.flow.drop(reason)
+	}
+}
+
+// Close ends the capture; a body closed before EOF was cut short by the reader (the client
+// went away, or the upstream answered before reading all of the request).
+func (t *bodyTap) Close() error {
 	err := t.rc.Close()
-	t.end(errClosedEarly)
+	if !t.eof {
+		t.end(errClosedEarly)
+	}
 	return err
 }
 
 var errClosedEarly = errors.New("body closed before it ended (client cancelled or went away)")
 
-func (t *tee) end(err error) {
-	t.once.Do(func() { t.finish(t.buf.Bytes(), t.tooLarge, err) })
-}
-
-// abortKey marks a request whose response must be aborted, not ended cleanly, when the upstream
-// body fails: the handler goroutine checks the flag after the proxy library returns.
-type abortKey struct{}
-
-func withAbort(ctx context.Context) (context.Context, *atomic.Bool) {
-	b := &atomic.Bool{}
-	return context.WithValue(ctx, abortKey{}, b), b
-}
-
-func abortFrom(ctx context.Context) *atomic.Bool {
-	b, _ := ctx.Value(abortKey{}).(*atomic.Bool)
-	return b
+func (t *bodyTap) end(err error) {
+	t.once.Do(func() {
+		if err != nil && t.keep && t.side == sideRequest {
+			// A request cut short is not what the client meant to send: never grade a
+			// fragment. (One never sent at all, to an upstream that could not be reached, is
+			// simply empty.) A response cut short is graded for what arrived: the events of a
+			// stream the client closed are complete events.
+			reason := NotGradedPartial
+			if t.n == 0 {
+				reason = ""
+			}
+			t.abandon(reason)
+		}
+		c := t.flow.c
+		t.flow.done(func() {
+			if t.keep {
+				c.held += t.held
+			}
+			switch t.side {
+			case sideRequest:
+				c.RequestBytes = t.n
+				if t.keep {
+					c.RequestBody = t.buf
+				}
+			case sideResponse:
+				c.ResponseBytes, c.End = t.n, time.Now()
+				if t.keep {
+					c.ResponseBody = t.buf
+				}
+				if err != nil {
+					c.Err = err
+				}
+			}
+		})
+	})
 }

@@ -133,8 +133,8 @@ func TestProxiedResponsesEqualDirectOnes(t *testing.T) {
 	}
 	waitFor(t, "every exchange recorded", func() bool { return len(r.exchanges(t)) == len(tests) })
 	for _, ex := range r.exchanges(t) {
-		if ex.URL == r.upstream.URL+"/big" && ex.Graded != NotGradedTooLarge {
-			t.Errorf("10 MB exchange graded %q, want %q", ex.Graded, NotGradedTooLarge)
+		if ex.URL == r.upstream.URL+"/big" && ex.Graded != NotGradedBinary {
+			t.Errorf("10 MB binary exchange graded %q, want %q", ex.Graded, NotGradedBinary)
 		}
 	}
 }
@@ -229,7 +229,9 @@ func TestUnreachableUpstreamAnswers502LikeAReverseProxy(t *testing.T) {
 }
 
 func TestForwardModeServesAbsoluteURLs(t *testing.T) {
-	r := newRig(t, upstreamMux(), Options{})
+	up := httptest.NewServer(upstreamMux())
+	t.Cleanup(up.Close)
+	r := newRigFor(t, up, Options{Routes: []Route{}, Forward: true, AllowHosts: []string{strings.TrimPrefix(up.URL, "http://")}})
 	proxyURL, _ := urlParse(r.front.URL)
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}}
 	got := fetch(t, client, "POST", r.upstream.URL+"/json", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)

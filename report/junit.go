@@ -96,6 +96,12 @@ func marshalJUnit(r *Result) ([]byte, error) {
 			suite.Props = append(suite.Props, junitProperty{Name: p[0], Value: xmlSafe(p[1])})
 		}
 	}
+	if r.CouldNotRun != nil {
+		suite.Props = append(suite.Props, junitProperty{Name: "couldNotRun", Value: xmlSafe(r.CouldNotRun.Reason)})
+	}
+	if r.Incomplete != nil {
+		suite.Props = append(suite.Props, junitProperty{Name: "incomplete", Value: xmlSafe(r.Incomplete.Reason)})
+	}
 	for _, n := range r.Notes {
 		suite.Props = append(suite.Props, junitProperty{Name: "note", Value: xmlSafe(n)})
 	}

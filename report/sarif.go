@@ -153,6 +153,12 @@ func runProperties(r *Result) sarif.Properties {
 	if r.Comparison != nil {
 		p["comparedWith"] = r.Comparison.Against
 	}
+	if r.CouldNotRun != nil {
+		p["couldNotRun"] = r.CouldNotRun.Reason
+	}
+	if r.Incomplete != nil {
+		p["incomplete"] = r.Incomplete.Reason
+	}
 	return p
 }
 

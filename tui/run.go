@@ -14,6 +14,8 @@ import (
 type RunOptions struct {
 	// AdminURL is the proxy's admin API (http://127.0.0.1:9101).
 	AdminURL string
+	// Token is the admin API's bearer token (sentinel tui finds it in the proxy's state file).
+	Token string
 	// Color turns on colour; the command passes false under NO_COLOR.
 	Color bool
 	// Tool names the producer in exported reports.
@@ -35,6 +37,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	client = client.WithToken(o.Token)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cache := NewCache(o.Capacity)

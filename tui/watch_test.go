@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -48,6 +49,9 @@ func (stubProber) Probe(_ context.Context, endpoint string, progress func(proxy.
 	return &report.Result{Schema: report.SchemaVersion, Target: endpoint, Era: "legacy", Rules: []report.RuleResult{}}, nil
 }
 
+// rigToken is the admin token of the test proxy.
+const rigToken = "tui-test-admin-token-0123456789"
+
 type adminRig struct {
 	front, admin *httptest.Server
 	client       *Client
@@ -70,13 +74,17 @@ func newAdminRig(t *testing.T) *adminRig {
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)
 	t.Cleanup(func() { _ = p.Close(context.Background()) })
-	admin := httptest.NewServer(p.Admin(proxy.AdminOptions{Prober: stubProber{}, ProxyURL: front.URL}))
+	h, err := p.Admin(proxy.AdminOptions{Token: rigToken, Prober: stubProber{}, ProxyURL: front.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := httptest.NewServer(h)
 	t.Cleanup(admin.Close)
 	c, err := NewClient(admin.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &adminRig{front: front, admin: admin, client: c}
+	return &adminRig{front: front, admin: admin, client: c.WithToken(rigToken)}
 }
 
 func (r *adminRig) post(t *testing.T, body string) {
@@ -206,18 +214,25 @@ func TestWatchSaysWhenOlderHistoryWasNotLoaded(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		case "/exchanges":
-			if r.URL.Query().Get("limit") != fmt.Sprint(historyLimit) {
-				t.Errorf("history asked for limit %q, want %d", r.URL.Query().Get("limit"), historyLimit)
+			// The admin API's paging: at most a page per request, the next named in Link.
+			limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+			from, _ := strconv.Atoi(r.URL.Query().Get("cursor"))
+			if limit < 1 || limit > exchangesPage {
+				t.Errorf("history asked for limit %q, want 1..%d", r.URL.Query().Get("limit"), exchangesPage)
 			}
+			n := min(limit, 3*historyLimit-from) // more is stored than the TUI loads
 			var b strings.Builder
 			b.WriteString("[")
-			for i := range historyLimit {
+			for i := range n {
 				if i > 0 {
 					b.WriteString(",")
 				}
-				fmt.Fprintf(&b, `{"id":"e%d","rpcMethod":"ping","responseBody":"eyJqc29ucnBjIjoiMi4wIn0="}`, i)
+				fmt.Fprintf(&b, `{"id":"e%d","rpcMethod":"ping","responseBody":"eyJqc29ucnBjIjoiMi4wIn0="}`, from+i)
 			}
 			b.WriteString("]")
+			if n == limit {
+				w.Header().Set("Link", fmt.Sprintf(`</exchanges?cursor=%d&limit=%d>; rel="next"`, from+n, limit))
+			}
 			_, _ = io.WriteString(w, b.String())
 		default:
 			_, _ = io.WriteString(w, "[]")

@@ -93,6 +93,10 @@ type Error struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
+	// Problem says what is wrong with the error member's shape (no integer code, no string
+	// message, not an object); empty for a well-formed error object. Code is then only what
+	// could be read, 0 when none.
+	Problem string `json:"-"`
 }
 
 // IsRequest reports whether m is a request (a method and an id).

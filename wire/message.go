@@ -68,44 +68,59 @@ func DecodeMessage(raw []byte) (*Message, error) {
 		case "result":
 			m.Result = v
 		case "error":
-			e, err := decodeError(v)
-			if err != nil {
-				return nil, fmt.Errorf("decoding member error: %w", err)
-			}
-			m.Error = e
+			m.Error = decodeError(v)
 		}
 	}
 	return m, nil
 }
 
-func decodeError(raw []byte) (*Error, error) {
+// decodeError reads an error member. It never fails: an error member of the wrong shape (not an
+// object, no integer code, a message that is not a string) is kept with what could be read and
+// Problem saying what is wrong, because error-object-shape grades exactly that, and a message
+// dropped here would never reach it.
+func decodeError(raw []byte) *Error {
+	e := &Error{}
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil, errors.New("error is null")
+		e.Problem = "error is null"
+		return e
 	}
 	fields, err := decodeObject(raw)
 	if err != nil {
-		return nil, err
-	}
-	e := &Error{}
-	if v, ok := fields["code"]; ok {
-		var f float64
-		if err := json.Unmarshal(v, &f); err != nil {
-			return nil, fmt.Errorf("decoding code: %w", err)
-		}
-		if f != float64(int(f)) {
-			return nil, fmt.Errorf("code %v is not an integer", f)
-		}
-		e.Code = int(f)
-	} else {
-		return nil, errors.New("error object has no code")
-	}
-	if v, ok := fields["message"]; ok {
-		if err := json.Unmarshal(v, &e.Message); err != nil {
-			return nil, fmt.Errorf("decoding message: %w", err)
-		}
+		e.Problem = fmt.Sprintf("error is not an object: %v", err)
+		return e
 	}
 	e.Data = fields["data"]
-	return e, nil
+	if v, ok := fields["message"]; ok {
+		if json.Unmarshal(v, &e.Message) != nil {
+			e.Problem = "error message is not a string"
+		}
+	} else {
+		e.Problem = "error object has no message"
+	}
+	v, ok := fields["code"]
+	if !ok {
+		e.Problem = "error object has no code"
+		return e
+	}
+	var f float64
+	if err := json.Unmarshal(v, &f); err != nil {
+		e.Problem = fmt.Sprintf("error code %s is not a number", clipJSON(v))
+		return e
+	}
+	if f != float64(int(f)) {
+		e.Problem = fmt.Sprintf("error code %v is not an integer", f)
+		return e
+	}
+	e.Code = int(f)
+	return e
+}
+
+// clipJSON quotes at most 40 bytes of a raw value for a Problem text.
+func clipJSON(v json.RawMessage) string {
+	if len(v) > 40 {
+		return string(v[:40]) + "…"
+	}
+	return string(v)
 }
 
 // decodeObject reads one JSON object into its members with exact keys, rejecting duplicate keys,
@@ -230,9 +245,32 @@ func (m *Message) ResultType() string {
 	return s
 }
 
-// ErrorCode returns the JSON-RPC error code and true when m is an error response.
+// Completed reports whether m is the final answer to a request: a result (no error) whose
+// resultType is "complete" or absent. An absent resultType is what a 2025-era server sends, and
+// its results are always final; result-type-present fails the omission on its own, but the call
+// completed all the same. An input_required result, an unknown resultType and an error are not
+// completions. This is the one meaning of "the call completed" every check and probe uses: a
+// server that accepted tampered state and omitted resultType on the retry completed the call.
+func (m *Message) Completed() bool {
+	if m == nil || m.Error != nil || m.Result == nil || m.Method != "" {
+		return false
+	}
+	obj, err := decodeObject(m.Result)
+	if err != nil {
+		return false
+	}
+	raw, present := obj["resultType"]
+	if !present {
+		return true
+	}
+	var rt string
+	return json.Unmarshal(raw, &rt) == nil && rt == "complete"
+}
+
+// ErrorCode returns the JSON-RPC error code and true when m is an error response whose code
+// could be read (an error member with a Problem has no code to compare).
 func (m *Message) ErrorCode() (int, bool) {
-	if m == nil || m.Error == nil {
+	if m == nil || m.Error == nil || m.Error.Problem != "" && m.Error.Code == 0 {
 		return 0, false
 	}
 	return m.Error.Code, true

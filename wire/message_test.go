@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func TestDecodeMessageIsCaseSensitiveAndStrict(t *testing.T) {
 		{"case twins are rejected", `{"jsonrpc":"2.0","id":1,"method":"a","Method":"b"}`, true, "", "", ""},
 		{"duplicate key is rejected", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, true, "", "", ""},
 		{"numeric method is rejected", `{"jsonrpc":"2.0","id":1,"method":5}`, true, "", "", ""},
-		{"error without code is rejected", `{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}`, true, "", "", ""},
+		{"error without code is kept, with its problem", `{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}`, false, "", "1", "response"},
 		{"array is not an object", `[{"jsonrpc":"2.0"}]`, true, "", "", ""},
 		{"trailing data is rejected", `{"jsonrpc":"2.0","id":1,"result":{}} {}`, true, "", "", ""},
 		{"invalid JSON", `{"jsonrpc":`, true, "", "", ""},
@@ -130,4 +131,56 @@ func FuzzParseBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCompletedIsOneMeaningOfTheCallCompleted(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       bool
+	}{
+		{"resultType complete", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}`, true},
+		{"no resultType (a 2025 result, final)", `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`, true},
+		{"input_required", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"x"}}`, false},
+		{"an unknown resultType", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"task"}}`, false},
+		{"resultType of the wrong type", `{"jsonrpc":"2.0","id":1,"result":{"resultType":1}}`, false},
+		{"an error", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad state"}}`, false},
+		{"a result that is not an object", `{"jsonrpc":"2.0","id":1,"result":"done"}`, false},
+		{"a request", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := DecodeMessage([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Completed(); got != tt.want {
+				t.Errorf("Completed() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	var nilMsg *Message
+	if nilMsg.Completed() {
+		t.Error("a nil message completed")
+	}
+}
+
+func TestMalformedErrorMembersAreKeptWithTheirProblem(t *testing.T) {
+	tests := []struct{ in, problem string }{
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":"bad","message":"x"}}`, "is not a number"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"x"}}`, "is not an integer"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}`, "no code"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32600}}`, "no message"},
+		{`{"jsonrpc":"2.0","id":1,"error":"boom"}`, "not an object"},
+		{`{"jsonrpc":"2.0","id":1,"error":null}`, "null"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"fine"}}`, ""},
+	}
+	for _, tt := range tests {
+		m, err := DecodeMessage([]byte(tt.in))
+		if err != nil || m.Error == nil {
+			t.Fatalf("%s: err %v, error member %v", tt.in, err, m)
+		}
+		if tt.problem == "" && m.Error.Problem != "" || !strings.Contains(m.Error.Problem, tt.problem) {
+			t.Errorf("%s: problem %q, want one containing %q", tt.in, m.Error.Problem, tt.problem)
+		}
+	}
 }

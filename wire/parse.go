@@ -130,6 +130,32 @@ func (ex *Exchange) Parse(lim Limits) {
 	r.ParseErrors = append(r.ParseErrors, errs...)
 }
 
+// Decoded returns the parsed views of the response without changing it: Events, Messages and
+// ParseErrors as Parse filled them, or, for a response that was never parsed (built by hand,
+// replayed from a store), what Parse would fill. Checks read every response through it or
+// through Parse, so no byte is decoded by anything but this package.
+func (r *Response) Decoded(lim Limits) (events []Event, msgs []*Message, parseErrors []string) {
+	if r == nil {
+		return nil, nil, nil
+	}
+	if r.parsed || len(r.Messages) > 0 {
+		return r.Events, r.Messages, r.ParseErrors
+	}
+	if r.Events != nil {
+		for i, ev := range r.Events {
+			m, err := DecodeMessage([]byte(ev.Data))
+			if err != nil {
+				parseErrors = append(parseErrors, fmt.Sprintf("event %d: %v", i, err))
+				continue
+			}
+			msgs = append(msgs, m)
+		}
+		return r.Events, msgs, append(append([]string(nil), r.ParseErrors...), parseErrors...)
+	}
+	events, msgs, parseErrors = ParseBody(r.Header.Get(HeaderContentType), r.Body, lim)
+	return events, msgs, append(append([]string(nil), r.ParseErrors...), parseErrors...)
+}
+
 // ContentType is the response's media type (lower case, no parameters); empty without a response.
 func (ex *Exchange) ContentType() string {
 	if ex == nil || ex.Response == nil {

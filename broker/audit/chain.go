@@ -27,25 +27,39 @@ type Entry struct {
 	// DecidedBy names the tier that produced the result (heuristic, judge, cache) or "" when no
 	// metric ran.
 	DecidedBy string
+	// RequestID is the result's requestId (the stored evaluation's id) when the call produced
+	// one, so an evaluation and its audit row can be joined.
+	RequestID string
+	// Detail is what the call applied, as JSON: a policy write's value (the one in force after
+	// it, also for a replayed retry).
+	Detail string
 }
 
-// Record is an Entry as stored: its position, its predecessor's hash and its own.
+// Record is an Entry as stored: its position, its predecessor's hash and its own, and the
+// signature of that hash by the broker's audit key (KeyID names the key).
 type Record struct {
 	Seq      int64
 	Entry    Entry
 	PrevHash string
 	Hash     string
+	KeyID    string
+	Sig      string
 }
 
 // Hash computes the hash of an entry at position seq following prevHash. Every field takes part,
-// separated by a byte that cannot occur in them unescaped, so no two distinct rows hash alike by
-// shifting text from one field into the next.
+// length-prefixed, so no two distinct rows hash alike by shifting text from one field into the
+// next. An entry with neither RequestID nor Detail hashes exactly as the first schema's rows did
+// (which had neither), so chains written before them still verify; blanking both fields of a
+// newer row changes its field count, and so its hash.
 func Hash(seq int64, prevHash string, e Entry) string {
 	fields := []string{
 		prevHash,
 		strconv.FormatInt(seq, 10),
 		strconv.FormatInt(e.At.UnixMicro(), 10),
 		e.Tenant, e.Subject, e.Tool, e.ArgsDigest, e.Outcome, e.DecidedBy,
+	}
+	if e.RequestID != "" || e.Detail != "" {
+		fields = append(fields, e.RequestID, e.Detail)
 	}
 	h := sha256.New()
 	for _, f := range fields {

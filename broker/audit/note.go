@@ -12,6 +12,8 @@ type Note struct {
 	mu        sync.Mutex
 	decidedBy string
 	outcome   string
+	requestID string
+	detail    string
 }
 
 type noteKey struct{}
@@ -47,6 +49,37 @@ func (n *Note) SetOutcome(v string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.outcome = v
+}
+
+// SetRequestID records the id of the request's result (the stored evaluation's id), which the
+// audit entry carries so the two can be joined.
+func (n *Note) SetRequestID(v string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.requestID = v
+}
+
+// SetDetail records what the call applied (a policy write's value, as JSON).
+func (n *Note) SetDetail(v string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.detail = v
+}
+
+// Refs returns the noted request id and detail.
+func (n *Note) Refs() (requestID, detail string) {
+	if n == nil {
+		return "", ""
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.requestID, n.detail
 }
 
 // Values returns what was noted.

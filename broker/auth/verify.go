@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -35,12 +36,20 @@ type VerifierOptions struct {
 	Leeway time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// CacheSize bounds how many verified tokens are remembered (by the SHA-256 of their bytes,
+	// never the token), so a client presenting the same token on every call costs one signature
+	// check, not one per call. 0 means DefaultVerifiedCacheSize, negative none.
+	CacheSize int
 }
+
+// DefaultVerifiedCacheSize is VerifierOptions.CacheSize at 0.
+const DefaultVerifiedCacheSize = 4096
 
 // Verifier checks bearer JWTs. It is safe for concurrent use.
 type Verifier struct {
 	opts    VerifierOptions
 	methods []string
+	cache   *verifiedCache
 }
 
 // NewVerifier validates opts and returns a Verifier.
@@ -70,7 +79,14 @@ func NewVerifier(opts VerifierOptions) (*Verifier, error) {
 			}
 		}
 	}
-	return &Verifier{opts: opts, methods: methods}, nil
+	v := &Verifier{opts: opts, methods: methods}
+	switch {
+	case opts.CacheSize == 0:
+		v.cache = newVerifiedCache(DefaultVerifiedCacheSize)
+	case opts.CacheSize > 0:
+		v.cache = newVerifiedCache(opts.CacheSize)
+	}
+	return v, nil
 }
 
 // Audience returns the canonical URI tokens must be issued for.
@@ -89,6 +105,20 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Principal, error) {
 	if err := ctx.Err(); err != nil {
 		return Principal{}, fmt.Errorf("verifying token: %w", err)
 	}
+	key := sha256.Sum256([]byte(raw))
+	if p, ok := v.cache.get(key, v.opts.Now().Add(-v.opts.Leeway)); ok {
+		return p, nil
+	}
+	p, err := v.verify(raw)
+	if err != nil {
+		return Principal{}, err
+	}
+	v.cache.put(key, p)
+	return p, nil
+}
+
+// verify is the full check Verify caches the result of.
+func (v *Verifier) verify(raw string) (Principal, error) {
 	parser := jwt.NewParser(
 		jwt.WithValidMethods(v.methods),
 		jwt.WithIssuer(v.opts.Issuer),

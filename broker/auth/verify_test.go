@@ -149,3 +149,35 @@ func TestMintedTokenVerifies(t *testing.T) {
 		})
 	}
 }
+
+func TestVerifiedTokensAreRememberedOnlyUntilTheyExpire(t *testing.T) {
+	key, err := GenerateKey(AlgEd25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	v, err := NewVerifier(VerifierOptions{Issuer: "https://iss", Audience: "https://aud/mcp", Keys: KeySet{{Public: key.Public()}}, Now: clock, Leeway: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := Mint(key, MintOptions{Issuer: "https://iss", Audience: "https://aud/mcp", Tenant: "acme", Subject: "alice", TTL: time.Minute, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := v.Verify(t.Context(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := v.Verify(t.Context(), tok)
+	if err != nil || again.Tenant != first.Tenant || again.Subject != first.Subject {
+		t.Fatalf("second Verify = %+v, %v; want %+v", again, err, first)
+	}
+	if _, err := v.Verify(t.Context(), tok[:len(tok)-2]+"AA"); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("a token whose signature changed = %v, want ErrInvalidToken: the cache is keyed by the exact bytes", err)
+	}
+	now = now.Add(2 * time.Minute)
+	if _, err := v.Verify(t.Context(), tok); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("an expired token that verified before = %v, want ErrInvalidToken", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/broker"
+	"github.com/mcp-sentinel/sentinel/broker/audit"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/config"
 	"github.com/mcp-sentinel/sentinel/broker/seal"
@@ -34,31 +35,51 @@ const (
 	protocolVersion = "2026-07-28"
 )
 
-// backend is one database both "broker processes" of a test can share.
+// backend is one database both "broker processes" of a test can share, and the audit key they
+// sign with.
 type backend struct {
 	name string
 	dsn  string
 	pg   *pgtest.Cluster
+	key  *audit.Signer
+}
+
+// keys trusts b's audit key.
+func (b backend) keys() audit.Keys {
+	k := audit.Keys{}
+	k.Add(b.key.Public())
+	return k
 }
 
 // eachStore runs fn against a fresh SQLite file and a fresh PostgreSQL cluster.
 func eachStore(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
-		fn(t, backend{name: store.DialectSQLite, dsn: filepath.Join(t.TempDir(), "broker.db")})
+		fn(t, backend{name: store.DialectSQLite, dsn: filepath.Join(t.TempDir(), "broker.db"), key: newAuditKey(t)})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		c := pgtest.Start(t)
-		fn(t, backend{name: store.DialectPostgres, dsn: c.DSN, pg: c})
+		fn(t, backend{name: store.DialectPostgres, dsn: c.DSN, pg: c, key: newAuditKey(t)})
 	})
 }
 
-// openStore opens and migrates a store on b, closed at cleanup.
+func newAuditKey(t testing.TB) *audit.Signer {
+	k, err := audit.GenerateSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// openStore opens and migrates a store on b, signing with b's key, closed at cleanup.
 func openStore(t testing.TB, b backend) store.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := store.Open(ctx, b.dsn)
+	if b.key == nil {
+		b.key = newAuditKey(t)
+	}
+	st, err := store.Open(ctx, b.dsn, store.WithSigner(b.key))
 	if err != nil {
 		t.Fatalf("opening the %s store: %v", b.name, err)
 	}
@@ -252,6 +273,31 @@ func (e *brokerEnv) call(ctx context.Context, token, tool string, args map[strin
 		}
 	}
 	return r, nil
+}
+
+// postRaw posts body as one 2026-07-28 request (headers for method and name) and returns the
+// response body.
+func postRaw(ctx context.Context, url, token, method, name string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", protocolVersion)
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 }
 
 // mustCall is call that fails the test on a transport error.

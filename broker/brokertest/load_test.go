@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mcp-sentinel/sentinel/broker"
 	"github.com/mcp-sentinel/sentinel/broker/auth"
 	"github.com/mcp-sentinel/sentinel/broker/store"
@@ -66,9 +68,9 @@ func TestConcurrentClientsLoseNothing(t *testing.T) {
 			}
 		}
 		st := first.Store
-		n, _, err := store.VerifyChain(ctxT(t), st)
-		if err != nil || int(n) != calls {
-			t.Fatalf("audit chain: %d entries, %v; want %d intact entries (one per acknowledged call)", n, err, calls)
+		rep, err := store.VerifyChain(ctxT(t), st, b.keys(), nil)
+		if err != nil || rep.Break != nil || int(rep.Entries) != calls {
+			t.Fatalf("audit chain: %+v, %v; want %d intact, signed entries (one per acknowledged call)", rep, err, calls)
 		}
 		// The effect counter at its source: the sum of revisions is the number of writes applied.
 		var applied int64
@@ -91,7 +93,7 @@ func mustPolicies(t *testing.T, st store.Store, tenant string) []store.PolicyRow
 }
 
 // runClient mixes every tool: both evaluations, a read-back of its own handle, and a policy
-// write sent twice (the duplicate must replay).
+// write sent twice with one idempotency key (the retry must replay).
 func runClient(t *testing.T, e *brokerEnv, c int, l *clientLog) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -116,7 +118,7 @@ func runClient(t *testing.T, e *brokerEnv, c int, l *clientLog) {
 		h, _ := r.structured()["handle"].(string)
 		l.handles = append(l.handles, h)
 		r, ok = do(eval.MetricGroundedness, map[string]any{"response": "The report covers the third quarter.",
-			"context": []any{map[string]any{"id": "a", "text": fmt.Sprintf("Report %d-%d covers the third quarter of the year.", c, i)}}})
+			"context": []any{map[string]any{"id": "a", "source": "report", "content": fmt.Sprintf("Report %d-%d covers the third quarter of the year.", c, i)}}})
 		if !ok {
 			return
 		}
@@ -124,7 +126,8 @@ func runClient(t *testing.T, e *brokerEnv, c int, l *clientLog) {
 		if _, ok := do(broker.NameGetEvaluation, map[string]any{"handle": h}); !ok {
 			return
 		}
-		args := map[string]any{"metric": eval.MetricGroundedness, "threshold": float64(c*100+i+1) / 1e5, "onTimeout": "fail_open"}
+		args := map[string]any{"metric": eval.MetricGroundedness, "threshold": float64(c*100+i+1) / 1e5, "onTimeout": "fail_open",
+			"idempotencyKey": fmt.Sprintf("client-%d-round-%d", c, i)}
 		one, ok := do(broker.NameSetMetricPolicy, args)
 		if !ok {
 			return
@@ -183,8 +186,8 @@ func TestPostgresRestartFailsCleanlyAndRecovers(t *testing.T) {
 	if got := e.mustCall(t, tok, broker.NameGetEvaluation, map[string]any{"handle": h}, callParams{}); got.isError() {
 		t.Fatalf("the post-restart evaluation is not retrievable: %v", got.Result)
 	}
-	if _, _, err := store.VerifyChain(ctxT(t), st); err != nil {
-		t.Fatalf("audit chain after the restart: %v", err)
+	if rep, err := store.VerifyChain(ctxT(t), st, nil, nil); err != nil || rep.Break != nil {
+		t.Fatalf("audit chain after the restart: %+v, %v", rep, err)
 	}
 	restartUnderLoad(t, c, e, tok)
 }
@@ -256,7 +259,36 @@ func restartUnderLoad(t *testing.T, c *pgtest.Cluster, e *brokerEnv, tok string)
 			t.Fatalf("acknowledged evaluation %s is not retrievable after the restart: %v %+v", h, got.Result, got.Error)
 		}
 	}
-	if _, _, err := store.VerifyChain(ctxT(t), e.Store); err != nil {
-		t.Fatalf("audit chain after the restart under load: %v", err)
+	if rep, err := store.VerifyChain(ctxT(t), e.Store, nil, nil); err != nil || rep.Break != nil {
+		t.Fatalf("audit chain after the restart under load: %+v, %v", rep, err)
 	}
+	// Regression: during a restart, evaluations were stored for calls never acknowledged and never
+	// audited (47 in one run): the evaluation, its handle and its audit row were three
+	// transactions. Now every stored evaluation has its audit row, and nothing else was stored.
+	evals, audited := countEvaluations(t, c.DSN)
+	if evals != audited {
+		t.Fatalf("%d evaluations stored, %d audited as ok: every stored evaluation must have its audit row", evals, audited)
+	}
+	if evals < len(handles) {
+		t.Fatalf("%d evaluations stored for %d acknowledged", evals, len(handles))
+	}
+}
+
+// countEvaluations counts, straight from PostgreSQL, the stored evaluations and the audit rows of
+// evaluating calls that succeeded.
+func countEvaluations(t *testing.T, dsn string) (evals, audited int) {
+	t.Helper()
+	ctx := ctxT(t)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, `SELECT COUNT(*) FROM evaluations`).Scan(&evals); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT COUNT(*) FROM audit_log WHERE outcome = 'ok' AND tool IN ('flag_injection', 'check_groundedness')`).Scan(&audited); err != nil {
+		t.Fatal(err)
+	}
+	return evals, audited
 }

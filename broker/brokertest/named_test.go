@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -172,7 +173,8 @@ func TestDuplicateRetryIsIdempotent(t *testing.T) {
 		bb := startBroker(t, openStore(t, b), envOptions{key: a.Key})
 		envs := []*brokerEnv{a, bb}
 		tokens := []string{a.token(t, nil), bb.token(t, nil)}
-		args := map[string]any{"metric": eval.MetricInjection, "threshold": 0.7, "onTimeout": "fail_open"}
+		// A retried request is the same request: it carries the same idempotency key.
+		args := map[string]any{"metric": eval.MetricInjection, "threshold": 0.7, "onTimeout": "fail_open", "idempotencyKey": "retry-me"}
 		const n = 100
 		replies := make([]reply, n)
 		errs := make([]error, n)
@@ -201,8 +203,10 @@ func TestDuplicateRetryIsIdempotent(t *testing.T) {
 	})
 }
 
-// tamper edits audit row seq as the database superuser, going around the broker's triggers.
-func tamper(t *testing.T, b backend, seq int64) {
+// superuser runs statements on b's database going around the broker's triggers, as only a
+// superuser can: with triggers disabled for the session (PostgreSQL) or dropped (SQLite). It first
+// proves the triggers refuse even the superuser while they are on.
+func superuser(t *testing.T, b backend, stmts ...string) {
 	t.Helper()
 	ctx := ctxT(t)
 	if b.name == store.DialectPostgres {
@@ -211,14 +215,16 @@ func tamper(t *testing.T, b backend, seq int64) {
 			t.Fatal(err)
 		}
 		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, `UPDATE audit_log SET tenant = 'evil' WHERE seq = $1`, seq); err == nil {
-			t.Fatal("the trigger let even the superuser update audit_log without disabling it")
+		if _, err := conn.Exec(ctx, `DELETE FROM audit_log WHERE seq = (SELECT MAX(seq) FROM audit_log)`); err == nil {
+			t.Fatal("the trigger let even the superuser delete from audit_log without disabling it")
 		}
 		if _, err := conn.Exec(ctx, `SET session_replication_role = replica`); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := conn.Exec(ctx, `UPDATE audit_log SET tenant = 'evil' WHERE seq = $1`, seq); err != nil {
-			t.Fatalf("superuser update: %v", err)
+		for _, st := range stmts {
+			if _, err := conn.Exec(ctx, st); err != nil {
+				t.Fatalf("superuser %s: %v", st, err)
+			}
 		}
 		return
 	}
@@ -227,31 +233,141 @@ func tamper(t *testing.T, b backend, seq int64) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, stmt := range []string{`DROP TRIGGER audit_log_no_update`, fmt.Sprintf(`UPDATE audit_log SET tenant = 'evil' WHERE seq = %d`, seq)} {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
+	for _, st := range append([]string{`DROP TRIGGER IF EXISTS audit_log_no_update`, `DROP TRIGGER IF EXISTS audit_log_no_delete`}, stmts...) {
+		if _, err := db.ExecContext(ctx, st); err != nil {
+			t.Fatalf("%s: %v", st, err)
 		}
 	}
 }
 
-func TestChainDetectsTampering(t *testing.T) {
+// records reads the whole chain.
+func records(t *testing.T, st store.Store) []audit.Record {
+	t.Helper()
+	var out []audit.Record
+	if err := st.Walk(ctxT(t), func(r audit.Record) error { out = append(out, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func q(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Regression: the chain caught only naive edits. Deleting the last row or the last 100, rewriting
+// the tail with recomputed hashes, or appending a fabricated entry all verified "intact". With
+// signed rows and a signed checkpoint written at shutdown, verify reports each distinctly and
+// names the first bad sequence, on both stores.
+func TestAuditVerifyCatchesTruncationRewriteAndForgery(t *testing.T) {
+	const calls = 105
+	scenarios := []struct {
+		name     string
+		tamper   func(t *testing.T, b backend, rs []audit.Record)
+		wantKind string
+		wantSeq  int64
+	}{
+		{"nothing changed", func(*testing.T, backend, []audit.Record) {}, "", 0},
+		{"the last row deleted", func(t *testing.T, b backend, rs []audit.Record) {
+			superuser(t, b, fmt.Sprintf(`DELETE FROM audit_log WHERE seq = %d`, calls))
+		}, audit.Truncated, calls},
+		{"the last 100 rows deleted", func(t *testing.T, b backend, rs []audit.Record) {
+			superuser(t, b, fmt.Sprintf(`DELETE FROM audit_log WHERE seq > %d`, calls-100))
+		}, audit.Truncated, calls - 99},
+		{"the tail rewritten with recomputed hashes", func(t *testing.T, b backend, rs []audit.Record) {
+			var stmts []string
+			for i := 90; i < len(rs); i++ {
+				r := &rs[i]
+				r.Entry.Outcome = "tool_error"
+				r.PrevHash = rs[i-1].Hash
+				r.Hash = audit.Hash(r.Seq, r.PrevHash, r.Entry)
+				stmts = append(stmts, fmt.Sprintf(`UPDATE audit_log SET outcome = %s, prev_hash = %s, hash = %s WHERE seq = %d`,
+					q(r.Entry.Outcome), q(r.PrevHash), q(r.Hash), r.Seq))
+			}
+			superuser(t, b, stmts...)
+		}, audit.Rewritten, 91},
+		{"one row edited", func(t *testing.T, b backend, rs []audit.Record) {
+			superuser(t, b, `UPDATE audit_log SET tenant = 'evil' WHERE seq = 3`)
+		}, audit.Rewritten, 3},
+		{"a fabricated entry appended", func(t *testing.T, b backend, rs []audit.Record) {
+			head := rs[len(rs)-1]
+			f := audit.Link(&head, audit.Entry{At: time.Now(), Tenant: "acme", Subject: "alice", Tool: broker.NameSetMetricPolicy, ArgsDigest: "x", Outcome: "ok"})
+			superuser(t, b, fmt.Sprintf(`INSERT INTO audit_log (seq, at, tenant, subject, tool, args_digest, outcome, decided_by, request_id, detail, prev_hash, hash, key_id, sig)
+				VALUES (%d, %d, 'acme', 'alice', %s, 'x', 'ok', '', '', '', %s, %s, %s, %s)`,
+				f.Seq, f.Entry.At.UnixMicro(), q(f.Entry.Tool), q(f.PrevHash), q(f.Hash), q(head.KeyID), q(head.Sig)))
+		}, audit.Forged, calls + 1},
+	}
+	eachStore(t, func(t *testing.T, b backend) {
+		for _, sc := range scenarios {
+			t.Run(sc.name, func(t *testing.T) {
+				sb := b
+				if b.pg != nil {
+					sb.dsn = b.pg.NewDatabase(t)
+				} else {
+					sb.dsn = filepath.Join(t.TempDir(), "broker.db")
+				}
+				st := openStore(t, sb)
+				e := startBroker(t, st, envOptions{})
+				tok := e.token(t, nil)
+				for i := range calls {
+					if r := e.mustCall(t, tok, eval.MetricInjection, map[string]any{"response": fmt.Sprintf("message %d", i)}, callParams{}); r.Error != nil || r.isError() {
+						t.Fatalf("call %d: %+v %v", i, r.Error, r.Result)
+					}
+				}
+				// What a broker writes at shutdown: a checkpoint of the head, in the database and
+				// in a file outside it.
+				cpFile := filepath.Join(t.TempDir(), "checkpoints.jsonl")
+				cp := &broker.Checkpointer{Store: st, Signer: sb.key, File: cpFile}
+				if c, err := cp.Checkpoint(ctxT(t)); err != nil || c == nil || c.Seq != calls {
+					t.Fatalf("Checkpoint = %+v, %v; want one at %d", c, err, calls)
+				}
+				sc.tamper(t, sb, records(t, st))
+				var out strings.Builder
+				err := broker.VerifyAudit(ctxT(t), st, sb.keys(), []string{cpFile}, &out)
+				if sc.wantKind == "" {
+					if err != nil || !strings.Contains(out.String(), fmt.Sprintf("intact: %d entries", calls)) || !strings.Contains(out.String(), "anchored") {
+						t.Fatalf("VerifyAudit = %v, %q; want intact and anchored", err, out.String())
+					}
+					return
+				}
+				var br *audit.Break
+				if !errors.As(err, &br) || br.Kind != sc.wantKind || br.Seq != sc.wantSeq {
+					t.Fatalf("VerifyAudit = %v, %q; want %s at entry %d", err, out.String(), sc.wantKind, sc.wantSeq)
+				}
+				want := fmt.Sprintf("%s at entry %d", strings.ToUpper(sc.wantKind), sc.wantSeq)
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("the report %q does not say %q", out.String(), want)
+				}
+			})
+		}
+	})
+}
+
+// The database alone cannot hide a truncation: deleting the tail and the stored checkpoints that
+// vouch for it is still caught by the checkpoint file kept outside the database.
+func TestTheCheckpointFileOutlivesTheDatabase(t *testing.T) {
 	eachStore(t, func(t *testing.T, b backend) {
 		st := openStore(t, b)
 		e := startBroker(t, st, envOptions{})
 		tok := e.token(t, nil)
-		for i := range 5 {
+		for i := range 10 {
 			e.mustCall(t, tok, eval.MetricInjection, map[string]any{"response": fmt.Sprintf("message %d", i)}, callParams{})
 		}
-		var out strings.Builder
-		if err := broker.VerifyAudit(ctxT(t), st, &out); err != nil || !strings.Contains(out.String(), "intact: 5 entries") {
-			t.Fatalf("VerifyAudit before tampering = %v, %q", err, out.String())
+		cpFile := filepath.Join(t.TempDir(), "checkpoints.jsonl")
+		if _, err := (&broker.Checkpointer{Store: st, Signer: b.key, File: cpFile}).Checkpoint(ctxT(t)); err != nil {
+			t.Fatal(err)
 		}
-		tamper(t, b, 3)
+		dropCheckpoints := `DELETE FROM audit_checkpoints`
+		if b.name == store.DialectSQLite {
+			superuser(t, b, `DROP TRIGGER audit_checkpoints_no_delete`)
+		}
+		superuser(t, b, `DELETE FROM audit_log WHERE seq > 7`, dropCheckpoints)
+		var out strings.Builder
+		if err := broker.VerifyAudit(ctxT(t), st, b.keys(), nil, &out); err != nil {
+			t.Fatalf("without the file: %v %q; the database alone looks intact after its checkpoints are gone", err, out.String())
+		}
 		out.Reset()
-		err := broker.VerifyAudit(ctxT(t), st, &out)
+		err := broker.VerifyAudit(ctxT(t), st, b.keys(), []string{cpFile}, &out)
 		var br *audit.Break
-		if !errors.As(err, &br) || br.Seq != 3 || !strings.Contains(out.String(), "entry 3") {
-			t.Fatalf("VerifyAudit after tampering = %v, %q; want a break named at entry 3", err, out.String())
+		if !errors.As(err, &br) || br.Kind != audit.Truncated || br.Seq != 8 {
+			t.Fatalf("with the file: %v %q; want truncated at 8", err, out.String())
 		}
 	})
 }

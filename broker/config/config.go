@@ -1,14 +1,14 @@
 // Package config is the broker's configuration file: tenant policies, HTTP authentication (issuer,
 // canonical URI, verification keys), allowed browser origins, and the fixed principal of stdio
-// mode. Files are JSON, decoded strictly (unknown keys are errors) and validated with messages that
-// say what to change.
+// mode. Files are JSON, decoded exactly (unknown, repeated or differently-cased keys are errors)
+// and validated with messages that say what to change; tenant policies are decoded and validated
+// by eval's own rules, the ones set_metric_policy applies too.
 //
 // config must not import the MCP SDK or anything of Sentinel's harness (rules, wire, active,
 // passive, proxy, findings, report, tui).
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/mcp-sentinel/sentinel/eval"
+	"github.com/mcp-sentinel/sentinel/internal/strictjson"
 )
 
 // MaxFileBytes bounds the config file size.
@@ -84,16 +85,60 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-// Parse decodes and validates a config document.
+// Keys each config object may have, exactly as spelt.
+var (
+	configKeys = []string{"auth", "allowedOrigins", "stdio", "tenants"}
+	authKeys   = []string{"issuer", "canonicalURI", "publicKeyFile", "jwksFile", "scopes"}
+	stdioKeys  = []string{"tenant", "subject"}
+)
+
+// Parse decodes and validates a config document. Decoding is exact: every key must be spelt as
+// documented (encoding/json alone would accept "onTimeOut" for onTimeout and then report the
+// choice as missing, or worse, accept "Issuer"), a key given twice is an error, and tenants are
+// decoded by eval.DecodeTenantPolicy, the same rule a policy document follows.
 func Parse(data []byte) (*Config, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var c Config
-	if err := dec.Decode(&c); err != nil {
+	top, err := strictjson.ParseObject(data)
+	if err != nil {
 		return nil, fmt.Errorf("decoding: %w", err)
 	}
-	if dec.More() {
-		return nil, errors.New("decoding: trailing data after the config object")
+	if err := top.CheckKnown(configKeys...); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	var c Config
+	for _, sec := range []struct {
+		name string
+		keys []string
+		dst  any
+	}{{"auth", authKeys, &c.Auth}, {"stdio", stdioKeys, &c.Stdio}, {"allowedOrigins", nil, &c.AllowedOrigins}} {
+		raw, ok := top.Get(sec.name)
+		if !ok {
+			continue
+		}
+		if sec.keys != nil {
+			o, err := strictjson.ParseObject(raw)
+			if err != nil {
+				return nil, fmt.Errorf("decoding %s: %w", sec.name, err)
+			}
+			if err := o.CheckKnown(sec.keys...); err != nil {
+				return nil, fmt.Errorf("decoding %s: %w", sec.name, err)
+			}
+		}
+		if err := json.Unmarshal(raw, sec.dst); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", sec.name, err)
+		}
+	}
+	if raw, ok := top.Get("tenants"); ok {
+		items, err := strictjson.Array(raw)
+		if err != nil {
+			return nil, fmt.Errorf("decoding tenants: %w", err)
+		}
+		for i, item := range items {
+			p, err := eval.DecodeTenantPolicy(item)
+			if err != nil {
+				return nil, fmt.Errorf("decoding tenants[%d]: %w", i, err)
+			}
+			c.Tenants = append(c.Tenants, p)
+		}
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

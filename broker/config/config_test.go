@@ -29,7 +29,12 @@ func TestLoadInvalid(t *testing.T) {
 		file string
 		want string
 	}{
-		{"invalid-unknown-key.json", `decoding: json: unknown field "tenant"`},
+		{"invalid-unknown-key.json", `decoding: unknown field "tenant" (known: [auth allowedOrigins stdio tenants])`},
+		// Regression: encoding/json matched keys regardless of case, so "onTimeOut" was accepted.
+		{"invalid-misspelt-on-timeout.json", `decoding tenants[0]: decoding tenant policy: metrics[0]: unknown field "onTimeOut"`},
+		{"invalid-misspelt-auth-key.json", `decoding auth: unknown field "Issuer"`},
+		{"invalid-repeated-key.json", `decoding: member "tenants" is given twice`},
+		{"invalid-threshold-zero.json", `tenants[0] (a): tenant "a", metric "flag_injection": threshold 0 is outside (0,1]`},
 		{"invalid-no-issuer.json", "auth.issuer: must be set (the iss your tokens carry)"},
 		{"invalid-fragment.json", `auth.canonicalURI: "https://broker.test/mcp#frag" must not have a fragment`},
 		{"invalid-relative-uri.json", `auth.canonicalURI: "/mcp" must be an absolute http or https URI`},
@@ -40,7 +45,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-duplicate-tenant.json", `tenants[1].tenantId: "a" appears twice; merge the two policies`},
 		{"invalid-no-tenant-id.json", "tenants[0].tenantId: must be set"},
 		{"invalid-no-on-timeout.json", `tenants[0] (a): tenant "a", metric "flag_injection": onTimeout is not set and has no default: set "onTimeout" to "fail_open"`},
-		{"invalid-unknown-metric-key.json", `decoding: json: unknown field "colour"`},
+		{"invalid-unknown-metric-key.json", `decoding tenants[0]: decoding tenant policy: metrics[0]: unknown field "colour"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

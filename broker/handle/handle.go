@@ -74,16 +74,24 @@ func New() string {
 	return Prefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Issue mints a handle for evaluationID bound to tenant and subject.
-func (s *Service) Issue(ctx context.Context, tenant, subject, evaluationID string) (string, error) {
+// Mint returns a fresh handle for evaluationID bound to tenant and subject, and the record to
+// store for it. Nothing is written: the caller commits the record together with the evaluation
+// and its audit row, so a handle exists exactly when its evaluation does.
+func (s *Service) Mint(tenant, subject, evaluationID string) (string, store.Handle) {
 	ttl := s.TTL
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
 	h := New()
 	now := s.now()
-	if err := s.Store.PutHandle(ctx, store.Handle{Digest: Digest(h), EvaluationID: evaluationID, Tenant: tenant, Subject: subject,
-		CreatedAt: now, ExpiresAt: now.Add(ttl)}); err != nil {
+	return h, store.Handle{Digest: Digest(h), EvaluationID: evaluationID, Tenant: tenant, Subject: subject,
+		CreatedAt: now, ExpiresAt: now.Add(ttl)}
+}
+
+// Issue mints a handle for evaluationID and stores it on its own.
+func (s *Service) Issue(ctx context.Context, tenant, subject, evaluationID string) (string, error) {
+	h, rec := s.Mint(tenant, subject, evaluationID)
+	if err := s.Store.PutHandle(ctx, rec); err != nil {
 		return "", fmt.Errorf("issuing a handle: %w", err)
 	}
 	return h, nil

@@ -160,7 +160,7 @@ func TestOnceRunsTheEffectOnceUnderConcurrentDuplicates(t *testing.T) {
 		)
 		for i := range n {
 			wg.Go(func() {
-				out, rep, err := stores[i%2].Once(ctx, "key-1", "t", "set_metric_policy", effect)
+				out, rep, err := stores[i%2].Once(ctx, "key-1", "t", "set_metric_policy", "", effect)
 				results[i], errs[i] = string(out), err
 				if rep {
 					replayed.Add(1)
@@ -183,7 +183,7 @@ func TestOnceRunsTheEffectOnceUnderConcurrentDuplicates(t *testing.T) {
 		if rows[0].Revision != 1 || calls.Load() != 1 || replayed.Load() != n-1 {
 			t.Fatalf("revision %d, effect ran %d times, %d replays; want 1, 1, %d", rows[0].Revision, calls.Load(), replayed.Load(), n-1)
 		}
-		if _, _, err := stores[0].Once(ctx, "key-1", "other", "set_metric_policy", effect); !errors.Is(err, ErrKeyInUse) {
+		if _, _, err := stores[0].Once(ctx, "key-1", "other", "set_metric_policy", "", effect); !errors.Is(err, ErrKeyInUse) {
 			t.Fatalf("Once with another tenant's key = %v, want ErrKeyInUse", err)
 		}
 	})
@@ -194,7 +194,7 @@ func TestOnceLeavesTheKeyFreeWhenTheEffectFails(t *testing.T) {
 		st := openStore(t, b)
 		ctx := testCtx(t)
 		boom := errors.New("boom")
-		_, _, err := st.Once(ctx, "k", "t", "set_metric_policy", func(ctx context.Context, tx Tx) ([]byte, error) {
+		_, _, err := st.Once(ctx, "k", "t", "set_metric_policy", "", func(ctx context.Context, tx Tx) ([]byte, error) {
 			if _, err := tx.PutPolicy(ctx, "t", eval.MetricPolicy{Metric: "m"}); err != nil {
 				return nil, err
 			}
@@ -206,7 +206,7 @@ func TestOnceLeavesTheKeyFreeWhenTheEffectFails(t *testing.T) {
 		if rows, _ := st.Policies(ctx, "t"); len(rows) != 0 {
 			t.Fatalf("a failed effect left %d policy rows", len(rows))
 		}
-		out, rep, err := st.Once(ctx, "k", "t", "set_metric_policy", func(context.Context, Tx) ([]byte, error) { return []byte("ok"), nil })
+		out, rep, err := st.Once(ctx, "k", "t", "set_metric_policy", "", func(context.Context, Tx) ([]byte, error) { return []byte("ok"), nil })
 		if err != nil || rep || string(out) != "ok" {
 			t.Fatalf("retry after failure = %q, %v, %v; want ok, fresh", out, rep, err)
 		}
@@ -231,9 +231,9 @@ func TestAuditAppendsNeverForkUnderConcurrency(t *testing.T) {
 				t.Fatalf("append %d: %v", i, err)
 			}
 		}
-		count, _, err := VerifyChain(ctx, stores[0])
-		if err != nil || count != n {
-			t.Fatalf("VerifyChain = %d, %v; want %d, nil", count, err, n)
+		rep, err := VerifyChain(ctx, stores[0], nil, nil)
+		if err != nil || rep.Break != nil || rep.Entries != n {
+			t.Fatalf("VerifyChain = %+v, %v; want %d intact entries", rep, err, n)
 		}
 	})
 }
@@ -245,14 +245,18 @@ func TestAuditLogRefusesUpdateAndDelete(t *testing.T) {
 		if _, err := st.Append(ctx, audit.Entry{At: time.Now(), Tenant: "t", Tool: "x", Outcome: "ok"}); err != nil {
 			t.Fatal(err)
 		}
-		for _, stmt := range []string{`UPDATE audit_log SET outcome = 'error'`, `DELETE FROM audit_log`} {
+		if err := st.PutCheckpoint(ctx, audit.Checkpoint{Seq: 1, Hash: "h", At: 1, KeyID: "k", Sig: "s"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, stmt := range []string{`UPDATE audit_log SET outcome = 'error'`, `DELETE FROM audit_log`,
+			`UPDATE audit_checkpoints SET seq = 9`, `DELETE FROM audit_checkpoints`} {
 			if _, err := st.db.ExecContext(ctx, stmt); err == nil {
 				t.Errorf("%s succeeded; the database must refuse it", stmt)
 			}
 		}
-		count, _, err := VerifyChain(ctx, st)
-		if err != nil || count != 1 {
-			t.Fatalf("after refused edits VerifyChain = %d, %v", count, err)
+		rep, err := VerifyChain(ctx, st, nil, nil)
+		if err != nil || rep.Break != nil || rep.Entries != 1 {
+			t.Fatalf("after refused edits VerifyChain = %+v, %v", rep, err)
 		}
 	})
 }
@@ -263,7 +267,7 @@ func TestStoreStoresPoliciesAsJSON(t *testing.T) {
 		ctx := testCtx(t)
 		want := eval.MetricPolicy{Metric: "check_groundedness", Enabled: true, Threshold: 0.25, OnTimeout: eval.FailOpen, MaxJudgeLatencyMs: 300}
 		for i := range 2 {
-			out, _, err := st.Once(ctx, fmt.Sprint("k", i), "t", "set_metric_policy", func(ctx context.Context, tx Tx) ([]byte, error) {
+			out, _, err := st.Once(ctx, fmt.Sprint("k", i), "t", "set_metric_policy", "", func(ctx context.Context, tx Tx) ([]byte, error) {
 				rev, err := tx.PutPolicy(ctx, "t", want)
 				if err != nil {
 					return nil, err

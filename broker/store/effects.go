@@ -16,14 +16,14 @@ var ErrKeyInUse = errors.New("idempotency key already used by another request")
 // duplicate's insert waits for the claimant's transaction: if it commits, the duplicate sees the
 // conflict and replays the recorded result; if it rolls back, the duplicate claims the key
 // itself. In SQLite transactions are serial. Either way the effect runs once per key.
-func (s *sqlStore) Once(ctx context.Context, key, tenant, tool string, fn EffectFunc) ([]byte, bool, error) {
+func (s *sqlStore) Once(ctx context.Context, key, tenant, tool, fingerprint string, fn EffectFunc) ([]byte, bool, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("starting the %s effect: %w", tool, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO effects (idempotency_key, tenant, tool, created_at)
-		VALUES (?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`), key, tenant, tool, micros(time.Now()))
+	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO effects (idempotency_key, tenant, tool, fingerprint, created_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`), key, tenant, tool, fingerprint, micros(time.Now()))
 	if err != nil {
 		return nil, false, fmt.Errorf("claiming the %s effect: %w", tool, err)
 	}
@@ -33,7 +33,16 @@ func (s *sqlStore) Once(ctx context.Context, key, tenant, tool string, fn Effect
 	}
 	if n == 0 {
 		_ = tx.Rollback()
-		return s.replay(ctx, key, tenant, tool)
+		out, gotFP, ok, err := s.recorded(ctx, key, tenant, tool)
+		switch {
+		case err != nil:
+			return nil, false, err
+		case !ok:
+			return nil, false, fmt.Errorf("reading the recorded %s result: the key is claimed but has no result", tool)
+		case fingerprint != gotFP:
+			return nil, false, ErrKeyReused
+		}
+		return out, true, nil
 	}
 	out, err := fn(ctx, &sqlTx{s: s, tx: tx})
 	if err != nil {
@@ -48,21 +57,28 @@ func (s *sqlStore) Once(ctx context.Context, key, tenant, tool string, fn Effect
 	return out, false, nil
 }
 
-func (s *sqlStore) replay(ctx context.Context, key, tenant, tool string) ([]byte, bool, error) {
+// Recorded returns the result recorded under key.
+func (s *sqlStore) Recorded(ctx context.Context, key, tenant, tool string) ([]byte, bool, error) {
+	out, _, ok, err := s.recorded(ctx, key, tenant, tool)
+	return out, ok, err
+}
+
+func (s *sqlStore) recorded(ctx context.Context, key, tenant, tool string) ([]byte, string, bool, error) {
 	var (
-		gotTenant, gotTool string
-		result             sql.NullString
+		gotTenant, gotTool, fingerprint string
+		result                          sql.NullString
 	)
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT tenant, tool, result FROM effects WHERE idempotency_key = ?`), key).
-		Scan(&gotTenant, &gotTool, &result)
-	if err != nil {
-		return nil, false, fmt.Errorf("reading the recorded %s result: %w", tool, err)
+	err := s.queryRow(ctx, s.q(`SELECT tenant, tool, fingerprint, result FROM effects WHERE idempotency_key = ?`), key).
+		Scan(&gotTenant, &gotTool, &fingerprint, &result)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, "", false, nil
+	case err != nil:
+		return nil, "", false, fmt.Errorf("reading the recorded %s result: %w", tool, err)
+	case gotTenant != tenant || gotTool != tool:
+		return nil, "", false, ErrKeyInUse
+	case !result.Valid:
+		return nil, "", false, nil
 	}
-	if gotTenant != tenant || gotTool != tool {
-		return nil, false, ErrKeyInUse
-	}
-	if !result.Valid {
-		return nil, false, fmt.Errorf("reading the recorded %s result: the key is claimed but has no result", tool)
-	}
-	return []byte(result.String), true, nil
+	return []byte(result.String), fingerprint, true, nil
 }

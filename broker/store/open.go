@@ -29,17 +29,30 @@ func IsPostgres(dsn string) bool {
 
 // Open connects to the database dsn names (see IsPostgres) without migrating it; call Migrate.
 // A SQLite file and its folder are created when missing.
-func Open(ctx context.Context, dsn string) (Store, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (Store, error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("opening the broker store: empty --db (give a file path, sqlite://PATH or postgres://...)")
 	}
+	var (
+		s   *sqlStore
+		err error
+	)
 	if IsPostgres(dsn) {
-		return openPostgres(ctx, dsn)
+		s, err = openPostgres(ctx, dsn)
+	} else {
+		s, err = openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite://"))
 	}
-	return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite://"))
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.commit = newCommitter(s)
+	return s, nil
 }
 
-func openPostgres(ctx context.Context, dsn string) (Store, error) {
+func openPostgres(ctx context.Context, dsn string) (*sqlStore, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening the broker store: parsing the PostgreSQL DSN: %w", err)
@@ -49,10 +62,15 @@ func openPostgres(ctx context.Context, dsn string) (Store, error) {
 		return nil, fmt.Errorf("opening the broker store: connecting to PostgreSQL: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	return &sqlStore{db: db, dialect: DialectPostgres, closeFn: pool.Close}, nil
+	return &sqlStore{db: db, rdb: db, dialect: DialectPostgres, closeFn: pool.Close}, nil
 }
 
-func openSQLite(ctx context.Context, path string) (Store, error) {
+// sqliteReaders is how many connections read a SQLite store while its one writer commits: in WAL
+// mode readers do not wait for the writer, so a tenant's policies are read while the previous
+// group of calls commits.
+const sqliteReaders = 4
+
+func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("opening the broker store: creating %s: %w", dir, err)
@@ -72,5 +90,11 @@ func openSQLite(ctx context.Context, path string) (Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("opening the broker store %s: %w", path, err)
 	}
-	return &sqlStore{db: db, dialect: DialectSQLite}, nil
+	rdb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)&_pragma=foreign_keys(ON)")
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("opening the broker store %s for reading: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(sqliteReaders)
+	return &sqlStore{db: db, rdb: rdb, dialect: DialectSQLite, closeFn: func() { _ = rdb.Close() }}, nil
 }

@@ -8,21 +8,46 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcp-sentinel/sentinel/broker/audit"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
 
+const evaluationColumns = `id, tenant, subject, tool, created_at, metric_version, judge_model, input_digest, input, policy, result`
+
+// PutEvaluation stores e on its own, outside any call record (tests, tools).
 func (s *sqlStore) PutEvaluation(ctx context.Context, e Evaluation) error {
-	var input any
-	if e.Input != nil {
-		input = string(e.Input)
-	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO evaluations
-		(id, tenant, subject, tool, created_at, metric_version, judge_model, input_digest, input, policy, result)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		e.ID, e.Tenant, e.Subject, e.Tool, micros(e.CreatedAt), e.MetricVersion, e.JudgeModel,
-		e.InputDigest, input, string(e.Policy), string(e.Result))
+	return s.exec(ctx, func(tx *sql.Tx) error { return s.insertEvaluations(ctx, tx, []*Evaluation{&e}) })
+}
+
+// exec runs fn in a transaction of its own.
+func (s *sqlStore) exec(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("storing evaluation %s: %w", e.ID, err)
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// insertEvaluations inserts evs in one statement.
+func (s *sqlStore) insertEvaluations(ctx context.Context, tx *sql.Tx, evs []*Evaluation) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(evs)*11)
+	for _, e := range evs {
+		var input any
+		if e.Input != nil {
+			input = string(e.Input)
+		}
+		args = append(args, e.ID, e.Tenant, e.Subject, e.Tool, micros(e.CreatedAt), e.MetricVersion, e.JudgeModel,
+			e.InputDigest, input, string(e.Policy), string(e.Result))
+	}
+	if _, err := s.txExec(ctx, tx, s.insertSQL("evaluations", evaluationColumns, 11, len(evs)), args...); err != nil {
+		return fmt.Errorf("storing %d evaluations (first %s): %w", len(evs), evs[0].ID, err)
 	}
 	return nil
 }
@@ -34,7 +59,7 @@ func (s *sqlStore) GetEvaluation(ctx context.Context, id string) (Evaluation, er
 		input          sql.NullString
 		policy, result string
 	)
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, tenant, subject, tool, created_at, metric_version,
+	err := s.queryRow(ctx, s.q(`SELECT id, tenant, subject, tool, created_at, metric_version,
 		judge_model, input_digest, input, policy, result FROM evaluations WHERE id = ?`), id).
 		Scan(&e.ID, &e.Tenant, &e.Subject, &e.Tool, &at, &e.MetricVersion, &e.JudgeModel, &e.InputDigest, &input, &policy, &result)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -51,16 +76,26 @@ func (s *sqlStore) GetEvaluation(ctx context.Context, id string) (Evaluation, er
 	return e, nil
 }
 
+// PutHandle stores h on its own, outside any call record.
 func (s *sqlStore) PutHandle(ctx context.Context, h Handle) error {
-	var revoked any
-	if !h.RevokedAt.IsZero() {
-		revoked = micros(h.RevokedAt)
+	return s.exec(ctx, func(tx *sql.Tx) error { return s.insertHandles(ctx, tx, []*Handle{&h}) })
+}
+
+// insertHandles inserts hs in one statement.
+func (s *sqlStore) insertHandles(ctx context.Context, tx *sql.Tx, hs []*Handle) error {
+	if len(hs) == 0 {
+		return nil
 	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO handles
-		(digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-		h.Digest, h.EvaluationID, h.Tenant, h.Subject, micros(h.CreatedAt), micros(h.ExpiresAt), revoked)
-	if err != nil {
-		return fmt.Errorf("storing a handle: %w", err)
+	args := make([]any, 0, len(hs)*7)
+	for _, h := range hs {
+		var revoked any
+		if !h.RevokedAt.IsZero() {
+			revoked = micros(h.RevokedAt)
+		}
+		args = append(args, h.Digest, h.EvaluationID, h.Tenant, h.Subject, micros(h.CreatedAt), micros(h.ExpiresAt), revoked)
+	}
+	if _, err := s.txExec(ctx, tx, s.insertSQL("handles", `digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at`, 7, len(hs)), args...); err != nil {
+		return fmt.Errorf("storing %d handles: %w", len(hs), err)
 	}
 	return nil
 }
@@ -71,7 +106,7 @@ func (s *sqlStore) GetHandle(ctx context.Context, digest string) (Handle, error)
 		created, expire int64
 		revoked         sql.NullInt64
 	)
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at
+	err := s.queryRow(ctx, s.q(`SELECT digest, evaluation_id, tenant, subject, created_at, expires_at, revoked_at
 		FROM handles WHERE digest = ?`), digest).
 		Scan(&h.Digest, &h.EvaluationID, &h.Tenant, &h.Subject, &created, &expire, &revoked)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -99,7 +134,7 @@ func (s *sqlStore) RevokeHandle(ctx context.Context, digest string, at time.Time
 }
 
 func (s *sqlStore) Policies(ctx context.Context, tenant string) ([]PolicyRow, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT body, revision, updated_at FROM policies WHERE tenant = ? ORDER BY metric`), tenant)
+	rows, err := s.query(ctx, s.q(`SELECT body, revision, updated_at FROM policies WHERE tenant = ? ORDER BY metric`), tenant)
 	if err != nil {
 		return nil, fmt.Errorf("reading the policies of tenant %q: %w", tenant, err)
 	}
@@ -130,6 +165,15 @@ func (s *sqlStore) Policies(ctx context.Context, tenant string) ([]PolicyRow, er
 type sqlTx struct {
 	s  *sqlStore
 	tx *sql.Tx
+}
+
+// Append links e to the head inside the effect's transaction.
+func (t *sqlTx) Append(ctx context.Context, e audit.Entry) (audit.Record, error) {
+	recs, err := t.s.appendTx(ctx, t.tx, []audit.Entry{e})
+	if err != nil {
+		return audit.Record{}, err
+	}
+	return recs[0], nil
 }
 
 func (t *sqlTx) PutPolicy(ctx context.Context, tenant string, p eval.MetricPolicy) (int64, error) {

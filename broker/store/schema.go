@@ -79,7 +79,44 @@ var migrations = []migration{{
 		`CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
 		 FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()`,
 	),
-}}
+}, migrationV2}
+
+// v2 signs the audit log and anchors it: each row carries the request it answered, what it
+// applied, and a signature of its hash; signed checkpoints of the head are kept in a table as
+// append-only as the log. An effect records the fingerprint of its request, so an idempotency key
+// reused for another request is refused rather than replayed.
+var v2 = []string{
+	`ALTER TABLE effects ADD COLUMN fingerprint TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE audit_log ADD COLUMN request_id TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE audit_log ADD COLUMN detail TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE audit_log ADD COLUMN key_id TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE audit_log ADD COLUMN sig TEXT NOT NULL DEFAULT ''`,
+	`CREATE TABLE audit_checkpoints (
+		seq BIGINT NOT NULL,
+		hash TEXT NOT NULL,
+		at BIGINT NOT NULL,
+		key_id TEXT NOT NULL,
+		sig TEXT NOT NULL,
+		PRIMARY KEY (seq, key_id, at)
+	)`,
+}
+
+// migrationV2 brings a version-1 database to version 2.
+var migrationV2 = migration{
+	version: 2,
+	sqlite: append(append([]string{}, v2...),
+		`CREATE TRIGGER audit_checkpoints_no_update BEFORE UPDATE ON audit_checkpoints
+			 BEGIN SELECT RAISE(ABORT, 'audit_checkpoints is append-only'); END`,
+		`CREATE TRIGGER audit_checkpoints_no_delete BEFORE DELETE ON audit_checkpoints
+			 BEGIN SELECT RAISE(ABORT, 'audit_checkpoints is append-only'); END`,
+	),
+	postgres: append(append([]string{}, v2...),
+		`CREATE TRIGGER audit_checkpoints_no_change BEFORE UPDATE OR DELETE ON audit_checkpoints
+			 FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()`,
+		`CREATE TRIGGER audit_checkpoints_no_truncate BEFORE TRUNCATE ON audit_checkpoints
+			 FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()`,
+	),
+}
 
 // SchemaVersion is the version Migrate brings a database to.
 var SchemaVersion = migrations[len(migrations)-1].version

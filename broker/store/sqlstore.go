@@ -7,16 +7,34 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/mcp-sentinel/sentinel/broker/audit"
 )
 
 // sqlStore implements Store over database/sql for both dialects; the few statements that differ
 // branch on dialect.
 type sqlStore struct {
+	// db writes (SQLite: the one writer connection); rdb reads (SQLite: a pool of read-only
+	// connections, which WAL lets run beside the writer; PostgreSQL: the same pool as db).
 	db      *sql.DB
+	rdb     *sql.DB
 	dialect string
 	closeFn func()
+	// signer signs every audit row; nil leaves rows unsigned (WithSigner).
+	signer  *audit.Signer
+	commit  *committer
+	stmts   sync.Map // query -> *sql.Stmt on db (prepared.go)
+	rstmts  sync.Map // query -> *sql.Stmt on rdb
+	pending sync.Map // queries to prepare after the transaction that used them
 }
+
+// Option configures Open.
+type Option func(*sqlStore)
+
+// WithSigner signs every audit row the store appends with s, a key the database never holds.
+func WithSigner(s *audit.Signer) Option { return func(st *sqlStore) { st.signer = s } }
 
 var _ Store = (*sqlStore)(nil)
 
@@ -36,6 +54,8 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 }
 
 func (s *sqlStore) Close() error {
+	s.commit.stop()
+	s.closeStatements()
 	err := s.db.Close()
 	if s.closeFn != nil {
 		s.closeFn()

@@ -72,6 +72,9 @@ type Tx interface {
 	// PutPolicy writes the tenant's policy for one metric and bumps its revision, the count of
 	// writes ever applied to it (the source-side effect counter).
 	PutPolicy(ctx context.Context, tenant string, p eval.MetricPolicy) (revision int64, err error)
+	// Append adds the effect's audit entry in the same transaction, so the write and its audit
+	// row commit together or not at all.
+	Append(ctx context.Context, e audit.Entry) (audit.Record, error)
 }
 
 // EffectFunc performs an effect through tx and returns the result to record and replay.
@@ -82,9 +85,17 @@ type Effects interface {
 	// Once runs fn in a transaction claimed by key and records its result in the same
 	// transaction. If key was already recorded — by this process or any other sharing the
 	// database, concurrently or earlier — fn is not run and the recorded result is returned with
-	// replayed true. If fn fails nothing is recorded and the key stays free.
-	Once(ctx context.Context, key, tenant, tool string, fn EffectFunc) (result []byte, replayed bool, err error)
+	// replayed true; if it was recorded with another non-empty fingerprint (the same key for a
+	// different request) the error is ErrKeyReused. If fn fails nothing is recorded and the key
+	// stays free.
+	Once(ctx context.Context, key, tenant, tool, fingerprint string, fn EffectFunc) (result []byte, replayed bool, err error)
+	// Recorded returns the result recorded under key, and false when the key has none.
+	Recorded(ctx context.Context, key, tenant, tool string) (result []byte, ok bool, err error)
 }
+
+// ErrKeyReused is returned by Once for a key recorded with another fingerprint: a client reused
+// an idempotency key for a different request, which is refused rather than replayed.
+var ErrKeyReused = errors.New("idempotency key already used for a different request")
 
 // PolicyRow is one stored metric policy with its write count.
 type PolicyRow struct {
@@ -100,12 +111,32 @@ type Policies interface {
 	Policies(ctx context.Context, tenant string) ([]PolicyRow, error)
 }
 
-// Audit is the append-only, hash-chained log.
+// CallRecord is what one acknowledged tool call leaves behind: its audit entry and, for an
+// evaluating call, the evaluation and its handle. They commit in one transaction or not at all,
+// so no stored evaluation lacks its audit row and no audit row names a missing evaluation.
+type CallRecord struct {
+	Audit      audit.Entry
+	Evaluation *Evaluation
+	Handle     *Handle
+}
+
+// Audit is the append-only, hash-chained, signed log and its checkpoints.
 type Audit interface {
-	// Append links e to the current head and stores it; appends are serialised across processes.
+	// Commit stores r durably in one transaction and returns the audit record: linked to the
+	// current head and signed with the store's audit key (WithSigner). Concurrent commits are
+	// grouped into shared transactions, but each returns only after its transaction committed.
+	// Appends are serialised across processes, so the chain never forks.
+	Commit(ctx context.Context, r CallRecord) (audit.Record, error)
+	// Append is Commit of an audit entry alone.
 	Append(ctx context.Context, e audit.Entry) (audit.Record, error)
 	// Walk calls fn for every record in sequence order until fn returns an error.
 	Walk(ctx context.Context, fn func(audit.Record) error) error
+	// Head returns the last record (Seq 0 and Hash audit.Genesis when the log is empty).
+	Head(ctx context.Context) (audit.Record, error)
+	// PutCheckpoint stores a signed checkpoint (append-only, like the log).
+	PutCheckpoint(ctx context.Context, c audit.Checkpoint) error
+	// Checkpoints returns every stored checkpoint in sequence order.
+	Checkpoints(ctx context.Context) ([]audit.Checkpoint, error)
 }
 
 // Store is every concern at once, which is what one database provides.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func BenchmarkOnce(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			_, _, err := st.Once(ctx, fmt.Sprint("k", i), "acme", "set_metric_policy", func(ctx context.Context, tx Tx) ([]byte, error) {
+			_, _, err := st.Once(ctx, fmt.Sprint("k", i), "acme", "set_metric_policy", "", func(ctx context.Context, tx Tx) ([]byte, error) {
 				_, err := tx.PutPolicy(ctx, "acme", eval.MetricPolicy{Metric: "flag_injection", Enabled: true, Threshold: 0.5, OnTimeout: eval.FailOpen})
 				return []byte(`{}`), err
 			})
@@ -53,5 +54,28 @@ func BenchmarkOnce(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+// BenchmarkCommitParallel is the group commit under many concurrent callers: each op is one
+// call's evaluation, handle and signed audit row, acknowledged after its transaction committed.
+func BenchmarkCommitParallel(b *testing.B) {
+	benchStores(b, func(b *testing.B, st *sqlStore) {
+		key, err := audit.GenerateSigner()
+		if err != nil {
+			b.Fatal(err)
+		}
+		st.signer = key
+		ctx := context.Background()
+		var n atomic.Int64
+		b.ReportAllocs()
+		b.SetParallelism(32) // 64 callers on 2 cores
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := st.Commit(ctx, callRecord(int(n.Add(1)))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	})
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -61,30 +62,31 @@ type Core struct {
 	Now func() time.Time
 }
 
-// FlagInjection is the flag_injection tool: it validates a, scores the response for prompt
-// injection under the tenant's policy and returns the shaped result. Argument and policy problems
-// are *InvalidArgumentError / *PolicyError (tool errors); anything else is an internal failure.
-func (c *Core) FlagInjection(ctx context.Context, p auth.Principal, a FlagInjectionArgs) (Output, error) {
-	in, format, err := a.validate()
+// FlagInjection is the flag_injection tool: it validates r, screens the response (and every
+// context item that travels with it) for prompt injection under the tenant's policy, tightened by
+// r's policyOverride, and returns the shaped result. Argument and policy problems are
+// *InvalidArgumentError / *PolicyError (tool errors); anything else is an internal failure.
+func (c *Core) FlagInjection(ctx context.Context, p auth.Principal, r ScoringRequest) (Output, error) {
+	format, err := r.Validate(false)
 	if err != nil {
 		return Output{}, err
 	}
-	return c.evaluate(ctx, p, NameFlagInjection, a, in, format, c.Scorer.FlagInjection)
+	return c.evaluate(ctx, p, NameFlagInjection, r, format, c.Scorer.FlagInjection)
 }
 
-// CheckGroundedness is the check_groundedness tool: it validates a and scores how well the response
-// is supported by the context under the tenant's policy.
-func (c *Core) CheckGroundedness(ctx context.Context, p auth.Principal, a CheckGroundednessArgs) (Output, error) {
-	in, format, err := a.validate()
+// CheckGroundedness is the check_groundedness tool: it validates r (at least one context item)
+// and scores how well the response is supported by the context under the tenant's policy.
+func (c *Core) CheckGroundedness(ctx context.Context, p auth.Principal, r ScoringRequest) (Output, error) {
+	format, err := r.Validate(true)
 	if err != nil {
 		return Output{}, err
 	}
-	return c.evaluate(ctx, p, NameCheckGroundedness, a, in, format, c.Scorer.CheckGroundedness)
+	return c.evaluate(ctx, p, NameCheckGroundedness, r, format, c.Scorer.CheckGroundedness)
 }
 
 type metricFunc func(context.Context, Input, eval.MetricPolicy) (eval.Verdict, error)
 
-func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, args any, in Input, format string, score metricFunc) (Output, error) {
+func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, r ScoringRequest, format string, score metricFunc) (Output, error) {
 	if p.Tenant == "" {
 		return Output{}, ErrNoPrincipal
 	}
@@ -99,11 +101,19 @@ func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, ar
 	if !ok {
 		return Output{}, &PolicyError{Tenant: p.Tenant, Metric: metric}
 	}
+	if r.PolicyOverride != nil {
+		if mp, err = mp.Override(*r.PolicyOverride); err != nil {
+			return Output{}, overrideError(err)
+		}
+		policy = withMetric(policy, mp)
+	}
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
 	}
 	start := now()
+	in := r.input()
+	in.Tenant = p.Tenant
 	v, err := score(ctx, in, mp)
 	if err != nil {
 		if IsToolError(err) {
@@ -111,15 +121,18 @@ func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, ar
 		}
 		return Output{}, fmt.Errorf("scoring %s: %w", metric, err)
 	}
-	id, err := requestID(p.Tenant, metric, args)
+	digest, err := requestDigest(p.Tenant, metric, r)
 	if err != nil {
 		return Output{}, err
 	}
-	res := c.Scorer.Build(id, []eval.Verdict{v}, policy)
+	res := c.Scorer.Build(NewRequestID(), []eval.Verdict{v}, policy)
+	res.RequestDigest, res.CorrelationID = digest, r.CorrelationID
 	if res.TotalLatencyMs == 0 {
 		res.TotalLatencyMs = now().Sub(start).Milliseconds()
 	}
-	audit.NoteFrom(ctx).SetDecidedBy(string(v.DecidedBy))
+	note := audit.NoteFrom(ctx)
+	note.SetDecidedBy(string(v.DecidedBy))
+	note.SetRequestID(res.RequestID)
 	rec := Record{Tenant: p.Tenant, Subject: p.Subject, Tool: metric, At: start, Result: res, Input: in, Policy: policy}
 	var handle string
 	if hr, ok := c.Recorder.(HandleRecorder); ok {
@@ -131,7 +144,7 @@ func (c *Core) evaluate(ctx context.Context, p auth.Principal, metric string, ar
 		return Output{}, fmt.Errorf("recording %s evaluation: %w", metric, err)
 	}
 	c.logger().InfoContext(ctx, "tool call",
-		slog.String("tool", metric), slog.Any("principal", p),
+		slog.String("tool", metric), slog.Any("principal", p), slog.String("request_id", res.RequestID),
 		slog.String("action", string(res.Action)), slog.String("outcome", string(v.Outcome)),
 		slog.Int64("duration_ms", res.TotalLatencyMs))
 	out := Shape(res, format)
@@ -155,12 +168,42 @@ func metricPolicy(p eval.TenantPolicy, metric string) (eval.MetricPolicy, bool) 
 	return eval.MetricPolicy{}, false
 }
 
-// requestID is a digest of who asked what: the same call by the same tenant gets the same id on
-// every transport, which makes results comparable and retries recognisable.
-func requestID(tenant, metric string, args any) (string, error) {
-	b, err := json.Marshal(args)
+// withMetric returns p with the policy of mp.Metric replaced by mp (a copy; p is not changed).
+func withMetric(p eval.TenantPolicy, mp eval.MetricPolicy) eval.TenantPolicy {
+	ms := make([]eval.MetricPolicy, len(p.Metrics))
+	for i, m := range p.Metrics {
+		if m.Metric == mp.Metric {
+			m = mp
+		}
+		ms[i] = m
+	}
+	p.Metrics = ms
+	return p
+}
+
+// overrideError turns eval's refusal of a policyOverride into a tool error on its field.
+func overrideError(err error) error {
+	var pe *eval.PolicyError
+	if errors.As(err, &pe) {
+		return &InvalidArgumentError{Argument: pe.Field, Problem: pe.Problem + ": " + pe.Fix}
+	}
+	return &InvalidArgumentError{Argument: "policyOverride", Problem: err.Error()}
+}
+
+// NewRequestID mints a request id: "ev_" and 128 random bits in hex. Every request gets its own,
+// and it names the stored evaluation and its audit row too.
+func NewRequestID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return "ev_" + hex.EncodeToString(b)
+}
+
+// requestDigest is the hex SHA-256 of who asked what: identical calls by the same tenant share it
+// on every transport, which makes them comparable and retries recognisable.
+func requestDigest(tenant, metric string, r ScoringRequest) (string, error) {
+	b, err := json.Marshal(r)
 	if err != nil {
-		return "", fmt.Errorf("deriving request id: %w", err)
+		return "", fmt.Errorf("deriving the request digest: %w", err)
 	}
 	h := sha256.New()
 	h.Write([]byte(tenant))
@@ -168,7 +211,7 @@ func requestID(tenant, metric string, args any) (string, error) {
 	h.Write([]byte(metric))
 	h.Write([]byte{0})
 	h.Write(b)
-	return "ev_" + hex.EncodeToString(h.Sum(nil)[:12]), nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // IsToolError reports whether err is the caller's to fix (a bad argument or a missing policy) and

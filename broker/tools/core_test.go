@@ -51,48 +51,69 @@ func newTestCore() (*Core, *fixedScorer, *MemoryRecorder) {
 var alice = auth.Principal{Tenant: "acme", Subject: "alice"}
 
 func TestArgumentsAreValidatedBeforeScoring(t *testing.T) {
-	big := strings.Repeat("a", MaxResponseBytes+1)
-	many := make([]ContextArg, MaxContextItems+1)
+	big := strings.Repeat("a", MaxResponseChars+1)
+	many := make([]eval.ContextItem, MaxContextItems+1)
 	for i := range many {
-		many[i] = ContextArg{Text: "x"}
+		many[i] = eval.ContextItem{Content: "x"}
 	}
+	f := func(v float64) *float64 { return &v }
 	tests := []struct {
 		name string
 		call func(*Core) error
 		want string
 	}{
 		{"an empty response", func(c *Core) error {
-			_, err := c.FlagInjection(t.Context(), alice, FlagInjectionArgs{Response: "  "})
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: ""})
 			return err
 		}, `invalid argument "response": must not be empty`},
+		{"a blank response", func(c *Core) error {
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "  "})
+			return err
+		}, `invalid argument "response": must not be only whitespace`},
 		{"an oversized response", func(c *Core) error {
-			_, err := c.FlagInjection(t.Context(), alice, FlagInjectionArgs{Response: big})
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: big})
 			return err
-		}, `invalid argument "response": is 262145 bytes; the limit is 262144`},
+		}, `invalid argument "response": is 262145 characters; the limit is 262144`},
+		{"a non-ASCII response one character over the limit", func(c *Core) error {
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: strings.Repeat("é", MaxResponseChars+1)})
+			return err
+		}, `invalid argument "response": is 262145 characters; the limit is 262144`},
 		{"an unknown format", func(c *Core) error {
-			_, err := c.FlagInjection(t.Context(), alice, FlagInjectionArgs{Response: "x", ResponseFormat: "verbose"})
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "x", ResponseFormat: "verbose"})
 			return err
-		}, `invalid argument "response_format": "verbose" is not one of "concise", "detailed"`},
+		}, `invalid argument "response_format": must be "concise" or "detailed" (got a string of 7 characters)`},
 		{"invalid UTF-8", func(c *Core) error {
-			_, err := c.FlagInjection(t.Context(), alice, FlagInjectionArgs{Response: "a\xffb"})
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "a\xffb"})
 			return err
 		}, `invalid argument "response": is not valid UTF-8`},
 		{"groundedness without context", func(c *Core) error {
-			_, err := c.CheckGroundedness(t.Context(), alice, CheckGroundednessArgs{Response: "x"})
+			_, err := c.CheckGroundedness(t.Context(), alice, ScoringRequest{Response: "x"})
 			return err
 		}, `invalid argument "context": needs at least one item`},
 		{"too many context items", func(c *Core) error {
-			_, err := c.CheckGroundedness(t.Context(), alice, CheckGroundednessArgs{Response: "x", Context: many})
+			_, err := c.CheckGroundedness(t.Context(), alice, ScoringRequest{Response: "x", Context: many})
 			return err
 		}, `invalid argument "context": has 65 items; the limit is 64`},
 		{"an empty context item", func(c *Core) error {
-			_, err := c.CheckGroundedness(t.Context(), alice, CheckGroundednessArgs{Response: "x", Context: []ContextArg{{Text: "a"}, {Text: ""}}})
+			_, err := c.CheckGroundedness(t.Context(), alice, ScoringRequest{Response: "x", Context: []eval.ContextItem{{Content: "a"}, {Content: ""}}})
 			return err
-		}, `invalid argument "context[1].text": must not be empty`},
+		}, `invalid argument "context[1].content": must not be empty`},
 		{"a duplicate context id, including a defaulted one", func(c *Core) error {
-			_, err := c.CheckGroundedness(t.Context(), alice, CheckGroundednessArgs{Response: "x", Context: []ContextArg{{ID: "ctx-2", Text: "a"}, {Text: "b"}}})
+			_, err := c.CheckGroundedness(t.Context(), alice, ScoringRequest{Response: "x", Context: []eval.ContextItem{{ID: "ctx-2", Content: "a"}, {Content: "b"}}})
 			return err
-		}, `invalid argument "context[1].id": "ctx-2" is used twice`},
+		}, `invalid argument "context[1].id": is used twice`},
+		{"a correlation id with spaces", func(c *Core) error {
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "x", CorrelationID: "a b"})
+			return err
+		}, `invalid argument "correlationId": must be 1 to 128 printable ASCII characters without spaces`},
+		{"an override that loosens the threshold", func(c *Core) error {
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "x", PolicyOverride: &eval.PolicyOverride{Threshold: f(0.9)}})
+			return err
+		}, `invalid argument "policyOverride.threshold": threshold 0.9 is above the tenant's 0.5`},
+		{"an override that fails open", func(c *Core) error {
+			_, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "x", PolicyOverride: &eval.PolicyOverride{OnTimeout: eval.FailOpen}})
+			return err
+		}, `invalid argument "policyOverride.onTimeout": fail_open would loosen the tenant's fail_closed`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,9 +132,35 @@ func TestArgumentsAreValidatedBeforeScoring(t *testing.T) {
 	}
 }
 
+func TestLimitsCountCharactersNotBytes(t *testing.T) {
+	c, _, _ := newTestCore()
+	// 262,144 two-byte characters are 524,288 bytes: within the schema's maxLength, so accepted.
+	if _, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: strings.Repeat("é", MaxResponseChars)}); err != nil {
+		t.Fatalf("a response of exactly %d non-ASCII characters: %v", MaxResponseChars, err)
+	}
+	if _, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "x", Context: []eval.ContextItem{{ID: strings.Repeat("ü", MaxContextIDChars), Content: strings.Repeat("日", MaxContentChars)}}}); err != nil {
+		t.Fatalf("a context item at its character limits: %v", err)
+	}
+}
+
+func TestOverrideTightensTheVerdictAndIsPinned(t *testing.T) {
+	c, _, rec := newTestCore()
+	f := func(v float64) *float64 { return &v }
+	out, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "x", PolicyOverride: &eval.PolicyOverride{Threshold: f(0.3)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Verdicts[0].Threshold != 0.3 {
+		t.Errorf("verdict threshold = %v, want the override's 0.3", out.Verdicts[0].Threshold)
+	}
+	if m, _ := rec.Records()[0].Policy.Metric(eval.MetricInjection); m.Threshold != 0.3 {
+		t.Errorf("the pinned policy has threshold %v, want 0.3: rederiving must use what the request ran under", m.Threshold)
+	}
+}
+
 func TestPolicyProblemsNameWhatToConfigure(t *testing.T) {
 	c, _, _ := newTestCore()
-	_, err := c.FlagInjection(t.Context(), auth.Principal{Tenant: "globex", Subject: "bob"}, FlagInjectionArgs{Response: "hi"})
+	_, err := c.FlagInjection(t.Context(), auth.Principal{Tenant: "globex", Subject: "bob"}, ScoringRequest{Response: "hi"})
 	var pe *PolicyError
 	if !errors.As(err, &pe) || !pe.Missing {
 		t.Fatalf("error = %v, want a missing-policy PolicyError", err)
@@ -123,52 +170,69 @@ func TestPolicyProblemsNameWhatToConfigure(t *testing.T) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}
 	}
-	_, err = c.CheckGroundedness(t.Context(), alice, CheckGroundednessArgs{Response: "hi", Context: []ContextArg{{Text: "x"}}})
+	_, err = c.CheckGroundedness(t.Context(), alice, ScoringRequest{Response: "hi", Context: []eval.ContextItem{{Content: "x"}}})
 	if !errors.As(err, &pe) || pe.Missing || !strings.Contains(err.Error(), `metric "check_groundedness" is not enabled for tenant "acme"`) {
 		t.Fatalf("error = %v, want a disabled-metric PolicyError", err)
 	}
-	if _, err := c.FlagInjection(t.Context(), auth.Principal{}, FlagInjectionArgs{Response: "hi"}); !errors.Is(err, ErrNoPrincipal) {
+	if _, err := c.FlagInjection(t.Context(), auth.Principal{}, ScoringRequest{Response: "hi"}); !errors.Is(err, ErrNoPrincipal) {
 		t.Errorf("a call without principal: error = %v, want ErrNoPrincipal", err)
 	}
 }
 
-func TestConciseDropsWhatDetailedKeeps(t *testing.T) {
+func TestConciseKeepsEveryAuditableField(t *testing.T) {
 	c, _, rec := newTestCore()
-	concise, err := c.FlagInjection(t.Context(), alice, FlagInjectionArgs{Response: "hi"})
+	concise, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	detailed, err := c.FlagInjection(t.Context(), alice, FlagInjectionArgs{Response: "hi", ResponseFormat: FormatDetailed})
+	detailed, err := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "hi", ResponseFormat: FormatDetailed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cb, _ := json.Marshal(concise)
 	db, _ := json.Marshal(detailed)
-	for _, absent := range []string{"evidence", "threshold", "decidedBy", "judge", "metricVersion", "latencyMs", "totalLatencyMs"} {
-		if strings.Contains(string(cb), `"`+absent+`"`) {
-			t.Errorf("concise output has %q: %s", absent, cb)
-		}
-		if !strings.Contains(string(db), `"`+absent+`"`) {
-			t.Errorf("detailed output lacks %q: %s", absent, db)
+	for _, field := range []string{"requestId", "requestDigest", "action", "trustScore", "totalLatencyMs", "metric", "outcome", "score",
+		"threshold", "reason", "citedContextIds", "decidedBy", "judge", "metricVersion", "latencyMs"} {
+		for name, b := range map[string][]byte{"concise": cb, "detailed": db} {
+			if !strings.Contains(string(b), `"`+field+`"`) {
+				t.Errorf("%s output lacks %q: %s", name, field, b)
+			}
 		}
 	}
-	if len(cb) >= len(db) {
-		t.Errorf("concise (%d bytes) is not smaller than detailed (%d bytes)", len(cb), len(db))
-	}
-	if concise.RequestID == detailed.RequestID {
-		t.Error("different arguments produced the same request id")
+	if strings.Contains(string(cb), `"evidence"`) || !strings.Contains(string(db), `"evidence"`) {
+		t.Errorf("evidence: concise %s, detailed %s; want it only in detailed", cb, db)
 	}
 	if n := len(rec.Records()); n != 2 {
 		t.Errorf("recorded %d evaluations, want 2", n)
 	}
 }
 
-func TestRequestIDIsADigestOfTheCall(t *testing.T) {
+func TestConciseShortensLongReasons(t *testing.T) {
+	long := eval.EvaluationResult{Verdicts: []eval.Verdict{{Metric: eval.MetricInjection, Reason: strings.Repeat("é", 500)}}}
+	got := Shape(long, FormatConcise).Verdicts[0].Reason
+	if n := len([]rune(got)); n != ConciseReasonChars || !strings.HasSuffix(got, "…") {
+		t.Errorf("concise reason is %d characters (%q...), want %d ending in …", n, got[:10], ConciseReasonChars)
+	}
+	if got := Shape(long, FormatDetailed).Verdicts[0].Reason; len([]rune(got)) != 500 {
+		t.Errorf("detailed reason was shortened to %d characters", len([]rune(got)))
+	}
+}
+
+// Regression: requestId was a digest of the arguments, so identical calls shared one. Each
+// request now gets its own id; the digest is a separate field.
+func TestRequestIDIsUniqueAndTheDigestIsShared(t *testing.T) {
 	c, _, _ := newTestCore()
-	a, _ := c.FlagInjection(t.Context(), alice, FlagInjectionArgs{Response: "same"})
-	b, _ := c.FlagInjection(t.Context(), auth.Principal{Tenant: "acme", Subject: "carol"}, FlagInjectionArgs{Response: "same"})
-	if a.RequestID != b.RequestID || !strings.HasPrefix(a.RequestID, "ev_") {
-		t.Errorf("request ids %q and %q: want equal, prefixed ev_", a.RequestID, b.RequestID)
+	a, _ := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "same"})
+	b, _ := c.FlagInjection(t.Context(), auth.Principal{Tenant: "acme", Subject: "carol"}, ScoringRequest{Response: "same"})
+	if a.RequestID == b.RequestID || !strings.HasPrefix(a.RequestID, "ev_") {
+		t.Errorf("request ids %q and %q: want distinct, prefixed ev_", a.RequestID, b.RequestID)
+	}
+	if a.RequestDigest != b.RequestDigest || len(a.RequestDigest) != 64 {
+		t.Errorf("request digests %q and %q: want equal SHA-256 hex", a.RequestDigest, b.RequestDigest)
+	}
+	other, _ := c.FlagInjection(t.Context(), alice, ScoringRequest{Response: "different"})
+	if other.RequestDigest == a.RequestDigest {
+		t.Error("different arguments share a request digest")
 	}
 }
 

@@ -11,8 +11,12 @@ import (
 
 // Input is what one metric scores: the agent's response and the source material it may rely on.
 type Input struct {
+	// Tenant is whose request this is; it scopes the judge cache and is never scored.
+	Tenant   string `json:"-"`
 	Response string
 	Context  []eval.ContextItem
+	// TaskDescription is what the response was produced for (the request's taskDescription).
+	TaskDescription string `json:",omitempty"`
 }
 
 // Scorer computes verdicts and rolls them up. It is the one place the handler core touches the

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/broker"
 	"github.com/mcp-sentinel/sentinel/broker/config"
 	"github.com/mcp-sentinel/sentinel/broker/handle"
+	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/internal/telemetry"
 )
@@ -27,6 +28,10 @@ type serveFlags struct {
 	db         string
 	stateKeys  string
 	handleTTL  time.Duration
+	auditKey   string
+	checkpoint string
+	cpInterval time.Duration
+	metrics    string
 }
 
 func newServeCmd() *cobra.Command {
@@ -47,6 +52,13 @@ docs/broker.md) or postgres://... shared by replicas. Migrations run at start.
 --stdio serves one local user: the principal is "stdio" in the config, or the
 dev tenant with --dev.
 
+--metrics serves Prometheus metrics on a listener of its own (default: a free loopback
+port, logged at start), never on the MCP listener: they need no token.
+
+Every audit row and checkpoint is signed with --audit-key (created in the state folder on
+first start when neither the flag nor $BROKER_AUDIT_KEY gives one); checkpoints also go to
+--audit-checkpoints, a file outside the database that broker audit verify reads.
+
 The judge model for ambiguous cases is chosen from the environment (see
 docs/broker.md); --judge overrides the environment's choice.`,
 		Example: `  broker serve --http 127.0.0.1:8080 --config broker.json
@@ -65,6 +77,10 @@ docs/broker.md); --judge overrides the environment's choice.`,
 	fl.BoolVar(&f.verbose, "verbose", false, "debug logging on stderr")
 	dbFlag(cmd, &f.db)
 	fl.DurationVar(&f.handleTTL, "handle-ttl", handle.DefaultTTL, "how long an evaluation handle stays usable")
+	fl.StringVar(&f.metrics, "metrics", "127.0.0.1:0", "where to serve GET /metrics, apart from the MCP listener (it needs no token, so keep it loopback or network-restricted; the bound address is logged; off for none)")
+	fl.StringVar(&f.auditKey, "audit-key", "", "Ed25519 PEM key that signs audit rows and checkpoints (default $"+envAuditKey+", else "+defaultAuditKeyFile+" in the state folder, created on first start)")
+	fl.StringVar(&f.checkpoint, "audit-checkpoints", "", "file that also receives every signed audit checkpoint, outside the database (default "+defaultAuditCheckpointLog+" in the state folder; off for none)")
+	fl.DurationVar(&f.cpInterval, "checkpoint-interval", broker.DefaultCheckpointInterval, "how often the audit head is checkpointed (also at start and at shutdown)")
 	fl.StringVar(&f.stateKeys, "state-keys", "", "requestState AEAD keys as id:hex64[,id:hex64...], the first sealing (default $"+envStateKeys+"; unset mints one at start)")
 	return cmd
 }
@@ -99,14 +115,26 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	st, err := openDB(cmd.Context(), f.db, true)
+	signer, err := auditSigner(f.auditKey, log)
+	if err != nil {
+		return err
+	}
+	cpFile, err := checkpointFile(f.checkpoint, f.db)
+	if err != nil {
+		return err
+	}
+	st, err := openDB(cmd.Context(), f.db, true, store.WithSigner(signer))
 	if err != nil {
 		return err
 	}
 	defer func() { _ = st.Close() }()
 	log.Info("store ready", slog.String("dialect", st.Dialect()))
 	o := broker.RunOptions{Config: cfg, Dev: f.dev, NoAuth: f.noAuth, Scorer: scorer, Version: cli.VersionString(), Logger: log, Stdout: cmd.OutOrStdout(),
-		Store: st, StateKeys: keys, JudgeModel: judgeModel(scorer), HandleTTL: f.handleTTL}
+		Store: st, StateKeys: keys, JudgeModel: judgeModel(scorer), HandleTTL: f.handleTTL,
+		AuditSigner: signer, CheckpointFile: cpFile, CheckpointInterval: f.cpInterval, MetricsAddr: f.metrics}
+	if f.metrics == "off" {
+		o.MetricsAddr = ""
+	}
 	if f.stdio {
 		return broker.RunStdio(cmd.Context(), o, os.Stdin, os.Stdout)
 	}

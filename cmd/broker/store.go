@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,20 +32,122 @@ const envStateKeys = "BROKER_STATE_KEYS"
 // openTimeout bounds connecting to and migrating the store.
 const openTimeout = 30 * time.Second
 
-// defaultDB is the embedded store's file: $SENTINEL_STATE_DIR, else $XDG_STATE_HOME/sentinel,
-// else ~/.local/state/sentinel, then broker.db.
-func defaultDB() (string, error) {
+// envAuditKey carries the audit signing key (64 hex digits, or PEM) when --audit-key is not
+// given, for deployments that mount secrets as environment variables.
+const envAuditKey = "BROKER_AUDIT_KEY"
+
+// stateDir is where the broker keeps local state: $SENTINEL_STATE_DIR, else
+// $XDG_STATE_HOME/sentinel, else ~/.local/state/sentinel.
+func stateDir() (string, error) {
 	if d := os.Getenv(envStateDir); d != "" {
-		return filepath.Join(d, "broker.db"), nil
+		return d, nil
 	}
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "sentinel", "broker.db"), nil
+		return filepath.Join(d, "sentinel"), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("finding the default store location: %w (pass --db)", err)
+		return "", fmt.Errorf("finding the state folder: %w (pass --db, --audit-key and --audit-checkpoints)", err)
 	}
-	return filepath.Join(home, ".local", "state", "sentinel", "broker.db"), nil
+	return filepath.Join(home, ".local", "state", "sentinel"), nil
+}
+
+// defaultDB is the embedded store's file: broker.db in the state folder.
+func defaultDB() (string, error) { return inState("broker.db") }
+
+func inState(name string) (string, error) {
+	d, err := stateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, name), nil
+}
+
+// Defaults of the audit anchor, in the state folder. The key must not live in the database (it
+// does not: a file, or $BROKER_AUDIT_KEY); in production keep it and the checkpoint file off the
+// database's host. The checkpoint file is named after the database (a digest of its DSN), so
+// brokers on different databases never mix their checkpoints, and serve and audit verify with the
+// same --db find the same file.
+const (
+	defaultAuditKeyFile       = "audit-key.pem"
+	defaultAuditCheckpointLog = "audit-checkpoints-<db>.jsonl"
+)
+
+// auditSigner returns the key serve signs audit rows and checkpoints with: --audit-key FILE, else
+// $BROKER_AUDIT_KEY, else the state folder's key file, created on first start.
+func auditSigner(flag string, log *slog.Logger) (*audit.Signer, error) {
+	if flag != "" {
+		return audit.LoadSigner(flag)
+	}
+	if v := os.Getenv(envAuditKey); v != "" {
+		s, err := audit.ParseSigner([]byte(v))
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w", envAuditKey, err)
+		}
+		return s, nil
+	}
+	path, err := inState(defaultAuditKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	s, created, err := audit.LoadOrCreateSigner(path)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		log.Warn("created an audit signing key; keep it (and a copy of its public key) off the database's host", slog.String("path", path), slog.String("key_id", s.ID()))
+	}
+	return s, nil
+}
+
+// verifyKeys returns the keys audit verify trusts: --audit-key FILE (private or public keys),
+// else $BROKER_AUDIT_KEY, else the state folder's key file when it exists; nil when none is found.
+func verifyKeys(flag string) (audit.Keys, error) {
+	if flag != "" {
+		return audit.LoadKeys(flag)
+	}
+	if v := os.Getenv(envAuditKey); v != "" {
+		s, err := audit.ParseSigner([]byte(v))
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w", envAuditKey, err)
+		}
+		k := audit.Keys{}
+		k.Add(s.Public())
+		return k, nil
+	}
+	path, err := inState(defaultAuditKeyFile)
+	if err != nil {
+		return nil, nil //nolint:nilerr // no state folder: no default key
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	return audit.LoadKeys(path)
+}
+
+// checkpointFile resolves --audit-checkpoints: "off" for none, empty for the state folder's file
+// for the database dsn names.
+func checkpointFile(flag, dsn string) (string, error) {
+	switch flag {
+	case "off":
+		return "", nil
+	case "":
+		if dsn == "" {
+			d, err := defaultDB()
+			if err != nil {
+				return "", err
+			}
+			dsn = d
+		}
+		if !store.IsPostgres(dsn) {
+			if abs, err := filepath.Abs(strings.TrimPrefix(dsn, "sqlite://")); err == nil {
+				dsn = abs
+			}
+		}
+		sum := sha256.Sum256([]byte(dsn))
+		return inState(strings.Replace(defaultAuditCheckpointLog, "<db>", hex.EncodeToString(sum[:6]), 1))
+	}
+	return flag, nil
 }
 
 // dbFlag registers --db on cmd.
@@ -52,7 +157,7 @@ func dbFlag(cmd *cobra.Command, dsn *string) {
 
 // openDB opens the store dsn names (the default file when empty) and, with migrate, brings its
 // schema up to date.
-func openDB(ctx context.Context, dsn string, migrate bool) (store.Store, error) {
+func openDB(ctx context.Context, dsn string, migrate bool, opts ...store.Option) (store.Store, error) {
 	if dsn == "" {
 		d, err := defaultDB()
 		if err != nil {
@@ -62,7 +167,7 @@ func openDB(ctx context.Context, dsn string, migrate bool) (store.Store, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
-	st, err := store.Open(ctx, dsn)
+	st, err := store.Open(ctx, dsn, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -124,21 +229,45 @@ the broker's role (broker_app) may append to but never alter the audit log.`,
 
 func newAuditCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "audit", Short: "Inspect the audit log"}
-	var dsn string
+	var (
+		dsn, keyFile string
+		files        []string
+	)
 	verify := &cobra.Command{
-		Use:   "verify [--db DSN]",
-		Short: "Walk the hash-chained audit log and name the first broken link",
-		Long: `Recompute every audit entry's hash and link. Exit 0 and print the entry count
-and head hash when the chain is intact; exit 1 naming the first broken entry when it is
-not; exit 2 when the store cannot be read.`,
+		Use:   "verify [--db DSN] [--audit-key FILE] [--checkpoints FILE]...",
+		Short: "Check the audit log against its signatures and latest signed checkpoint",
+		Long: `Recompute every audit entry's hash and link, check each entry's signature and compare
+the chain with the latest checkpoint signed by a trusted key, among those in the database
+and those in the checkpoint files (the copies kept outside it; the state folder's file is
+read by default when it exists).
+
+Exit 0 when the chain is intact and verified. Exit 1 naming the first bad sequence and
+what happened there: TRUNCATED (entries the checkpoint vouches for were removed from the
+end), REWRITTEN (an entry was changed or removed, even with every later hash recomputed),
+FORGED (an entry or checkpoint no trusted key signed). Exit 2 when the store cannot be read
+or no audit key is available (then only the links were checked, which is not a pass).
+
+--audit-key takes the broker's private key file or public keys in PEM (several blocks
+for several replicas); without it $BROKER_AUDIT_KEY, then the state folder's key.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			keys, err := verifyKeys(keyFile)
+			if err != nil {
+				return err
+			}
+			if len(files) == 0 {
+				if def, err := checkpointFile("", dsn); err == nil {
+					if _, err := os.Stat(def); err == nil {
+						files = []string{def}
+					}
+				}
+			}
 			st, err := openDB(cmd.Context(), dsn, false)
 			if err != nil {
 				return err
 			}
 			defer func() { _ = st.Close() }()
-			err = broker.VerifyAudit(cmd.Context(), st, cmd.OutOrStdout())
+			err = broker.VerifyAudit(cmd.Context(), st, keys, files, cmd.OutOrStdout())
 			var b *audit.Break
 			if errors.As(err, &b) {
 				return cli.Failed(err)
@@ -147,6 +276,8 @@ not; exit 2 when the store cannot be read.`,
 		},
 	}
 	dbFlag(verify, &dsn)
+	verify.Flags().StringVar(&keyFile, "audit-key", "", "PEM file of the audit key(s) to trust (default $"+envAuditKey+", then the state folder's key)")
+	verify.Flags().StringArrayVar(&files, "checkpoints", nil, "a checkpoint file written by serve --audit-checkpoints (repeatable)")
 	cmd.AddCommand(verify)
 	return cmd
 }

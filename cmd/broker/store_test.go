@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -49,8 +50,16 @@ func TestAuditVerifyExitsZeroIntactAndOneNamingTheBreak(t *testing.T) {
 		}
 	}
 	_ = cs.Close()
-	if out, code := runCode(t, "audit", "verify", "--db", db); code != 0 || !strings.Contains(out, "intact: 4 entries") {
-		t.Fatalf("audit verify on an intact chain: exit %d, %s", code, out)
+	// The broker checkpoints the head when it stops; wait for the stdio server to exit.
+	waitFor(t, func() bool {
+		out, code := runCode(t, "audit", "verify", "--db", db)
+		return code == 0 && strings.Contains(out, "intact: 4 entries") && strings.Contains(out, "anchored: checkpoint at entry 4")
+	})
+	// Without a key only the links can be checked, and that is not a pass.
+	noKey := exec.Command(binary, "audit", "verify", "--db", db)
+	noKey.Env = append(os.Environ(), envStateDir+"="+t.TempDir())
+	if out, err := noKey.CombinedOutput(); exitCode(err) != 2 || !strings.Contains(string(out), "not checked") {
+		t.Fatalf("audit verify without a key: exit %d, %s; want 2", exitCode(err), out)
 	}
 	raw, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
 	if err != nil {
@@ -63,9 +72,64 @@ func TestAuditVerifyExitsZeroIntactAndOneNamingTheBreak(t *testing.T) {
 		}
 	}
 	out, code := runCode(t, "audit", "verify", "--db", db)
-	if code != 1 || !regexp.MustCompile(`BROKEN at entry 2\b`).MatchString(out) {
+	if code != 1 || !regexp.MustCompile(`REWRITTEN at entry 2\b`).MatchString(out) {
 		t.Fatalf("audit verify after tampering: exit %d, %s; want exit 1 naming entry 2", code, out)
 	}
+}
+
+func TestAuditVerifyNamesATruncatedTail(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "b.db")
+	cs := connect(t, &mcp.CommandTransport{Command: exec.Command(binary, "serve", "--stdio", "--dev", "--db", db)})
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "flag_injection", Arguments: map[string]any{"response": strings.Repeat("hi ", i+1)}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = cs.Close()
+	waitFor(t, func() bool {
+		out, code := runCode(t, "audit", "verify", "--db", db)
+		return code == 0 && strings.Contains(out, "anchored: checkpoint at entry 3")
+	})
+	raw, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, stmt := range []string{`DROP TRIGGER audit_log_no_delete`, `DELETE FROM audit_log WHERE seq = 3`} {
+		if _, err := raw.ExecContext(t.Context(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	out, code := runCode(t, "audit", "verify", "--db", db)
+	if code != 1 || !strings.Contains(out, "TRUNCATED at entry 3") {
+		t.Fatalf("audit verify after deleting the last row: exit %d, %s; want exit 1, TRUNCATED at entry 3", code, out)
+	}
+}
+
+// waitFor polls cond (bounded: 30 s) for what a process does as it exits.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for range 150 {
+		if cond() {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatal("condition not met within 30s")
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
 
 func TestRederiveAndMigrateRefuseWhatTheyCannotDo(t *testing.T) {

@@ -40,7 +40,7 @@ func newCAInitCommand() *cobra.Command {
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "init",
-		Short: "Create your own CA for HTTPS interception (never goproxy's public one)",
+		Short: "Create your own CA for HTTPS interception (never a shared public one)",
 		Long: `Create an ECDSA P-256 CA certificate and key for ` + "`sentinel proxy --mitm`" + `. The key is written
 with mode 0600. Trust ca.pem only in the client you are auditing (for example NODE_EXTRA_CA_CERTS
 or SSL_CERT_FILE), never system-wide, and delete the folder when you are done.`,

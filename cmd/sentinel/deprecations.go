@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
-	"strings"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-sentinel/sentinel/active"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/debt"
 	"github.com/mcp-sentinel/sentinel/report"
@@ -22,19 +21,18 @@ func init() { subcommands = append(subcommands, newDeprecationsCommand) }
 
 // deprecationsOptions is what `sentinel deprecations` parses its flags into.
 type deprecationsOptions struct {
-	endpoint string
-	output   outputOptions
-	headers  []string
-	token    string
-	timeout  time.Duration
+	endpoint   string
+	output     outputOptions
+	headers    []string
+	token      string
+	tokenFile  string
+	timeout    time.Duration
+	reqTimeout time.Duration
 }
 
-// debtScan runs the active prober against an endpoint and returns every exchange it recorded
-// (scanExchanges, beside `sentinel probe`). An error means the endpoint could not be scanned at
-// all (exit 2). Tests replace it.
-var debtScan = func(ctx context.Context, endpoint string, header http.Header, token string, timeout time.Duration) ([]*wire.Exchange, error) {
-	return scanExchanges(ctx, endpoint, header, token, timeout)
-}
+// debtScan runs the active prober against an endpoint; `sentinel deprecations` grades the
+// exchanges it recorded. Tests replace it.
+var debtScan = active.Scan
 
 // debtClock is the date the inventory counts months from; tests pin it.
 var debtClock = time.Now
@@ -50,10 +48,13 @@ the SEP, the date it was deprecated and "removable on or after DATE (N months fr
 feature 2026-07-28 removed outright that the server still relies on (the initialize handshake,
 sessions, the GET stream, ...). A legacy-only server gets its whole migration listed.
 
-Debt is information, not a gate: the command exits 0 whenever the inventory was produced, and 2
-when the endpoint could not be scanned.`,
+Debt is information, not a gate: the command exits 0 whenever the inventory was produced. It exits
+2 when it could not read the server, by the same rules as probe: the endpoint is unreachable,
+requires authorization the scan was not given (pass --token-file or SENTINEL_TOKEN), is not an MCP
+endpoint, or --timeout ran out before the scan finished (the partial inventory is still printed).`,
 		Example: `  sentinel deprecations --endpoint http://127.0.0.1:8080/mcp
-  sentinel deprecations --endpoint https://mcp.example.com/mcp --token "$TOKEN" --format json`,
+  sentinel deprecations --endpoint https://mcp.example.com/mcp --token-file token.txt --format json
+  SENTINEL_TOKEN=... sentinel deprecations --endpoint https://mcp.example.com/mcp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDeprecations(cmd.Context(), cmd, o)
@@ -63,8 +64,10 @@ when the endpoint could not be scanned.`,
 	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to scan (required)")
 	addOutputFlags(cmd, &o.output, report.FormatText)
 	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
-	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization on every request (never printed)")
-	f.DurationVar(&o.timeout, "timeout", 60*time.Second, "deadline for the whole scan")
+	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization (never printed; prefer --token-file or "+TokenEnv+": a flag shows in ps)")
+	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
+	f.DurationVar(&o.timeout, "timeout", active.DefaultTimeout, "deadline for the whole scan; a scan that runs out of it is incomplete (exit 2)")
+	f.DurationVar(&o.reqTimeout, "request-timeout", wire.DefaultReadTimeout, "deadline for one request and its whole answer")
 	_ = cmd.MarkFlagRequired("endpoint")
 	return cmd
 }
@@ -77,55 +80,67 @@ func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOpti
 	if err := endpointHint(o.endpoint); err != nil {
 		return err
 	}
-	u, err := url.Parse(o.endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--endpoint %q: want an http:// or https:// URL", o.endpoint)
+	if _, err := active.ValidateEndpoint(o.endpoint); err != nil {
+		return fmt.Errorf("--endpoint: %w", err)
 	}
 	if o.timeout <= 0 {
 		return errors.New("--timeout must be positive")
 	}
-	header, err := parseHeaders(o.headers)
+	if o.reqTimeout <= 0 {
+		return errors.New("--request-timeout must be positive")
+	}
+	tok, err := tokenFrom(o.token, o.tokenFile, os.Getenv)
 	if err != nil {
 		return err
+	}
+	header, secrets, err := probeHeaders(o.headers)
+	if err != nil {
+		return err
+	}
+	if !tok.Empty() {
+		header.Set(wire.HeaderAuthorization, "Bearer "+tok.Reveal())
+		secrets = append(secrets, tok.Reveal())
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
 	if err := open(outs); err != nil {
 		return err
 	}
-	exchanges, err := debtScan(ctx, o.endpoint, header, o.token, o.timeout)
+	out, err := debtScan(ctx, active.Options{
+		Endpoint: o.endpoint, Header: header, Secrets: secrets, Timeout: o.timeout,
+		Limits: wire.Limits{ReadTimeout: o.reqTimeout}, Tool: "sentinel " + cli.Version,
+	})
+	target := wire.RedactString(o.endpoint, secrets...)
 	if err != nil {
-		return fmt.Errorf("scanning %s for deprecated features: %w", o.endpoint, err)
+		return fmt.Errorf("scanning %s for deprecated features: %s", target, wire.RedactString(err.Error(), secrets...))
+	}
+	if r := out.Result; r != nil && r.CouldNotRun != nil {
+		// Nothing was read, so an inventory would say "nothing deprecated in use": a false green.
+		return fmt.Errorf("scanning %s for deprecated features: %s", target, r.CouldNotRun.Reason)
 	}
 	// The scan's client is Sentinel itself: its deliberate legacy probes are nobody's debt.
-	inv := debt.Inventory(exchanges, debtClock()).ServerOnly()
-	return writeInventory(cmd.OutOrStdout(), o.output, outs, inv, o.endpoint)
+	inv := debt.Inventory(out.Exchanges, debtClock()).ServerOnly()
+	if inv.Target == "" {
+		inv.Target = target
+	}
+	var incomplete *report.Incomplete
+	if out.Result != nil {
+		incomplete = out.Result.Incomplete
+	}
+	if err := writeInventory(cmd.OutOrStdout(), o.output, outs, inv, incomplete, secrets); err != nil {
+		return err
+	}
+	if r := out.Result; r != nil && r.Incomplete != nil {
+		return fmt.Errorf("scan incomplete: %s; the inventory above is partial", r.Incomplete.Reason)
+	}
+	return nil
 }
 
-// writeInventory renders the inventory through the report registry, like every other report.
-func writeInventory(stdout io.Writer, o outputOptions, outs []output, inv debt.Report, endpoint string) error {
-	target := inv.Target
-	if target == "" {
-		target = endpoint
-	}
-	res := &report.Result{Schema: report.SchemaVersion, Tool: "sentinel " + cli.VersionString(), Target: target,
-		Rules: []report.RuleResult{}, Deprecations: toInventory(inv)}
-	return o.write(stdout, outs, res, nil)
-}
-
-// parseHeaders turns "Name: value" flags into a header.
-func parseHeaders(hs []string) (http.Header, error) {
-	h := http.Header{}
-	for i, s := range hs {
-		name, value, ok := strings.Cut(s, ":")
-		name = strings.TrimSpace(name)
-		if err := headerShape(i, ok, name); err != nil {
-			return nil, err
-		}
-		h.Add(name, strings.TrimSpace(value))
-	}
-	return h, nil
+// writeInventory renders the inventory through the report registry, like every other report. An
+// incomplete scan's inventory is written too, marked incomplete, since what it did see is real.
+func writeInventory(stdout io.Writer, o outputOptions, outs []output, inv debt.Report, incomplete *report.Incomplete, secrets []string) error {
+	res := &report.Result{Schema: report.SchemaVersion, Tool: "sentinel " + cli.VersionString(), Target: inv.Target,
+		Rules: []report.RuleResult{}, Deprecations: toInventory(inv), Incomplete: incomplete}
+	return o.write(stdout, outs, res, secrets)
 }

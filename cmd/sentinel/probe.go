@@ -67,6 +67,7 @@ type probeOptions struct {
 	toolArgs    []string
 	origin      string
 	timeout     time.Duration
+	reqTimeout  time.Duration
 	rules       []string
 	areas       []string
 	concurrency int
@@ -88,7 +89,10 @@ and always listed with the reason.
 Tools are called only when annotated readOnlyHint: true or named with --allow-call; --tool-args
 gives the arguments for a tool whose schema does not say what a valid call looks like.
 
-Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could not run.`,
+Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could not run or did
+not finish: the endpoint is unreachable, requires authorization the scan was not given, is not an
+MCP endpoint, or --timeout ran out before every probe finished (the partial report is still
+written, and says it is incomplete).`,
 		Example: `  sentinel probe --endpoint http://127.0.0.1:8080/mcp
   sentinel scan --endpoint https://mcp.example.com/mcp --token-file token.txt --format sarif --out sentinel.sarif
   SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should`,
@@ -115,7 +119,8 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
 	f.StringArrayVar(&o.allowCall, "allow-call", nil, "a tool the scan may call besides readOnlyHint tools (repeatable)")
 	f.StringArrayVar(&o.toolArgs, "tool-args", nil, `arguments for one tool as name=JSON object, e.g. 'get_weather={"city":"Paris"}' (repeatable; does not make the tool callable)`)
 	f.StringVar(&o.origin, "origin", "", "an Origin the server allows (a control for the foreign-Origin check)")
-	f.DurationVar(&o.timeout, "timeout", active.DefaultTimeout, "deadline for the whole scan")
+	f.DurationVar(&o.timeout, "timeout", active.DefaultTimeout, "deadline for the whole scan; a scan that runs out of it is incomplete (exit 2)")
+	f.DurationVar(&o.reqTimeout, "request-timeout", wire.DefaultReadTimeout, "deadline for one request and its whole answer; a request past it gets no answer")
 	f.StringArrayVar(&o.rules, "rule", nil, "only this rule, by ID or name (repeatable)")
 	f.StringArrayVar(&o.areas, "area", nil, "only rules of this area, e.g. headers (repeatable)")
 	f.IntVar(&o.concurrency, "concurrency", active.DefaultConcurrency, "probes run at once")
@@ -125,19 +130,25 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
 
 // resolveToken picks the token: --token, else --token-file, else $SENTINEL_TOKEN.
 func resolveToken(o probeOptions, getenv func(string) string) (Secret, error) {
+	return tokenFrom(o.token, o.tokenFile, getenv)
+}
+
+// tokenFrom picks the token of a command with --token and --token-file flags: the flag, else the
+// file, else $SENTINEL_TOKEN. Giving both flags is an error.
+func tokenFrom(flag, file string, getenv func(string) string) (Secret, error) {
 	switch {
-	case o.token != "" && o.tokenFile != "":
+	case flag != "" && file != "":
 		return Secret{}, errors.New("give the token once: --token or --token-file, not both")
-	case o.token != "":
-		return Secret{strings.TrimSpace(o.token)}, nil
-	case o.tokenFile != "":
-		b, err := os.ReadFile(o.tokenFile)
+	case flag != "":
+		return Secret{strings.TrimSpace(flag)}, nil
+	case file != "":
+		b, err := os.ReadFile(file)
 		if err != nil {
 			return Secret{}, fmt.Errorf("reading --token-file: %w", err)
 		}
 		tok := strings.TrimSpace(string(b))
 		if tok == "" {
-			return Secret{}, fmt.Errorf("--token-file %s is empty", o.tokenFile)
+			return Secret{}, fmt.Errorf("--token-file %s is empty", file)
 		}
 		return Secret{tok}, nil
 	}
@@ -187,6 +198,9 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 	if o.timeout <= 0 {
 		return errors.New("--timeout must be positive")
 	}
+	if o.reqTimeout <= 0 {
+		return errors.New("--request-timeout must be positive")
+	}
 	tok, err := resolveToken(o, os.Getenv)
 	if err != nil {
 		return err
@@ -210,7 +224,8 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 	opts := active.Options{
 		Endpoint: o.endpoint, Header: header, Secrets: secrets, AllowCall: o.allowCall, ToolArgs: toolArgs, Origin: o.origin,
 		Timeout: o.timeout, Rules: o.rules, Areas: areas, Concurrency: o.concurrency,
-		Tool: "sentinel " + cli.Version,
+		Limits: wire.Limits{ReadTimeout: o.reqTimeout},
+		Tool:   "sentinel " + cli.Version,
 	}
 	if isTerminal(stderr) {
 		opts.Progress = func(done, total int, name string) {
@@ -284,24 +299,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// scanExchanges runs a full active scan and returns every exchange it recorded, the token
-// redacted from the record; `sentinel deprecations` grades them. An error means the endpoint
-// could not be scanned (exit 2).
-func scanExchanges(ctx context.Context, endpoint string, header http.Header, token string, timeout time.Duration) ([]*wire.Exchange, error) {
-	h := header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	var secrets []string
-	if token = strings.TrimSpace(token); token != "" {
-		h.Set(wire.HeaderAuthorization, "Bearer "+token)
-		secrets = append(secrets, token)
-	}
-	exs, err := active.Collect(ctx, active.Options{Endpoint: endpoint, Header: h, Secrets: secrets, Timeout: timeout, Tool: "sentinel " + cli.Version})
-	if err != nil {
-		return nil, errors.New(wire.RedactString(err.Error(), secrets...))
-	}
-	return exs, nil
 }

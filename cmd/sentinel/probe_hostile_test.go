@@ -53,13 +53,24 @@ func hostileHandlers() map[string]http.HandlerFunc {
 	}
 }
 
-// TestProbeOfHostileServersExitsOne runs the real command against servers that stream forever,
-// send 100 MB, send broken JSON or drip bytes: each scan must come back (within the command's
-// own --timeout, with a bound on the test so a hang fails instead of stalling the suite) with
-// exit 1, since such a server answers but fails the era gate, never 0 and never a crash.
-func TestProbeOfHostileServersExitsOne(t *testing.T) {
+// TestProbeOfHostileServersComeBackWithAVerdict runs the real command against servers that
+// stream forever, send 100 MB, send broken JSON or drip bytes: each scan must come back (within
+// the command's own --timeout, with a bound on the test so a hang fails instead of stalling the
+// suite) and never with 0 or a crash. A server that answers JSON-RPC but fails the era gate exits
+// 1 and grades discover-implemented; one whose answers never carry a JSON-RPC message is not an
+// MCP endpoint, and the scan could not run (2).
+func TestProbeOfHostileServersComeBackWithAVerdict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four whole scans; skipped under -short")
+	}
+	want := map[string]struct {
+		code int
+		in   string
+	}{
+		"endless SSE":  {cli.ExitFail, "discover-implemented"},
+		"100 MB body":  {cli.ExitCannotRun, "not an MCP endpoint"},
+		"invalid JSON": {cli.ExitCannotRun, "not an MCP endpoint"},
+		"slow drip":    {cli.ExitCannotRun, "not an MCP endpoint"},
 	}
 	for name, h := range hostileHandlers() {
 		t.Run(name, func(t *testing.T) {
@@ -76,11 +87,12 @@ func TestProbeOfHostileServersExitsOne(t *testing.T) {
 			}()
 			select {
 			case r := <-done:
-				if r.code != cli.ExitFail {
-					t.Errorf("exit %d, want %d (the target answers but fails the gate)\nstderr: %.1500s", r.code, cli.ExitFail, r.stderr)
+				w := want[name]
+				if r.code != w.code {
+					t.Errorf("exit %d, want %d\nstderr: %.1500s", r.code, w.code, r.stderr)
 				}
-				if !strings.Contains(r.stdout, `"discover-implemented"`) && !strings.Contains(r.stdout, "discover-implemented") {
-					t.Errorf("the report does not grade discover-implemented:\n%.1500s", r.stdout)
+				if !strings.Contains(r.stdout, w.in) {
+					t.Errorf("the report does not say %q:\n%.1500s", w.in, r.stdout)
 				}
 			case <-time.After(2 * time.Minute):
 				t.Fatal("sentinel probe did not return within two minutes of a 30s --timeout")

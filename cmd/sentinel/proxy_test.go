@@ -39,8 +39,9 @@ func TestProxyCommandForwardsGradesAndStopsCleanly(t *testing.T) {
 	}))
 	t.Cleanup(up.Close)
 	db := filepath.Join(t.TempDir(), "f.db")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	c := proxyConfig{upstream: up.URL + "/mcp", listen: freeAddr(t), admin: freeAddr(t), db: db,
-		logLevel: "error", maxBody: 1 << 20, queue: 16, workers: 1}
+		logLevel: "error", maxBody: 1 << 20, gradingMemory: 8 << 20, workers: 1, shutdownGrace: time.Minute}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	var stdout syncBuffer

@@ -1,0 +1,486 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// This file is `make measure`'s proxy section: direct calls, a plain httputil.ReverseProxy and
+// sentinel proxy side by side, each proxy in a process of its own so that its peak RSS is its
+// own. It runs only when SENTINEL_MEASURE_OUT names a file and asserts nothing about figures.
+
+const envPlainUpstream = "SENTINEL_MEASURE_PLAIN_UPSTREAM"
+
+// TestHelperPlainProxy is not a test: re-executed by the measurement with envPlainUpstream
+// set, it is the plain proxy process (httputil.ReverseProxy, sentinel's transport settings).
+func TestHelperPlainProxy(t *testing.T) {
+	up := os.Getenv(envPlainUpstream)
+	if up == "" {
+		t.Skip("the plain-proxy process of TestMeasureProxy")
+	}
+	u, err := url.Parse(up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	srv := &http.Server{Handler: plainReverseProxy(u), ReadHeaderTimeout: 30 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	_, _ = io.Copy(io.Discard, os.Stdin) // runs until the measurement closes stdin
+	_ = srv.Close()
+}
+
+// measureProc is one proxy process.
+type measureProc struct {
+	name  string
+	cmd   *exec.Cmd
+	stdin io.Closer
+	url   string // its listener, with the endpoint path
+	admin string // sentinel's admin API
+	token string
+	once  sync.Once
+}
+
+// startProc runs a proxy process and waits for its "listening on" (and "admin on") lines.
+func startProc(t *testing.T, name string, cmd *exec.Cmd) *measureProc {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, _ := cmd.StdinPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	p := &measureProc{name: name, cmd: cmd, stdin: stdin}
+	t.Cleanup(p.stop)
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	deadline := time.After(60 * time.Second)
+	for p.url == "" || (name == "sentinel" && p.admin == "") {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("%s ended before it was ready", name)
+			}
+			if u, ok := strings.CutPrefix(l, "listening on "); ok {
+				p.url = u
+			}
+			if u, ok := strings.CutPrefix(l, "admin on "); ok {
+				p.admin = u
+			}
+		case <-deadline:
+			t.Fatalf("%s never said where it listens", name)
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	return p
+}
+
+// stop ends the process (SIGTERM, then kill after 15 s); safe to call again.
+func (p *measureProc) stop() {
+	p.once.Do(func() {
+		_ = p.stdin.Close()
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = p.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
+	})
+}
+
+// resetPeak starts a new peak-RSS window for the process (Linux: clear_refs 5).
+func (p *measureProc) resetPeak() {
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.cmd.Process.Pid), []byte("5"), 0)
+}
+
+// peakRSS is the process's peak resident set since the last reset, in bytes.
+func (p *measureProc) peakRSS() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+// counters reads sentinel's exchanges_total and graded_total, and how many exchanges wait.
+func (p *measureProc) counters(t *testing.T) (exchanges, graded, queued int64) {
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", p.admin+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("reading sentinel's metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "sentinel_proxy_exchanges_total":
+			exchanges = n
+		case "sentinel_proxy_graded_total":
+			graded = n
+		case "sentinel_proxy_grading_queue":
+			queued = n
+		}
+	}
+	return exchanges, graded, queued
+}
+
+// measureRow is one workload.
+type measureRow struct {
+	name    string
+	clients int
+	dur     time.Duration
+	// call makes one request against base and returns the latencies it measured (one per
+	// request, or one per event of a stream).
+	call func(c *http.Client, base string) ([]time.Duration, error)
+}
+
+// rowResult is one path's figures for one row.
+type rowResult struct {
+	rps      float64
+	p50, p99 time.Duration
+	errors   int64
+	graded   string
+	rss      int64
+	lastErr  error
+	requests int64
+}
+
+// measureUpstreamAll serves every row: small calls, large echoes and event streams.
+func measureUpstreamAll(large []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		switch r.URL.Path {
+		case "/large": // as many bytes back as came
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(large[:n])
+		case "/sse": // 20 events 10 ms apart, each stamped with when it was sent
+			w.Header().Set("Content-Type", "text/event-stream")
+			rc := http.NewResponseController(w)
+			for i := range 20 {
+				fmt.Fprintf(w, "id: %d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"sent\":%d}}\n\n", i, time.Now().UnixNano())
+				_ = rc.Flush()
+				time.Sleep(10 * time.Millisecond)
+			}
+			fmt.Fprintf(w, "data: %s\n\n", measureResult)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, measureResult)
+		}
+	})
+}
+
+func TestMeasureProxy(t *testing.T) {
+	out := os.Getenv("SENTINEL_MEASURE_OUT")
+	if out == "" {
+		t.Skip("set SENTINEL_MEASURE_OUT=<file> (make measure does) to measure the proxy")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "sentinel")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/sentinel")
+	build.Dir = ".."
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building sentinel: %v\n%s", err, b)
+	}
+	large := make([]byte, 10<<20)
+	_, _ = rand.Read(large)
+	copy(large, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	up := httptest.NewServer(measureUpstreamAll(large))
+	t.Cleanup(up.Close)
+
+	// Fresh proxy processes for each row: a peak is the row's own, not what an earlier row left.
+	procs := func(t *testing.T, row int) (plain, sent *measureProc) {
+		plainCmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperPlainProxy$", "-test.v=false")
+		plainCmd.Env = append(os.Environ(), envPlainUpstream+"="+up.URL)
+		plain = startProc(t, "plain", plainCmd)
+		tokenFile := filepath.Join(dir, fmt.Sprintf("token-%d", row))
+		sentCmd := exec.CommandContext(t.Context(), bin, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
+			"--admin", "127.0.0.1:0", "--admin-token-file", tokenFile, "--db", filepath.Join(dir, fmt.Sprintf("m-%d.db", row)), "--log-level", "warn")
+		sentCmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir)
+		sent = startProc(t, "sentinel", sentCmd)
+		tok, err := os.ReadFile(tokenFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent.token = strings.TrimSpace(string(tok))
+		return plain, sent
+	}
+
+	small := func(c *http.Client, base string) ([]time.Duration, error) {
+		start := time.Now()
+		if err := measurePost(c, base+"/mcp", strings.NewReader(measureCall), nil); err != nil {
+			return nil, err
+		}
+		return []time.Duration{time.Since(start)}, nil
+	}
+	req256 := bytes.Repeat([]byte("x"), 256<<10)
+	copy(req256, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`)
+	copy(req256[len(req256)-4:], `"}}}`)
+	var sizeSeq atomic.Int64
+	rows := []measureRow{
+		{"small tools/call, 1 client", 1, 3 * time.Second, small},
+		{"small tools/call, 8 clients", 8, 3 * time.Second, small},
+		{"small tools/call, 64 clients", 64, 3 * time.Second, small},
+		{"256 KiB requests, 8 clients", 8, 3 * time.Second, func(c *http.Client, base string) ([]time.Duration, error) {
+			start := time.Now()
+			if err := measurePost(c, base+"/mcp", bytes.NewReader(req256), nil); err != nil {
+				return nil, err
+			}
+			return []time.Duration{time.Since(start)}, nil
+		}},
+		{"4-10 MiB each way, 16 clients", 16, 6 * time.Second, func(c *http.Client, base string) ([]time.Duration, error) {
+			n := (4 + sizeSeq.Add(1)%7) << 20 // 4..10 MiB
+			start := time.Now()
+			var got int64
+			if err := measurePost(c, base+"/large", bytes.NewReader(large[:n]), &got); err != nil {
+				return nil, err
+			}
+			if got != n {
+				return nil, fmt.Errorf("%d bytes back, want %d", got, n)
+			}
+			return []time.Duration{time.Since(start)}, nil
+		}},
+		{"SSE stream (per-event lag), 8 clients", 8, 3 * time.Second, sseLags},
+	}
+
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "## Proxy: direct, plain reverse proxy and sentinel side by side (loopback, %s/%s, %d cores)\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintf(&b, "Method: `TestMeasureProxy` (proxy/measure_paths_test.go). The upstream, in the measuring process, answers small calls with a %d-byte result, echoes large bodies, and streams 20 SSE events 10 ms apart. Each proxy is a process of its own: the plain one is `httputil.ReverseProxy` with sentinel's transport (`proxy.NewTransport`), sentinel is the real `sentinel proxy` binary with grading on (passive checks into SQLite, defaults: %d MiB grading budget, %d worker). Each row starts fresh proxy processes and runs its clients for its duration against each path in turn; latency is per request (per event for SSE: arrival minus the upstream's send stamp); peak RSS is the process's VmHWM over the row (reset before it); graded is the share of the row's exchanges sentinel graded, read once its grading queue drained.\n\n",
+		len(measureResult), DefaultMemoryBudget>>20, DefaultWorkers)
+	fmt.Fprintf(&b, "| workload | path | req/s | p50 | p99 | errors | graded | peak RSS (MiB) |\n|---|---|---|---|---|---|---|---|\n")
+	var notes []string
+	only := os.Getenv("SENTINEL_MEASURE_ROWS") // a substring of the rows to run, to look at one
+	for i, row := range rows {
+		if only != "" && !strings.Contains(row.name, only) {
+			continue
+		}
+		plain, sent := procs(t, i)
+		paths := []struct {
+			name string
+			base string
+			proc *measureProc
+		}{{"direct", up.URL, nil}, {"httputil.ReverseProxy", strings.TrimSuffix(plain.url, "/"), plain},
+			{"sentinel proxy", strings.TrimSuffix(strings.TrimSuffix(sent.url, "/mcp"), "/"), sent}}
+		results := map[string]rowResult{}
+		for _, p := range paths {
+			var ex0, g0 int64
+			if p.proc != nil {
+				p.proc.resetPeak()
+			}
+			if p.proc == sent {
+				ex0, g0, _ = sent.counters(t)
+			}
+			res := runRow(t, row, p.base)
+			if p.proc != nil {
+				res.rss = p.proc.peakRSS()
+			}
+			res.graded = "-"
+			if p.proc == sent {
+				// Let every exchange of the row be handed over and the queue drain (bounded)
+				// before reading the share: what waits is graded or recorded as not graded.
+				for deadline := time.Now().Add(60 * time.Second); ; {
+					ex1, _, queued := sent.counters(t)
+					if (ex1-ex0 >= res.requests && queued == 0) || time.Now().After(deadline) {
+						break
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+				ex1, g1, _ := sent.counters(t)
+				if ex1 > ex0 {
+					res.graded = fmt.Sprintf("%.1f%%", 100*float64(g1-g0)/float64(ex1-ex0))
+				}
+			}
+			results[p.name] = res
+			rss := "-"
+			if res.rss > 0 {
+				rss = fmt.Sprintf("%.0f", float64(res.rss)/(1<<20))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.0f | %s | %s | %d | %s | %s |\n", row.name, p.name, res.rps, roundDur(res.p50), roundDur(res.p99), res.errors, res.graded, rss)
+			if res.lastErr != nil {
+				notes = append(notes, fmt.Sprintf("%s via %s: last error %v", row.name, p.name, res.lastErr))
+			}
+		}
+		s, r := results["sentinel proxy"], results["httputil.ReverseProxy"]
+		notes = append(notes, fmt.Sprintf("%s: sentinel vs plain p50 %.2fx, p99 %.2fx, req/s %.2fx, RSS %+.0f MiB", row.name,
+			ratio(s.p50, r.p50), ratio(s.p99, r.p99), s.rps/math.Max(r.rps, 1), float64(s.rss-r.rss)/(1<<20)))
+		plain.stop()
+		sent.stop()
+	}
+	fmt.Fprintf(&b, "\nGoals (issue 11): 0 errors; p50 and p99 within 1.25x and req/s at least 0.8x of the plain proxy; peak RSS within 128 MiB of the plain proxy's in the large-body row; at least 95%% of small exchanges graded at 64 clients.\n\n")
+	for _, n := range notes {
+		fmt.Fprintf(&b, "- %s\n", n)
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		t.Fatalf("writing %s: %v", out, err)
+	}
+	t.Log("\n" + b.String())
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+func roundDur(d time.Duration) string {
+	switch {
+	case d >= 100*time.Millisecond:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// runRow runs the row's clients against base for its duration.
+func runRow(t *testing.T, row measureRow, base string) rowResult {
+	tr := &http.Transport{MaxIdleConnsPerHost: row.clients, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	// Warm up: connections, and the first SQLite writes.
+	for range min(row.clients, 4) {
+		_, _ = row.call(c, base)
+	}
+	var mu sync.Mutex
+	var lats []time.Duration
+	var errs, done atomic.Int64
+	var lastErr atomic.Value
+	stop := time.Now().Add(row.dur)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range row.clients {
+		wg.Go(func() {
+			var mine []time.Duration
+			for time.Now().Before(stop) {
+				l, err := row.call(c, base)
+				if err != nil {
+					errs.Add(1)
+					lastErr.Store(err)
+					continue
+				}
+				done.Add(1)
+				mine = append(mine, l...)
+			}
+			mu.Lock()
+			lats = append(lats, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	res := rowResult{rps: float64(done.Load()) / time.Since(start).Seconds(), errors: errs.Load(), requests: done.Load() + errs.Load()}
+	if e, ok := lastErr.Load().(error); ok {
+		res.lastErr = e
+	}
+	if len(lats) > 0 {
+		sort.Slice(lats, func(i, j int) bool { return lats[i] < lats[j] })
+		res.p50, res.p99 = lats[len(lats)/2], lats[int(float64(len(lats)-1)*0.99)]
+	}
+	return res
+}
+
+// measurePost sends body and reads the answer whole (counting it into n when given).
+func measurePost(c *http.Client, url string, body io.Reader, n *int64) error {
+	resp, err := c.Post(url, "application/json", body)
+	if err != nil {
+		return err
+	}
+	got, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if n != nil {
+		*n = got
+	}
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// sseLags opens one event stream and returns each event's lag: when it arrived minus when the
+// upstream stamped it.
+func sseLags(c *http.Client, base string) ([]time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/sse", strings.NewReader(measureCall))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var lags []time.Duration
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.Index(line, `"sent":`)
+		if i < 0 {
+			continue
+		}
+		sent, err := strconv.ParseInt(strings.TrimRight(line[i+len(`"sent":`):], "}"), 10, 64)
+		if err == nil {
+			lags = append(lags, time.Since(time.Unix(0, sent)))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(lags) != 20 {
+		return nil, errors.New("the stream ended early")
+	}
+	return lags, nil
+}

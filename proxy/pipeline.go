@@ -1,0 +1,258 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcp-sentinel/sentinel/findings"
+)
+
+// Defaults for the grading pipeline.
+const (
+	// DefaultWorkers is how many goroutines grade. One keeps a busy proxy's grading to one of
+	// its cores; exchanges beyond what it grades are recorded, not graded.
+	DefaultWorkers = 1
+	// maxBatch bounds how many exchanges one worker grades before writing them in one
+	// transaction (one commit for many rows is what lets a busy proxy keep up).
+	maxBatch = 256
+	// recordOverhead is what a queued record costs beyond its headers, URL and bodies: the
+	// structures around them, counted generously.
+	recordOverhead = 1024
+	// storeTimeout bounds one write to the store.
+	storeTimeout = 30 * time.Second
+)
+
+// PipelineOptions configures a Pipeline.
+type PipelineOptions struct {
+	// Store keeps findings and exchanges; required.
+	Store findings.Store
+	// Graders judge each exchange, in order. Empty means nothing is graded (exchanges are still
+	// recorded).
+	Graders []Grader
+	// Budget bounds the bytes held for grading; nil means NewBudget(0) (64 MiB). A front end
+	// keeps bodies within the same budget (Tap.Budget).
+	Budget *Budget
+	// MaxBody is the largest body graded, in bytes (it bounds what a compressed body inflates
+	// to); 0 means DefaultMaxBody.
+	MaxBody int
+	// Workers is how many goroutines grade; 0 means DefaultWorkers.
+	Workers int
+	// Hub configures the live stream.
+	Hub HubOptions
+	// Logger receives one line per exchange at info and errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Pipeline grades and records exchanges off the traffic path. Any front end that builds
+// Captures feeds it: the HTTP proxy's Tap, or a stdio shim. Submit never waits; everything it
+// accepts is recorded (graded, or with why not), and what it holds is bounded by the Budget.
+// Under more load than the workers grade, the budget fills with queued bodies and later
+// exchanges are recorded without theirs (NotGradedBudget): grading degrades, recording does
+// not.
+type Pipeline struct {
+	store   findings.Store
+	graders []Grader
+	budget  *Budget
+	maxBody int
+	metrics *metrics
+	hub     *Hub
+	log     *slog.Logger
+
+	mu    sync.Mutex
+	queue []*Capture // FIFO; its memory is accounted in budget
+	wake  chan struct{}
+	hurry bool // grading is skipped for what remains: the drain ran out of time
+
+	historyMu sync.Mutex
+	history   map[string]*targetHistory
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	stopOnce  sync.Once
+}
+
+// NewPipeline starts a pipeline's workers; Close stops them after the queue drains.
+func NewPipeline(opts PipelineOptions) (*Pipeline, error) {
+	if opts.Store == nil {
+		return nil, errors.New("building the grading pipeline: a findings store is required")
+	}
+	p := &Pipeline{store: opts.Store, graders: opts.Graders, budget: opts.Budget, maxBody: opts.MaxBody,
+		metrics: newMetrics(), log: opts.Logger, wake: make(chan struct{}, 1),
+		history: map[string]*targetHistory{}, stop: make(chan struct{})}
+	if p.budget == nil {
+		p.budget = NewBudget(0)
+	}
+	if p.maxBody <= 0 {
+		p.maxBody = DefaultMaxBody
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	p.hub = newHub(opts.Hub, p.metrics)
+	for range orDefault(opts.Workers, DefaultWorkers) {
+		p.wg.Add(1)
+		go p.work()
+	}
+	return p, nil
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// Budget is the memory budget the pipeline accounts in; give it to the Tap that feeds it.
+func (p *Pipeline) Budget() *Budget { return p.budget }
+
+// Store is where the pipeline records.
+func (p *Pipeline) Store() findings.Store { return p.store }
+
+// Hub is the live stream of what the pipeline records.
+func (p *Pipeline) Hub() *Hub { return p.hub }
+
+// recordCost is what a queued capture holds besides its bodies (reserved by the tap).
+func recordCost(c *Capture) int64 {
+	n := int64(recordOverhead + len(c.URL) + len(c.Target) + len(c.ID))
+	for _, h := range []map[string][]string{c.RequestHeader, c.ResponseHeader} {
+		for k, vs := range h {
+			n += int64(len(k)) + 16
+			for _, v := range vs {
+				n += int64(len(v)) + 16
+			}
+		}
+	}
+	return n
+}
+
+// Submit queues c without ever waiting. The capture's record is accounted in the budget; only
+// when even a bodiless record finds no room (the store has stalled under load for long) is
+// the exchange lost, and then it is counted and logged.
+func (p *Pipeline) Submit(c *Capture) {
+	p.metrics.exchanges.Add(1)
+	p.metrics.upstream.observe(c.Upstream.Seconds())
+	if c.budget == nil {
+		c.budget = p.budget
+	}
+	cost := recordCost(c)
+	if !p.budget.reserveRecord(cost) {
+		c.release()
+		if n := p.metrics.lost.Add(1); n == 1 || n%1000 == 0 {
+			p.log.Error("exchanges lost: the grading memory budget is full and the store does not keep up",
+				logExchangeID, c.ID, logLost, n)
+		}
+		return
+	}
+	c.held += cost
+	p.mu.Lock()
+	p.queue = append(p.queue, c)
+	p.metrics.queued.Store(int64(len(p.queue)))
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take removes up to n captures from the queue, oldest first.
+func (p *Pipeline) take(n int) ([]*Capture, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := min(n, len(p.queue))
+	out := make([]*Capture, k)
+	copy(out, p.queue)
+	clear(p.queue[:k])
+	p.queue = p.queue[k:]
+	if len(p.queue) == 0 {
+		p.queue = nil // let the backing array go
+	}
+	p.metrics.queued.Store(int64(len(p.queue)))
+	return out, p.hurry
+}
+
+func (p *Pipeline) work() {
+	defer p.wg.Done()
+	lowerPriority()
+	for {
+		batch, hurry := p.take(maxBatch)
+		if len(batch) > 0 {
+			p.gradeBatch(batch, hurry)
+			continue
+		}
+		select {
+		case <-p.wake:
+		case <-p.stop:
+			// Drain what is queued, then stop; Submit may still run and is recorded by
+			// whichever worker wakes next.
+			for {
+				batch, hurry := p.take(maxBatch)
+				if len(batch) == 0 {
+					return
+				}
+				p.gradeBatch(batch, hurry)
+			}
+		}
+	}
+}
+
+// gradeBatch grades the captures (unless hurry), writes them all in one transaction, gives
+// their memory back and publishes them to the live stream.
+func (p *Pipeline) gradeBatch(batch []*Capture, hurry bool) {
+	var b findings.Batch
+	var events []Event
+	for _, c := range batch {
+		rec, fs := p.grade(c, hurry)
+		b.Exchanges = append(b.Exchanges, rec)
+		b.Findings = append(b.Findings, fs...)
+		for _, f := range fs {
+			events = append(events, Event{Type: EventFinding, Data: f})
+		}
+		events = append(events, Event{Type: EventExchange, Data: summaryOf(rec)})
+		c.release()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := p.store.Record(ctx, b); err != nil {
+		p.metrics.storeErrors.Add(int64(len(b.Exchanges)))
+		p.log.Error("recording exchanges", logExchanges, len(b.Exchanges), logError, err)
+	}
+	p.hub.Publish(events...)
+}
+
+// Close stops the workers after they recorded everything queued. When ctx ends first, what
+// remains is recorded without grading (NotGradedShutdown), so a SIGTERM loses nothing; Close
+// then waits at most drainGrace more for the store. Calling it again waits again.
+func (p *Pipeline) Close(ctx context.Context) error {
+	p.stopOnce.Do(func() { close(p.stop) })
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		p.hub.Close()
+		return nil
+	case <-ctx.Done():
+	}
+	p.mu.Lock()
+	p.hurry = true
+	left := len(p.queue)
+	p.mu.Unlock()
+	t := time.NewTimer(drainGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		p.hub.Close()
+		if left > 0 {
+			p.log.Warn("grading cut short by shutdown: the rest was recorded without grading", logExchanges, left)
+		}
+		return nil
+	case <-t.C:
+		return fmt.Errorf("draining the grading queue: the store did not take the last %d exchange(s) within %v: %w", left, drainGrace, ctx.Err())
+	}
+}
+
+// drainGrace is how long Close waits for the store after its context ended.
+const drainGrace = 10 * time.Second
