@@ -13,7 +13,7 @@ func catalog() []Rule {
 		catalogTransport(), catalogSSE(), catalogHeaders(), catalogSecurity(), catalogCancellation(),
 		catalogDeprecations(), catalogDiscover(), catalogCaching(), catalogTools(), catalogResources(),
 		catalogPrompts(), catalogCompletion(), catalogMRTR(), catalogSubscriptions(), catalogLogging(),
-		catalogProgress(), catalogAuth(), catalogIntermediary(),
+		catalogProgress(), catalogAuth(), catalogIntermediary(), catalogStdio(),
 	}
 	var all []Rule
 	for _, p := range parts {

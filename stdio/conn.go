@@ -64,7 +64,7 @@ type Conn struct {
 	frames    []wire.Frame
 	keptBytes int64
 	dropped   int64
-	waiters   map[string]chan *wire.StdioExchange
+	waiters   map[string]*waiter
 	corr      *wire.StdioCorrelator
 	strays    []wire.Frame  // frames that belong to no exchange, bounded like frames
 	changed   chan struct{} // closed and replaced on every new frame
@@ -85,7 +85,7 @@ func NewConn(in *os.File, out io.Reader, opts ConnOptions) *Conn {
 		opts.Now = time.Now
 	}
 	c := &Conn{
-		in: in, opts: opts, waiters: map[string]chan *wire.StdioExchange{}, corr: wire.NewStdioCorrelator(0, 0),
+		in: in, opts: opts, waiters: map[string]*waiter{}, corr: wire.NewStdioCorrelator(0, 0),
 		changed: make(chan struct{}), closed: make(chan struct{}),
 	}
 	go c.read(wire.NewLineReader(out, opts.MaxLineBytes))
@@ -123,16 +123,51 @@ func (c *Conn) finish(err error) {
 	close(c.closed)
 }
 
+// waiter is a caller waiting for the exchange of one request.
+type waiter struct {
+	ch chan *wire.StdioExchange
+	// until, when set, ends the wait at the first reply it accepts (the exchange ends as
+	// EndUntil).
+	until func(*wire.Message) bool
+	id    json.RawMessage
+	hit   bool
+}
+
 // deliver hands a finished exchange to whoever waits for its request; c.mu is held.
 func (c *Conn) deliver(x *wire.StdioExchange) {
 	m := x.Request.Message
 	if m == nil || !m.IsRequest() {
 		return
 	}
-	if ch, ok := c.waiters[idKey(m.ID)]; ok {
+	if w, ok := c.waiters[idKey(m.ID)]; ok {
 		select {
-		case ch <- x:
+		case w.ch <- x:
 		default:
+		}
+	}
+}
+
+// checkUntil ends the exchange of a waiter whose until accepts the frame just attributed to it;
+// c.mu is held.
+func (c *Conn) checkUntil(f wire.Frame) {
+	if f.Dir != wire.ToClient || f.Message == nil {
+		return
+	}
+	for _, w := range c.waiters {
+		if w.until == nil || w.hit {
+			continue
+		}
+		x := c.corr.Peek(w.id)
+		if x == nil || len(x.Replies) == 0 || x.Replies[len(x.Replies)-1].Seq != f.Seq || !w.until(f.Message) {
+			continue
+		}
+		w.hit = true
+		if x := c.corr.Abandon(w.id); x != nil {
+			x.End = wire.EndUntil
+			select {
+			case w.ch <- x:
+			default:
+			}
 		}
 	}
 }
@@ -154,6 +189,7 @@ func (c *Conn) record(dir wire.Direction, f wire.Frame) wire.Frame {
 	for _, x := range done {
 		c.deliver(x)
 	}
+	c.checkUntil(f)
 	if stray != nil && len(c.strays) < c.opts.MaxFrames {
 		c.strays = append(c.strays, *stray)
 	}
@@ -200,18 +236,26 @@ func (c *Conn) Send(ctx context.Context, msg []byte) (wire.Frame, error) {
 // with notifications/cancelled (as the binding asks of a client that stops waiting), and returns
 // the exchange so far with ErrNoReply. The exchange is never nil once the request was written.
 func (c *Conn) Call(ctx context.Context, msg []byte) (*wire.StdioExchange, error) {
+	return c.CallUntil(ctx, msg, nil)
+}
+
+// CallUntil is Call that also stops at the first server message for the request that until
+// accepts (a listen's acknowledgement, a progress notification): the exchange ends as
+// wire.EndUntil with that message last, and the request is cancelled, since the client has stopped
+// reading it — as closing its stream does over HTTP.
+func (c *Conn) CallUntil(ctx context.Context, msg []byte, until func(*wire.Message) bool) (*wire.StdioExchange, error) {
 	m, derr := wire.DecodeMessage(bytes.TrimSpace(msg))
 	if derr != nil || m.ID == nil || m.Method == "" {
 		return nil, fmt.Errorf("calling over stdio: the message is not a request with an id")
 	}
 	key := idKey(m.ID)
-	ch := make(chan *wire.StdioExchange, 1)
+	w := &waiter{ch: make(chan *wire.StdioExchange, 1), until: until, id: m.ID}
 	c.mu.Lock()
 	if _, busy := c.waiters[key]; busy {
 		c.mu.Unlock()
 		return nil, fmt.Errorf("calling over stdio: a request with id %s is already in flight", key)
 	}
-	c.waiters[key] = ch
+	c.waiters[key] = w
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
@@ -223,16 +267,19 @@ func (c *Conn) Call(ctx context.Context, msg []byte) (*wire.StdioExchange, error
 		if req.Seq == 0 {
 			return nil, err
 		}
-		return c.abandon(m.ID, req, ch), err
+		return c.abandon(m.ID, req, w.ch), err
 	}
 	select {
-	case x := <-ch:
-		if x.End == wire.EndClosed {
+	case x := <-w.ch:
+		switch x.End {
+		case wire.EndClosed:
 			return x, fmt.Errorf("waiting for the response to id %s: %w", key, c.closedErr())
+		case wire.EndUntil:
+			c.cancel(m.ID)
 		}
 		return x, nil
 	case <-ctx.Done():
-		x := c.abandon(m.ID, req, ch)
+		x := c.abandon(m.ID, req, w.ch)
 		c.cancel(m.ID)
 		return x, fmt.Errorf("waiting for the response to id %s: %w", key, ErrNoReply)
 	}

@@ -247,6 +247,12 @@ func (p *Process) Stop() Exit {
 		_ = signalGroup(p.PID(), syscall.SIGKILL)
 		p.CloseStdin()
 		_ = p.Stdout.Close()
+		// What the server wrote to stderr before it exited is still in the pipe: wait for the
+		// drain, so Stderr (and Options.Stderr) has all of it, within one more grace.
+		select {
+		case <-p.stderrDone:
+		case <-time.After(grace):
+		}
 	})
 	<-p.done
 	return p.exit

@@ -315,3 +315,20 @@ func TestOptionsCommand(t *testing.T) {
 		t.Errorf("Command = %s", got)
 	}
 }
+
+// TestCallUntilStopsAtTheAwaitedMessage: the exchange ends at the first message until accepts,
+// without waiting for a response, and the request is cancelled since nobody reads it any more.
+func TestCallUntilStopsAtTheAwaitedMessage(t *testing.T) {
+	_, c := start(t, helper(t, "slow"))
+	x, err := c.CallUntil(callCtx(t, within), []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":7}}}`),
+		func(m *wire.Message) bool { return m.Method == "notifications/progress" })
+	if err != nil {
+		t.Fatalf("CallUntil: %v", err)
+	}
+	if x.End != wire.EndUntil || len(x.Replies) != 1 {
+		t.Fatalf("exchange = %+v, want it ended at the progress notification", x)
+	}
+	if _, err := c.WaitFor(callCtx(t, within), 0, func(f wire.Frame) bool { return f.Message != nil && f.Message.Method == "got-cancel" }); err != nil {
+		t.Fatalf("the request was not cancelled: %v", err)
+	}
+}

@@ -38,6 +38,8 @@ const (
 	EndEvicted = "evicted"
 	// EndAbandoned: the client stopped waiting (its deadline passed) before a response.
 	EndAbandoned = "abandoned"
+	// EndUntil: the client stopped reading once the message it awaited had arrived.
+	EndUntil = "until"
 )
 
 // StdioExchange is one client message and the server frames that belong to it.
@@ -154,6 +156,10 @@ func (c *StdioCorrelator) Abandon(id json.RawMessage) *StdioExchange {
 	}
 	return x
 }
+
+// Peek returns the open exchange of request id without ending it; nil when none is open. The
+// caller must not keep it past its next call to Add.
+func (c *StdioCorrelator) Peek(id json.RawMessage) *StdioExchange { return c.pending[compactID(id)] }
 
 // InFlight is how many requests await their response.
 func (c *StdioCorrelator) InFlight() int { return len(c.pending) }
