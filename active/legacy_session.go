@@ -114,7 +114,7 @@ func standIn(spec wire.RequestSpec) wire.RequestSpec {
 // standInObserved rewrites a probe's "sent server/discover ..." where the legacy session sent
 // legacyStandIn instead, so the evidence names the request that really went out.
 func standInObserved(obs string) string {
-	if !strings.Contains(obs, "POST "+legacyStandIn) {
+	if !strings.Contains(obs, "POST "+legacyStandIn) && !strings.Contains(obs, "got "+legacyStandIn+" over stdio") {
 		return obs
 	}
 	return strings.Replace(obs, "server/discover", legacyStandIn+" (in place of server/discover)", 1)
