@@ -36,7 +36,7 @@ func (t *Target) discover(ctx context.Context) error {
 			t.openLegacySession(ctx)
 			return nil
 		}
-		return fmt.Errorf("%w: %s answered neither server/discover nor initialize: %s", ErrUnreachable, t.stdio.label, t.stdio.whyUnreachable())
+		return fmt.Errorf("%w: the stdio server answered neither server/discover nor initialize: %s", ErrUnreachable, t.stdio.whyUnreachable())
 	}
 	if ex.Response == nil {
 		return fmt.Errorf("%w: POST server/discover to %s: %s", ErrUnreachable, ex.Target, ex.Err)

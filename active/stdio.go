@@ -101,6 +101,13 @@ func (l *stdioLink) current(ctx context.Context, label string) (*stdio.Conn, err
 		l.mu.Unlock()
 		return nil, fmt.Errorf("the stdio server exited %d times during the scan; it was not started again", l.restarts+1)
 	}
+	if !servedAny(l.conn.Frames(0, 0)) {
+		// A server that never wrote a message would die the same way again: say how it
+		// ended instead of starting it over.
+		exit := l.proc.Stop()
+		l.mu.Unlock()
+		return nil, fmt.Errorf("the server %s before it wrote any message", exit)
+	}
 	exit := l.proc.Stop()
 	l.past = append(l.past, pastProcess{frames: l.conn.Frames(0, 0), exit: exit, stderr: l.proc.Stderr()})
 	l.restarts++
@@ -116,6 +123,16 @@ func (l *stdioLink) current(ctx context.Context, label string) (*stdio.Conn, err
 		hook(ctx)
 	}
 	return c, nil
+}
+
+// servedAny reports whether the server wrote at least one MCP message on this connection.
+func servedAny(frames []wire.Frame) bool {
+	for _, f := range frames {
+		if f.Dir == wire.ToClient && f.Message != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // roundTrip sends one request spec as one stdio line and returns the exchange: the request and
@@ -298,9 +315,9 @@ func (l *stdioLink) whyUnreachable() string {
 	defer l.mu.Unlock()
 	var parts []string
 	if exit, ok := l.proc.Exited(); ok {
-		parts = append(parts, "the server "+exit.String())
+		parts = append(parts, "it "+exit.String())
 	} else {
-		parts = append(parts, "the server is running but answered neither server/discover nor initialize")
+		parts = append(parts, fmt.Sprintf("it is still running, silent for %s after each", l.limits.ReadTimeout))
 	}
 	var bad []string
 	for _, f := range l.conn.Frames(0, 0) {
@@ -311,7 +328,10 @@ func (l *stdioLink) whyUnreachable() string {
 	if len(bad) > 0 {
 		parts = append(parts, fmt.Sprintf("its stdout carried %d line(s) that are not MCP messages (first: %s)", len(bad), bad[0]))
 	}
-	return strings.Join(parts, "; ") + stderrNote(l.proc.Stderr())
+	if e := strings.TrimSpace(stderrNote(l.proc.Stderr())); e != "" {
+		parts = append(parts, strings.Replace(e, "Its stderr:", "its stderr:", 1))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // stderrNote quotes the end of a server's stderr for a note, or nothing when it wrote none.

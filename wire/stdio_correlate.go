@@ -215,21 +215,24 @@ func (c *StdioCorrelator) take(id string) *StdioExchange {
 
 // owner finds the open request a server notification (or request) belongs to: the listen its
 // subscription ID names, the request whose progress token it carries, the listen a server
-// cancellation names, or the only ordinary request in flight.
+// cancellation names; failing those, the only ordinary request in flight — a notification with
+// a token or an id that names nothing (a foreign progress token, a cancellation of the server's
+// own request) is then judged where an HTTP client would see it, on that request's stream.
 func (c *StdioCorrelator) owner(m *Message) (string, bool) {
 	if sub, ok := m.Meta()[MetaSubscriptionID]; ok {
-		id := compactID(sub)
-		_, open := c.pending[id]
-		return id, open && c.listens[id]
+		if id := compactID(sub); c.listens[id] {
+			return id, true
+		}
 	}
 	if tok := compactID(m.ParamField("progressToken")); tok != "" {
-		id, ok := c.tokens[tok]
-		return id, ok
+		if id, ok := c.tokens[tok]; ok {
+			return id, true
+		}
 	}
 	if m.Method == "notifications/cancelled" {
-		id := compactID(m.ParamField("requestId"))
-		_, open := c.pending[id]
-		return id, open
+		if id := compactID(m.ParamField("requestId")); c.listens[id] {
+			return id, true
+		}
 	}
 	only, n := "", 0
 	for id := range c.pending {
