@@ -10,7 +10,9 @@
 // The shim writes nothing to stdout that the server did not send, exits with the server's exit
 // status, forwards SIGINT, SIGTERM and SIGHUP to the server's process group, and always reaps it.
 //
-// shim imports wire and stdio; grading is the Observer's business. Never broker or fixtures.
+// shim imports wire and stdio; grading is the Observer's business (`sentinel shim` gives it the
+// proxy's stdio front end, so findings reach the same pipeline, store and admin API as the
+// proxy's). Never broker or fixtures.
 package shim
 
 import (
@@ -32,6 +34,8 @@ import (
 const (
 	// DefaultQueueFrames bounds the frames waiting for the Observer.
 	DefaultQueueFrames = 4096
+	// DefaultQueueBytes bounds the line bytes waiting for the Observer.
+	DefaultQueueBytes = 64 << 20
 	// DefaultDrain is how long the server's stdout may stay open after the server exited (a
 	// grandchild holding it) before the shim ends the group.
 	DefaultDrain = 2 * time.Second
@@ -69,6 +73,9 @@ type Options struct {
 	Observer Observer
 	// QueueFrames bounds the frames waiting for the Observer (0 → DefaultQueueFrames).
 	QueueFrames int
+	// QueueBytes bounds the line bytes waiting for the Observer (0 → DefaultQueueBytes); a line
+	// that would pass it is dropped for grading and counted, never delayed.
+	QueueBytes int64
 	// Drain bounds how long the server's stdout may outlive the server (0 → DefaultDrain).
 	Drain time.Duration
 	// Now stamps frames (nil → time.Now).
@@ -95,6 +102,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	o := opts
 	if o.QueueFrames <= 0 {
 		o.QueueFrames = DefaultQueueFrames
+	}
+	if o.QueueBytes <= 0 {
+		o.QueueBytes = DefaultQueueBytes
 	}
 	if o.Drain <= 0 {
 		o.Drain = DefaultDrain
@@ -146,10 +156,11 @@ type relay struct {
 	p     *stdio.Process
 	queue chan pending
 
-	mu         sync.Mutex
-	seq        int64
-	dropped    int64
-	clientGone bool
+	mu          sync.Mutex
+	seq         int64
+	dropped     int64
+	queuedBytes int64
+	clientGone  bool
 }
 
 // wait returns once the server has exited and its stdout has ended (or the drain bound passed),
@@ -257,26 +268,40 @@ func (r *relay) count(ls []wire.Line) {
 
 // enqueue numbers a line and queues it for the Observer, dropping it when the queue is full.
 func (r *relay) enqueue(dir wire.Direction, l wire.Line) {
+	n := int64(len(l.Bytes))
 	r.mu.Lock()
 	r.seq++
 	p := pending{seq: r.seq, dir: dir, at: r.opts.Now(), line: l}
+	over := r.queuedBytes+n > r.opts.QueueBytes
+	if !over {
+		r.queuedBytes += n
+	}
 	r.mu.Unlock()
 	if r.opts.Observer == nil {
 		return
 	}
-	select {
-	case r.queue <- p:
-	default:
-		r.mu.Lock()
-		r.dropped++
-		r.mu.Unlock()
+	if !over {
+		select {
+		case r.queue <- p:
+			return
+		default:
+		}
 	}
+	r.mu.Lock()
+	r.dropped++
+	if !over {
+		r.queuedBytes -= n
+	}
+	r.mu.Unlock()
 }
 
 // observe decodes queued lines and hands them to the Observer until the queue is closed.
 func (r *relay) observe(done chan<- struct{}) {
 	defer close(done)
 	for p := range r.queue {
+		r.mu.Lock()
+		r.queuedBytes -= int64(len(p.line.Bytes))
+		r.mu.Unlock()
 		f := wire.DecodeFrame(p.line)
 		f.Seq, f.Dir, f.At = p.seq, p.dir, p.at
 		r.opts.Observer.Observe(f)

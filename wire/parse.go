@@ -115,6 +115,10 @@ func (ex *Exchange) Parse(lim Limits) {
 		return
 	}
 	r.parsed = true
+	if ex.Stdio() {
+		r.Messages, r.ParseErrors = parseStdioBody(r.Body)
+		return
+	}
 	if r.Events != nil {
 		for i, ev := range r.Events {
 			m, err := DecodeMessage([]byte(ev.Data))

@@ -67,6 +67,7 @@ func (x *StdioExchange) Response() *Frame {
 // one goroutine, in Seq order.
 type StdioCorrelator struct {
 	maxInFlight, maxReplies int
+	maxBytes, bytes         int64 // line bytes held by open exchanges, and its cap (0: none)
 	pending                 map[string]*StdioExchange // by compact id
 	order                   []string                  // ids in the order they were sent
 	listens                 map[string]bool           // ids of subscriptions/listen requests
@@ -86,6 +87,14 @@ func NewStdioCorrelator(maxInFlight, maxReplies int) *StdioCorrelator {
 		listens: map[string]bool{}, tokens: map[string]string{},
 	}
 }
+
+// SetMaxBytes caps the line bytes the open exchanges hold together (0: no cap beyond the counts).
+// A reply that would pass it is counted in Truncated instead of kept, so a server flooding large
+// lines into requests that never complete costs the cap, not the flood.
+func (c *StdioCorrelator) SetMaxBytes(n int64) { c.maxBytes = n }
+
+// HeldBytes is how many line bytes the open exchanges hold.
+func (c *StdioCorrelator) HeldBytes() int64 { return c.bytes }
 
 // Add takes the next frame and returns the exchanges it completed, and the frame itself when it
 // belongs to no exchange (a server line that is not a message, an unsolicited response, a
@@ -117,7 +126,8 @@ func (c *StdioCorrelator) Add(f Frame) (done []*StdioExchange, stray *Frame) {
 		if x == nil {
 			return nil, &f
 		}
-		c.reply(x, f)
+		// The response ends the exchange: it is always kept (the exchange is no longer held).
+		x.Replies = append(x.Replies, f)
 		x.End = EndResponse
 		return []*StdioExchange{x}, nil
 	}
@@ -181,6 +191,7 @@ func (c *StdioCorrelator) open(f Frame) []*StdioExchange {
 		}
 	}
 	c.pending[id] = &StdioExchange{Request: f}
+	c.bytes += int64(len(f.Line.Bytes))
 	c.order = append(c.order, id)
 	if f.Message.Method == "subscriptions/listen" {
 		c.listens[id] = true
@@ -199,6 +210,10 @@ func (c *StdioCorrelator) take(id string) *StdioExchange {
 	}
 	delete(c.pending, id)
 	delete(c.listens, id)
+	c.bytes -= int64(len(x.Request.Line.Bytes))
+	for _, r := range x.Replies {
+		c.bytes -= int64(len(r.Line.Bytes))
+	}
 	for tok, owner := range c.tokens {
 		if owner == id {
 			delete(c.tokens, tok)
@@ -245,11 +260,13 @@ func (c *StdioCorrelator) owner(m *Message) (string, bool) {
 
 // reply appends a server frame to x within the cap.
 func (c *StdioCorrelator) reply(x *StdioExchange, f Frame) {
-	if len(x.Replies) >= c.maxReplies {
+	n := int64(len(f.Line.Bytes))
+	if len(x.Replies) >= c.maxReplies || (c.maxBytes > 0 && c.bytes+n > c.maxBytes) {
 		x.Truncated++
 		return
 	}
 	x.Replies = append(x.Replies, f)
+	c.bytes += n
 }
 
 // progressToken is a request's params._meta.progressToken, compact; empty when absent.

@@ -217,3 +217,23 @@ func FuzzStdioCorrelator(f *testing.F) {
 		}
 	})
 }
+
+// TestStdioCorrelatorByteCap: replies past the byte cap are counted, not kept, the response is
+// always kept, and what the open exchanges hold returns to zero once they end.
+func TestStdioCorrelatorByteCap(t *testing.T) {
+	c := NewStdioCorrelator(0, 0)
+	c.SetMaxBytes(150)
+	for _, f := range frames(t, `
+		> {"jsonrpc":"2.0","id":1,"method":"a"}
+		< {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}
+		< {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}`) {
+		c.Add(f)
+	}
+	if c.HeldBytes() > 150 {
+		t.Fatalf("held %d bytes, cap 150", c.HeldBytes())
+	}
+	done, _ := c.Add(frames(t, `< {"jsonrpc":"2.0","id":1,"result":{}}`)[0])
+	if len(done) != 1 || done[0].Truncated != 1 || len(done[0].Replies) != 2 || c.HeldBytes() != 0 {
+		t.Fatalf("done %+v, held %d; want one truncated reply, the response kept, nothing held", done, c.HeldBytes())
+	}
+}

@@ -104,3 +104,21 @@ func (ex *Exchange) stdioSummary() string {
 	}
 	return b.String()
 }
+
+// parseStdioBody decodes a stored stdio response body (the server's lines for one request, joined
+// by newlines, as Exchange writes it) back into its messages, through the one frame decoder; a
+// line that is not a message is a parse error.
+func parseStdioBody(body []byte) (msgs []*Message, parseErrors []string) {
+	if len(body) == 0 {
+		return nil, nil
+	}
+	for i, l := range bytes.Split(body, []byte("\n")) {
+		f := DecodeFrame(Line{Bytes: l, Size: int64(len(l))})
+		if f.Message == nil {
+			parseErrors = append(parseErrors, fmt.Sprintf("line %d: %s", i+1, f.Detail))
+			continue
+		}
+		msgs = append(msgs, f.Message)
+	}
+	return msgs, parseErrors
+}

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/internal/adminstate"
 )
 
 // runShimCmd runs `sentinel shim ARGS` in process with stdin and returns stdout, stderr and the
@@ -17,7 +21,9 @@ func runShimCmd(t *testing.T, stdin string, args ...string) (string, string, int
 	root.SetIn(strings.NewReader(stdin))
 	root.SetOut(&out)
 	root.SetErr(&errb)
-	root.SetArgs(append([]string{"shim"}, args...))
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)
+	root.SetArgs(append([]string{"shim", "--db", filepath.Join(dir, "f.db")}, args...))
 	root.SilenceErrors, root.SilenceUsage = true, true
 	err := root.ExecuteContext(t.Context())
 	if err != nil {
@@ -59,5 +65,28 @@ func TestShimCommand(t *testing.T) {
 				t.Errorf("exit code = %d, want %d", code, tt.wantCode)
 			}
 		})
+	}
+}
+
+// TestTUIFindsARunningShim: the state a shim records is what `sentinel tui` resolves by default.
+func TestTUIFindsARunningShim(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string {
+		if k == adminstate.EnvStateHome {
+			return dir
+		}
+		return ""
+	}
+	sdir, err := adminstate.Dir(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adminstate.Write(sdir, adminstate.State{Kind: "shim", PID: os.Getpid(), Admin: "http://127.0.0.1:45678",
+		Listen: "stdio: node server.js", Token: "0123456789abcdef0123", Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	url, tok, err := resolveAdmin("", "", getenv)
+	if err != nil || url != "http://127.0.0.1:45678" || tok != "0123456789abcdef0123" {
+		t.Errorf("resolveAdmin = %q, %q, %v; want the shim's", url, tok, err)
 	}
 }
