@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sentinel/sentinel/findings"
+	"github.com/mcp-sentinel/sentinel/proxy"
 	"github.com/mcp-sentinel/sentinel/stdio"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -109,11 +111,16 @@ func helperServer(mode string) int {
 		// The shim itself, as a process between real pipes: the test binary relays to a copy of
 		// itself in echo mode, as `sentinel shim -- …` would.
 		exe, _ := os.Executable()
-		r, err := Run(context.Background(), Options{
+		obs, done := measureObserver()
+		opts := Options{
 			Server: stdio.Options{Path: exe, Env: []string{helperEnv + "=echo"}},
 			Stdin:  os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-			Observer: measureObserver(),
-		})
+		}
+		if obs != nil {
+			opts.Observer = obs
+		}
+		r, err := Run(context.Background(), opts)
+		done()
 		if err != nil {
 			return 2
 		}
@@ -429,11 +436,33 @@ func zombie(pid int) bool {
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
-// measureObserver is the Observer of the measured shim; SENTINEL_SHIM_NO_OBSERVER=1 leaves it out,
-// to tell the cost of decoding from the cost of copying.
-func measureObserver() Observer {
+// measureObserver is the Observer of the measured shim: the grading `sentinel shim` runs (the
+// proxy's stdio front end and pipeline, passive checks, a SQLite store in a temporary folder), or
+// none with SENTINEL_SHIM_NO_OBSERVER=1, to tell the cost of grading from the cost of copying.
+// The returned func drains the pipeline and removes the store.
+func measureObserver() (Observer, func()) {
 	if os.Getenv("SENTINEL_SHIM_NO_OBSERVER") != "" {
-		return nil
+		return nil, func() {}
 	}
-	return ObserverFunc(func(wire.Frame) {})
+	dir, err := os.MkdirTemp("", "shim-measure")
+	if err != nil {
+		return nil, func() {}
+	}
+	store, err := findings.Open(context.Background(), filepath.Join(dir, "m.db"), nil)
+	if err != nil {
+		return nil, func() { _ = os.RemoveAll(dir) }
+	}
+	pipe, err := proxy.NewPipeline(proxy.PipelineOptions{Store: store, Graders: []proxy.Grader{proxy.Passive()}})
+	if err != nil {
+		return nil, func() { _ = store.Close(); _ = os.RemoveAll(dir) }
+	}
+	fe := proxy.NewStdioFrontEnd(pipe, "stdio: echo")
+	return fe, func() {
+		fe.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = pipe.Close(ctx)
+		_ = store.Close()
+		_ = os.RemoveAll(dir)
+	}
 }
