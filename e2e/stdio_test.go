@@ -318,6 +318,42 @@ func TestStdioScanOfServerEverything2026(t *testing.T) {
 			t.Errorf("%s failed on a server whose stdout is clean", name)
 		}
 	}
+	checkREADMEStdioSample(t, res)
+}
+
+// checkREADMEStdioSample renders the scan as the text report (at 80 columns, the target named as
+// the README names it) and checks that every line of the README's stdio sample is in it, so the
+// sample cannot drift from what a scan prints.
+func checkREADMEStdioSample(t *testing.T, res *report.Result) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start, end = "<!-- stdio sample:", "<!-- end of stdio sample -->"
+	i, j := bytes.Index(readme, []byte(start)), bytes.Index(readme, []byte(end))
+	if i < 0 || j < i {
+		t.Fatal("README.md has no stdio sample markers")
+	}
+	r := *res
+	r.Target = "stdio: node node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio"
+	rd, err := report.New(report.FormatText, &report.Options{Width: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rd.Render(&buf, &r); err != nil {
+		t.Fatal(err)
+	}
+	rendered := buf.String()
+	for _, line := range strings.Split(string(readme[i:j]), "\n")[1:] {
+		if strings.HasPrefix(line, "```") || strings.TrimSpace(line) == "" || strings.TrimSpace(line) == "…" {
+			continue
+		}
+		if !strings.Contains(rendered, line+"\n") {
+			t.Errorf("the README's stdio sample says %q, which this scan does not print", line)
+		}
+	}
 }
 
 // TestStdioScanOfServerEverything2025 is the "old release" acceptance: server-everything 2025.9.25

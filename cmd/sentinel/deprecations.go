@@ -41,7 +41,7 @@ var debtClock = time.Now
 func newDeprecationsCommand() *cobra.Command {
 	var o deprecationsOptions
 	cmd := &cobra.Command{
-		Use:   "deprecations",
+		Use:   "deprecations [flags] [-- COMMAND [ARGS...]]",
 		Short: "List the deprecated and removed features a server still relies on, with removal dates",
 		Long: `Scan an endpoint (or a stdio server: --command, or its command after --) and list its migration debt: each deprecated feature of the 2026-07-28
 revision still in use (Roots, Sampling, Logging, HTTP+SSE, includeContext, ...) with the evidence,

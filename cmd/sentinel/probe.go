@@ -78,7 +78,7 @@ type probeOptions struct {
 func newProbeCmd() *cobra.Command {
 	var o probeOptions
 	cmd := &cobra.Command{
-		Use:     "probe",
+		Use:     "probe [flags] [-- COMMAND [ARGS...]]",
 		Aliases: []string{"scan"},
 		Short:   "Grade an MCP endpoint actively against the 2026-07-28 revision",
 		Long: `Send crafted requests to an MCP endpoint and grade every answer against the rules of the
@@ -87,6 +87,12 @@ a server that does not is told so plainly. If it completes a 2025 initialize, th
 that legacy session and reports every failure it sees, while would-be passes are indeterminate.
 Rules whose feature the server lacks are n/a; rules the scan could not settle are indeterminate
 and always listed with the reason.
+
+A local stdio server is scanned the same way: give its command after -- (or as --command
+'node server.js'), with --env KEY=VALUE and --cwd for its environment. The scan launches it in
+its own process group, speaks the stdio binding (one message per line), grades the stdio rules
+and every protocol-level one (the HTTP-only rules are n/a), starts it again if a probe makes it
+exit (saying so), shows its stderr when it matters, and always stops it, Ctrl-C included.
 
 Tools are called only when annotated readOnlyHint: true or named with --allow-call; --tool-args
 gives the arguments for a tool whose schema does not say what a valid call looks like.
@@ -97,7 +103,9 @@ MCP endpoint, or --timeout ran out before every probe finished (the partial repo
 written, and says it is incomplete).`,
 		Example: `  sentinel probe --endpoint http://127.0.0.1:8080/mcp
   sentinel scan --endpoint https://mcp.example.com/mcp --token-file token.txt --format sarif --out sentinel.sarif
-  SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should`,
+  SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should
+  sentinel probe -- node build/index.js
+  sentinel probe --command 'python -m my_server' --env API_KEY=test --cwd ~/src/my-server`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := applyConfig(cmd, &o, cmd.ErrOrStderr()); err != nil {
