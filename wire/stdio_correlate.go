@@ -67,7 +67,7 @@ func (x *StdioExchange) Response() *Frame {
 // one goroutine, in Seq order.
 type StdioCorrelator struct {
 	maxInFlight, maxReplies int
-	maxBytes, bytes         int64 // line bytes held by open exchanges, and its cap (0: none)
+	maxBytes, bytes         int64                     // line bytes held by open exchanges, and its cap (0: none)
 	pending                 map[string]*StdioExchange // by compact id
 	order                   []string                  // ids in the order they were sent
 	listens                 map[string]bool           // ids of subscriptions/listen requests
