@@ -35,6 +35,7 @@ func (r Rule) AppliesOver(t Transport) (ok bool, why string) {
 		return true, ""
 	}
 	switch r.Transport {
+	case TransportAny: // handled above
 	case TransportHTTP:
 		return false, fmt.Sprintf("an HTTP-only rule (%s), and this server was reached over %s", httpReason(r), t)
 	case TransportStdio:

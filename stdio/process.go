@@ -300,7 +300,7 @@ func (p *Process) drainStderr(r *os.File) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			p.stderr.Write(buf[:n])
+			_, _ = p.stderr.Write(buf[:n]) // never fails: it keeps what fits
 			if p.opts.Stderr != nil {
 				_, _ = p.opts.Stderr.Write(buf[:n])
 			}

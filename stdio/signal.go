@@ -15,7 +15,7 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 
 // signalName is the conventional name of a signal ("SIGKILL"), or its number.
 func signalName(s syscall.Signal) string {
-	switch s {
+	switch s { //nolint:exhaustive // the signals a server is commonly ended by; the rest by number
 	case syscall.SIGKILL:
 		return "SIGKILL"
 	case syscall.SIGTERM:
