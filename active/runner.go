@@ -216,12 +216,18 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	}
 	// Rules of the other transport's binding are n/a, once each, with the reason; a probe with
 	// no rule that binds this transport is not run at all.
+	// Which probes bind is decided over every rule, not only the selected ones: a restricted
+	// scan that needs every probe (a rule with a passive check) runs each probe a full scan of
+	// this transport runs.
 	applies := map[string]bool{}
+	for _, r := range rules.All() {
+		if ok, _ := r.AppliesOver(transport); ok {
+			applies[r.ID] = true
+		}
+	}
 	var outcomes []rules.Outcome
 	for _, r := range selected {
-		if ok, why := r.AppliesOver(transport); ok {
-			applies[r.ID] = true
-		} else {
+		if ok, why := r.AppliesOver(transport); !ok {
 			outcomes = append(outcomes, rules.Absent(r.ID, why))
 		}
 	}
