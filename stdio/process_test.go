@@ -332,3 +332,31 @@ func TestCallUntilStopsAtTheAwaitedMessage(t *testing.T) {
 		t.Fatalf("the request was not cancelled: %v", err)
 	}
 }
+
+// TestSettleWaitsForAServerThatWent: the kernel closes a dying server's pipes before the server
+// can be reaped, so at the end of its stdout it may still look alive. Settle waits for the reap
+// and the rest of its stderr; a Stop after it does not credit the server's own exit to the stdin
+// it closes. A server that is still running is reported so when the wait ends, not stopped.
+func TestSettleWaitsForAServerThatWent(t *testing.T) {
+	for range 20 {
+		p, c := start(t, helper(t, "exit"))
+		<-c.Closed()
+		exit, ok := p.Settle(callCtx(t, within))
+		if !ok || exit.Code != 3 || exit.StoppedBy != "" {
+			t.Fatalf("Settle = %+v, %v; want status 3 on its own", exit, ok)
+		}
+		if !strings.Contains(p.Stderr(), "fatal: missing configuration") {
+			t.Fatalf("stderr after Settle = %q", p.Stderr())
+		}
+		if again := p.Stop(); again != exit {
+			t.Fatalf("Stop after Settle = %+v, want %+v", again, exit)
+		}
+	}
+	p, _ := start(t, helper(t, "noread"))
+	if exit, ok := p.Settle(callCtx(t, 200*time.Millisecond)); ok {
+		t.Fatalf("Settle on a running server = %+v, true", exit)
+	}
+	if _, gone := p.Exited(); gone {
+		t.Fatal("Settle stopped a running server")
+	}
+}
