@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -152,12 +153,19 @@ func TestStdioScanOfTheBroker(t *testing.T) {
 // scanner's, not the tool's ten-second default.
 var everythingFlags = []string{"--tool-args", `trigger-long-running-operation={"duration":1,"steps":2}`}
 
-// everythingArgv is the command line of one server-everything release in stdio mode.
+// everythingArgv is the command line of one server-everything release in stdio mode, run by
+// env -i with a small fixed environment: its get-env tool returns the whole environment, which
+// the scan calls (it is read-only) and grades, and a verdict must not depend on the variables of
+// the machine that runs the test.
 func everythingArgv(t *testing.T, version string) []string {
 	t.Helper()
 	node := filepath.Join(RequireTool(t, EnvNodeBin), "node")
 	script := filepath.Join(RequireTool(t, EnvThirdParty), "everything-"+version, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	return []string{node, script, "stdio"}
+	env, err := exec.LookPath("env")
+	if err != nil {
+		t.Skipf("env(1) is needed to give server-everything a fixed environment: %v", err)
+	}
+	return []string{env, "-i", "PATH=/usr/bin:/bin", "HOME=/nonexistent", node, script, "stdio"}
 }
 
 // stdioPeer is a direct pipe to a server, for demonstrating a finding by hand: one request, one
