@@ -229,7 +229,9 @@ func (p *Process) Stop() Exit {
 			{"SIGKILL", func() { _ = p.Signal(syscall.SIGKILL) }},
 		}
 		for _, s := range steps {
-			if _, done := p.Exited(); done {
+			// A child that has already ended, reaped or not, ended on its own: no step is
+			// credited with it, however late the reap comes.
+			if _, done := p.Exited(); done || exitedUnreaped(p.PID()) {
 				break
 			}
 			p.stopMu.Lock()

@@ -360,3 +360,30 @@ func TestSettleWaitsForAServerThatWent(t *testing.T) {
 		t.Fatal("Settle stopped a running server")
 	}
 }
+
+// TestStopCreditsNoStepWithAnExitThatCameFirst: a server that exits on its own is a zombie until
+// the reaping goroutine runs, which on a loaded machine can be after Stop has begun. Stop looks
+// for that zombie without reaping it, so how the server ended never depends on who ran first:
+// "exited with status 3", never "... after stdin closed". A server still running is stopped.
+func TestStopCreditsNoStepWithAnExitThatCameFirst(t *testing.T) {
+	for range 20 {
+		p, _ := start(t, helper(t, "exit"))
+		deadline := time.Now().Add(within)
+		for !exitedUnreaped(p.PID()) {
+			if time.Now().After(deadline) {
+				t.Fatal("the exit helper never exited")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if exit := p.Stop(); exit.Code != 3 || exit.StoppedBy != "" || exit.String() != "exited with status 3" {
+			t.Fatalf("Stop of a server that had exited = %+v (%s), want status 3 on its own", exit, exit)
+		}
+	}
+	p, _ := start(t, helper(t, "noread"))
+	if exitedUnreaped(p.PID()) {
+		t.Fatal("a running server is reported as exited")
+	}
+	if exit := p.Stop(); exit.StoppedBy == "" {
+		t.Fatalf("Stop of a running server = %+v, want the step that ended it", exit)
+	}
+}
