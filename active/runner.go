@@ -140,8 +140,15 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	scanCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 
-	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory()}
-	if err := t.discover(scanCtx); err != nil {
+	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory(), started: started}
+	discoverCtx, discoverStat := withStep(scanCtx)
+	err = t.discover(discoverCtx)
+	discoverCut := ""
+	if scanCtx.Err() != nil {
+		discoverCut = scanCut(ctx)
+	}
+	t.recordStep(report.DiscoveryStep, started, discoverStat.requests.Load(), discoverCut)
+	if err != nil {
 		if scanCtx.Err() == nil {
 			return nil, err
 		}
@@ -159,7 +166,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		u.User = nil
 		res := &report.Result{Schema: report.SchemaVersion, Tool: opts.Tool, Target: wire.RedactString(u.String(), opts.Secrets...),
 			Started: started.UTC(), Duration: time.Since(started), Era: "unknown", Notes: t.notesCopy(),
-			Rules: report.Merge(selected, nil), Incomplete: incomplete(unfinished, len(probes), opts.Timeout, t.probeTimeout())}
+			Rules: report.Merge(selected, nil), Incomplete: incomplete(unfinished, len(probes), opts.Timeout, t.probeTimeout()), Probes: t.stepsCopy()}
 		res.Incomplete.Reason += " (server/discover itself was not answered in time)"
 		return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 	}
@@ -177,6 +184,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		res.Notes = t.notesCopy()
 		res.Rules = []report.RuleResult{}
 		res.Duration = time.Since(started)
+		res.Probes = t.stepsCopy()
 		return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 	}
 	opts.Logger.Debug("era gate", "era", t.Era, "modern", t.Modern)
@@ -214,7 +222,12 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	t.mu.Lock()
 	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
 	t.mu.Unlock()
-	outcomes = append(outcomes, t.controlledPassive(scanCtx, passiveOuts)...)
+	controlsStart := time.Now()
+	controlsCtx, controlsStat := withStep(scanCtx)
+	outcomes = append(outcomes, t.controlledPassive(controlsCtx, passiveOuts)...)
+	if n := controlsStat.requests.Load(); n > 0 {
+		t.recordStep(ControlsStep, controlsStart, n, "")
+	}
 	if !t.Modern {
 		// Outside the era only failures are evidence; a pass (an active probe's inside the
 		// legacy session, or a passive check's) would credit a 2025 server with 2026 behaviour.
@@ -237,6 +250,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	}
 	res.Duration = time.Since(started)
 	res.Notes = t.notesCopy()
+	res.Probes = t.stepsCopy()
 	res.Rules = report.Merge(selected, kept)
 	return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 }
@@ -298,6 +312,10 @@ func each(ids []string, f func(string) rules.Outcome) []rules.Outcome {
 	return out
 }
 
+// ControlsStep names the step, after every probe, that sends the controls passive failures are
+// judged against (listed among the steps only when it sent a request).
+const ControlsStep = "passive-controls"
+
 // How a probe failed to finish; the values of an unfinished probe's cut.
 const (
 	cutScanTimeout  = "scan-timeout"  // the scan's --timeout ran out
@@ -329,10 +347,13 @@ func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rule
 			select {
 			case sem <- struct{}{}:
 				if scanCtx.Err() == nil {
-					res, cut = t.runOne(scanCtx, parent, p)
+					start := time.Now()
+					stepCtx, stat := withStep(scanCtx)
+					res, cut = t.runOne(stepCtx, parent, p)
 					if cut == "" {
-						res = t.controlled(scanCtx, p, res)
+						res = t.controlled(stepCtx, p, res)
 					}
+					t.recordStep(p.Name, start, stat.requests.Load(), cut)
 				} else {
 					cut = scanCut(parent)
 				}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/passive"
+	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -97,6 +98,9 @@ type Target struct {
 	history   *passive.History
 	notes     []string
 	fresh     *http.Client
+
+	started time.Time         // when the scan began, the origin of every step's StartMs
+	steps   []report.ProbeRun // how each step ran (steps.go)
 }
 
 // Send sends spec to the endpoint (spec.URL empty means Endpoint), adding the operator's headers
@@ -183,6 +187,7 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 			}
 		}
 	}
+	countRequest(ctx)
 	var ex *wire.Exchange
 	if c == nil {
 		ex = wire.DoRaw(ctx, spec, t.Options.Limits, t.Options.Secrets...)
