@@ -27,7 +27,7 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 	if v.method() != "tools/list" || !v.complete() {
 		return nil
 	}
-	tools := decodeArray(v.result()["tools"])
+	tools, objs := v.tools()
 	if tools == nil {
 		return nil
 	}
@@ -36,8 +36,7 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 	seen := map[string]bool{}
 	badName, dupName, badSchema := "", "", ""
 	defs := map[string]string{}
-	for _, raw := range tools {
-		t := decodeObject(raw)
+	for _, t := range objs {
 		name, _ := stringOf(t["name"])
 		names = append(names, name)
 		if !toolNameRE.MatchString(name) && badName == "" {

@@ -34,6 +34,10 @@ type view struct {
 	// res and caps memoise result() and clientCapabilities(): most checks read them.
 	res, caps       map[string]json.RawMessage
 	resDone, capsOK bool
+	// toolRaws and toolObjs memoise tools(): four checks read a tools/list result.
+	toolRaws  []json.RawMessage
+	toolObjs  []map[string]json.RawMessage
+	toolsDone bool
 	// events are the SSE events, framed once (by wire).
 	events []wire.Event
 	// parseErrors are what wire could not parse in the response, in order.
@@ -103,6 +107,21 @@ func (v *view) result() map[string]json.RawMessage {
 		v.res = decodeObject(v.final.Result)
 	}
 	return v.res
+}
+
+// tools decodes result.tools once for every check that reads it: the elements as they were
+// (nil when tools is not an array) and each decoded as an object (nil for one that is not).
+// Checks read the maps and never modify them.
+func (v *view) tools() ([]json.RawMessage, []map[string]json.RawMessage) {
+	if !v.toolsDone {
+		v.toolsDone = true
+		v.toolRaws = decodeArray(v.result()["tools"])
+		v.toolObjs = make([]map[string]json.RawMessage, len(v.toolRaws))
+		for i, raw := range v.toolRaws {
+			v.toolObjs[i] = decodeObject(raw)
+		}
+	}
+	return v.toolRaws, v.toolObjs
 }
 
 // resultType returns the final result's resultType string and whether it was present.
