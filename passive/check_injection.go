@@ -33,7 +33,7 @@ type injectionScore struct {
 // injectionMemo remembers the detector's verdicts: a scan sees the same tool descriptions on
 // every tools/list it sends, and the deterministic detector gives a text the same score each
 // time. Callers never modify the spans.
-var injectionMemo = newMemo[injectionScore](4096)
+var injectionMemo = newMemo[injectionScore](8192, 16<<20)
 
 // maxInjectionTexts bounds how many texts of one exchange are scanned.
 const maxInjectionTexts = 256

@@ -170,12 +170,12 @@ const maxSchemas = 64
 
 // schemaMemo remembers each schema's verdict by its bytes: a scan reads the same tools/list many
 // times, and compiling is the costliest passive work there is.
-var schemaMemo = newMemo[error](4096)
+var schemaMemo = newMemo[error](4096, 16<<20)
 
 // compileSchema validates one schema against its meta-schema, with no network loader. The
 // verdict depends on the bytes alone, so it is memoised.
 func compileSchema(raw json.RawMessage) error {
-	return schemaMemo.get(string(raw), func(string) error { return compileSchemaOnce(raw) })
+	return schemaMemo.getBytes(raw, func(b []byte) error { return compileSchemaOnce(b) })
 }
 
 // compileSchemaOnce is compileSchema without the memo.

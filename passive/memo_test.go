@@ -8,7 +8,7 @@ import (
 // TestMemoComputesOncePerInputAndStaysBounded: a memoised function runs once per distinct input,
 // returns what it returned the first time, and the memo never holds more than its bound.
 func TestMemoComputesOncePerInputAndStaysBounded(t *testing.T) {
-	m := newMemo[string](4)
+	m := newMemo[string](4, 1<<20)
 	calls := 0
 	f := func(s string) string { calls++; return "v:" + s }
 	for range 3 {

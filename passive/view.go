@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -183,12 +184,32 @@ func (v *view) reqParamString(key string) (string, bool) {
 // sseEvents returns the response's events, as wire framed them.
 func (v *view) sseEvents() []wire.Event { return v.events }
 
-// decodeObject decodes a JSON object into its members; nil when b is not an object.
+// memoMinBytes is the size from which decodeObject and decodeArray memoise: a tools/list result
+// and its tool definitions are decoded by many checks on every copy of the list a scan or a
+// proxy sees, while small values cost less to decode than to look up.
+const memoMinBytes = 128
+
+// objectMemo and arrayMemo remember the decodings of large values. The maps and slices they hand
+// out are shared: checks read them and never modify them.
+var (
+	objectMemo = newMemo[map[string]json.RawMessage](16384, 32<<20)
+	arrayMemo  = newMemo[[]json.RawMessage](1024, 32<<20)
+)
+
+// decodeObject decodes a JSON object into its members; nil when b is not an object. The map is
+// shared with other callers (memoised): never modify it.
 func decodeObject(b []byte) map[string]json.RawMessage {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return nil
 	}
+	if len(b) >= memoMinBytes {
+		return objectMemo.getBytes(b, decodeObjectOnce)
+	}
+	return decodeObjectOnce(b)
+}
+
+func decodeObjectOnce(b []byte) map[string]json.RawMessage {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(b, &m) != nil {
 		return nil
@@ -196,12 +217,21 @@ func decodeObject(b []byte) map[string]json.RawMessage {
 	return m
 }
 
-// decodeArray decodes a JSON array into its elements; nil when b is not an array.
+// decodeArray decodes a JSON array into its elements; nil when b is not an array. The slice is
+// shared with other callers (memoised): never modify it.
 func decodeArray(b []byte) []json.RawMessage {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '[' {
 		return nil
 	}
+	if len(b) >= memoMinBytes {
+		// Clipped, so that a caller's append copies instead of writing into a shared array.
+		return arrayMemo.getBytes(b, func(b []byte) []json.RawMessage { return slices.Clip(decodeArrayOnce(b)) })
+	}
+	return decodeArrayOnce(b)
+}
+
+func decodeArrayOnce(b []byte) []json.RawMessage {
 	var a []json.RawMessage
 	if json.Unmarshal(b, &a) != nil {
 		return nil
