@@ -6,14 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var toolNameRE = lazyRegexp(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // checkToolsList enforces the published tool definitions of one tools/list page, and compares
 // them with what History saw before.
@@ -39,7 +38,7 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 	for _, t := range objs {
 		name, _ := stringOf(t["name"])
 		names = append(names, name)
-		if !toolNameRE.MatchString(name) && badName == "" {
+		if !toolNameRE().MatchString(name) && badName == "" {
 			badName = name
 		}
 		if seen[name] && dupName == "" {
