@@ -47,7 +47,7 @@ bench() {
 # Figures that need servers and tools (scan recall, suite comparison, the proxy side by side with a plain one, broker load).
 [ -d e2e ] && fragment scan-accuracy-and-speed ./e2e 'TestMeasureScan'
 [ -d e2e ] && fragment mutation-harness ./e2e 'TestMutationHarness'
-[ -d eval ] && fragment eval-dev-corpus ./eval 'TestDevCorpus'
+[ -d eval ] && fragment eval-corpus ./eval 'TestMeasureEvalCorpus'
 [ -d proxy ] && fragment proxy ./proxy '^TestMeasureProxy$'
 [ -d broker/brokertest ] && fragment broker-throughput ./broker/brokertest 'TestMeasureBroker'
 [ -d broker/measure ] && fragment broker-manifest ./broker/measure 'TestMeasureBroker'
