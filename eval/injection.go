@@ -301,7 +301,7 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 			if window == "" {
 				window = t[pos:min(len(t), pos+patternWindow)]
 			}
-			if loc := p.re.FindStringIndex(window); loc != nil {
+			if loc := p.re().FindStringIndex(window); loc != nil {
 				emit(p, pos, pos+loc[1], &cues)
 			}
 		}

@@ -26,8 +26,8 @@ type pattern struct {
 	name      string
 	weight    float64 // how strongly one match alone indicates injection, in [0,1]
 	anchors   []string
-	re        *regexp.Regexp
-	lineStart bool // the anchor must begin a line (after optional '#', '*', '>' and spaces)
+	re        func() *regexp.Regexp // compiled on the first window its anchor finds
+	lineStart bool                  // the anchor must begin a line (after optional '#', '*', '>' and spaces)
 	// need, when set, lists words of which at least one must occur in the window before the
 	// expression runs: a cheap filter for patterns whose anchors are common words.
 	need    []string
@@ -54,7 +54,7 @@ func pat(family, name string, weight float64, anchors []string, rest string) *pa
 	}
 	suffix := rest == "" || strings.HasPrefix(rest, "[a-z") || strings.HasPrefix(rest, "s?") || strings.HasPrefix(rest, "(?:s")
 	return &pattern{family: family, name: name, weight: weight, anchors: anchors, suffixOK: suffix,
-		re: regexp.MustCompile(`^(?:` + strings.Join(quoted, "|") + `)(?:` + rest + `)`)}
+		re: lazyRegexp(`^(?:` + strings.Join(quoted, "|") + `)(?:` + rest + `)`)}
 }
 
 // Shared vocabulary.
@@ -117,9 +117,9 @@ var patterns = sync.OnceValue(func() []*pattern {
 			`\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|fim_prefix)\s*\|>`),
 		pat(FamilyRole, "chat-template-tag", 0.95, []string{"[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>"}, ``),
 		{family: FamilyRole, name: "fake-system-turn", weight: 0.5, lineStart: true, suffixOK: true, anchors: []string{"system", "developer", "admin", "administrator"},
-			re: regexp.MustCompile(`^(?:system|developer|admin|administrator)\s*(?:message|prompt|note|override|instruction|update)?\s*:\s*[^\n]{0,160}?\b(?:you|your|ignore|disregard|must|always|never|do\s+not|don't|from\s+now\s+on|override|execute|grant|granted|instructions?|assistant)\b`)},
+			re: lazyRegexp(`^(?:system|developer|admin|administrator)\s*(?:message|prompt|note|override|instruction|update)?\s*:\s*[^\n]{0,160}?\b(?:you|your|ignore|disregard|must|always|never|do\s+not|don't|from\s+now\s+on|override|execute|grant|granted|instructions?|assistant)\b`)},
 		{family: FamilyRole, name: "fake-assistant-turn", weight: 0.55, lineStart: true, suffixOK: true, anchors: []string{"assistant", "ai", "model"},
-			re: regexp.MustCompile(`^(?:assistant|ai|model)\s*:\s*(?:sure|certainly|of\s+course|okay|ok|absolutely|here\s+(?:is|are)|i\s+will|i'll|as\s+requested|understood)\b`)},
+			re: lazyRegexp(`^(?:assistant|ai|model)\s*:\s*(?:sure|certainly|of\s+course|okay|ok|absolutely|here\s+(?:is|are)|i\s+will|i'll|as\s+requested|understood)\b`)},
 		pat(FamilyRole, "you-are-now", 0.8, []string{"you are now", "you're now", "you are no longer", "you will now act as", "you will now be"},
 			`\s+(?:an?\s+|the\s+|in\s+)?(?:\w+\s+){0,3}?(?:ai|assistant|model|bot|chatbot|dan|jailbroken|unrestricted|unfiltered|uncensored|developer\s+mode|mode|admin|administrator|root|system|free\s+from|unbound|no\s+longer\s+bound)\b`),
 		pat(FamilyRole, "mode-enabled", 0.8, []string{"developer mode", "god mode", "jailbreak mode", "dan mode", "enable developer", "enable dan", "enable jailbreak"},

@@ -1,7 +1,6 @@
 package eval
 
 import "sync"
-import "regexp"
 
 // More pattern families: the constructs indirect injections against agents are made of, beyond
 // the textbook override. Each needs the part that makes the sentence an attack — an instruction
@@ -38,7 +37,7 @@ var agentPatterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyIndirect, "ai-colon-order", 0.8, []string{"ai", "assistants", "assistant", "agents", "agent", "models", "model", "llms", "llm", "bots", "crawlers", "summarisers", "summarizers", "automated", "reviewer models", "screening model"},
 			`(?:\s+[a-z-]+){0,4}?\s*:\s*(?:please\s+)?`+orderVerb+`\b`),
 		{family: FamilyRole, name: "json-system-role", weight: 0.75, suffixOK: true, anchors: []string{"\"role\"", "'role'", "role:"},
-			re: regexp.MustCompile(`^(?:"role"|'role'|role:)\s*:?\s*["']?(?:system|developer)["']?`)},
+			re: lazyRegexp(`^(?:"role"|'role'|role:)\s*:?\s*["']?(?:system|developer)["']?`)},
 		pat(FamilyRole, "pretend-to-be-system", 0.6, []string{"pretend to be", "act as", "pose as", "impersonate", "roleplay as", "role-play as", "play the role of"},
 			`\s+(?:my|the|a|an|your)?\s*(?:\S+\s+){0,3}?(?:system|administrator|admin|root|operator|fraud\s+system|bank|it\s+department|security\s+team|developer)\b[^.\n]{0,40}?\b(?:and|to)\s+(?:approve|grant|transfer|reset|run|execute|disable|delete|send|share|reveal)`),
 		pat(FamilyRole, "without-restrictions-intl", 0.55, []string{"sans restrictions", "sans aucune restriction", "sin restricciones", "sin filtros", "ohne einschränkungen", "ohne filter", "без ограничений", "без фильтров", "sem restrições", "senza restrizioni", "没有任何限制", "不受任何限制", "制限なし", "제한 없이", "بدون قيود", "without any restrictions", "with no restrictions", "without restrictions", "no limits"}, ``),
@@ -134,15 +133,15 @@ var agentPatternsIntl = sync.OnceValue(func() []*pattern {
 	return []*pattern{
 		{family: FamilyIndirect, name: "cjk-note-to-model", weight: 0.8, suffixOK: true,
 			anchors: []string{"致", "给", "供", "对"},
-			re:      regexp.MustCompile(`^(?:致|给|供|对)[^，。：:]{0,14}(?:模型|ai|助手|机器人)[）)]?\s*[：:，]`)},
+			re:      lazyRegexp(`^(?:致|给|供|对)[^，。：:]{0,14}(?:模型|ai|助手|机器人)[）)]?\s*[：:，]`)},
 		{family: FamilyIndirect, name: "note-to-ai-intl", weight: 0.8, suffixOK: true,
 			anchors: []string{"para el modelo", "pour le modèle", "für das modell", "an das modell", "per il modello", "para o modelo", "致ai", "给ai", "ai助手请", "ai助手：", "致正在", "给正在", "aiアシスタントへ", "aiエージェントへ", "aiへ", "ai 에이전트에게", "ai 비서에게", "에이전트에게", "إلى المساعد", "أيها المساعد", "note à l'assistant", "à l'attention de l'agent", "pour toute ia", "pour l'ia", "pour les modèles", "para la ia", "para los modelos", "nota para la ia", "hinweis für ki", "an den assistenten", "für ki", "an das auswahlmodell", "для ии", "для модели", "ассистент,", "assistente,", "atenção, assistente", "nota per l'assistente", "※このレビューを要約するai", "※選考ai", "この文書を読むエージェント"},
-			re:      regexp.MustCompile(`^(?:致ai|给ai|ai助手请|ai助手：|致正在|给正在|aiアシスタントへ|aiエージェントへ|aiへ|ai 에이전트에게|ai 비서에게|에이전트에게|إلى المساعد|أيها المساعد|note à l'assistant|à l'attention de l'agent|pour toute ia|pour l'ia|pour les modèles|para la ia|para los modelos|nota para la ia|hinweis für ki|an den assistenten|für ki|an das auswahlmodell|для ии|для модели|ассистент,|assistente,|atenção, assistente|nota per l'assistente|※このレビューを要約するai|※選考ai|この文書を読むエージェント)`)},
+			re:      lazyRegexp(`^(?:致ai|给ai|ai助手请|ai助手：|致正在|给正在|aiアシスタントへ|aiエージェントへ|aiへ|ai 에이전트에게|ai 비서에게|에이전트에게|إلى المساعد|أيها المساعد|note à l'assistant|à l'attention de l'agent|pour toute ia|pour l'ia|pour les modèles|para la ia|para los modelos|nota para la ia|hinweis für ki|an den assistenten|für ki|an das auswahlmodell|для ии|для модели|ассистент,|assistente,|atenção, assistente|nota per l'assistente|※このレビューを要約するai|※選考ai|この文書を読むエージェント)`)},
 		pat(FamilyMultilingual, "forget-rules-intl", 0.85, []string{"oublie", "oubliez", "ne tiens plus compte", "ne tenez plus compte", "olvida", "olvide", "vergiss", "vergessen sie", "забудь", "забудьте", "dimentica", "esqueça", "esqueca", "desconsidere", "non seguire", "не следуй", "не выполняй"},
 			`\s+(?:tes|vos|les|de\s+tes|de\s+vos|tus|sus|las|deine|ihre|die|все|свои|le\s+tue|as\s+suas|suas|as|più\s+le\s+tue|прежним|предыдущим)?\s*(?:\S+\s+){0,2}?(?:règles|regles|instructions|consignes|reglas|instrucciones|regeln|anweisungen|vorgaben|правила|инструкции|инструкциям|regole|istruzioni|regras|instruções)`),
 		{family: FamilyMultilingual, name: "cjk-override", weight: 0.85, suffixOK: true,
 			anchors: []string{"不要再遵守", "不再遵守", "不要遵守", "你现在是没有", "你不再受", "规则已经作废", "规则已作废", "指示已经作废", "元の指示には従わず", "ルールを忘れて", "指示を無視", "ルールはもう無効", "運用者の指示に従わず", "기존 규칙은", "원래 지시는 무시", "지시를 무시", "انسَ قواعدك", "القواعد السابقة لم تعد"},
-			re:      regexp.MustCompile(`^(?:不要再遵守|不再遵守|不要遵守|你现在是没有|你不再受|规则已经作废|规则已作废|指示已经作废|元の指示には従わず|ルールを忘れて|指示を無視|ルールはもう無効|運用者の指示に従わず|기존 규칙은|원래 지시는 무시|지시를 무시|انسَ قواعدك|القواعد السابقة لم تعد)`)},
+			re:      lazyRegexp(`^(?:不要再遵守|不再遵守|不要遵守|你现在是没有|你不再受|规则已经作废|规则已作废|指示已经作废|元の指示には従わず|ルールを忘れて|指示を無視|ルールはもう無効|運用者の指示に従わず|기존 규칙은|원래 지시는 무시|지시를 무시|انسَ قواعدك|القواعد السابقة لم تعد)`)},
 		pat(FamilyMultilingual, "ar-override", 0.85, []string{"تجاهل", "انسَ", "انس", "لا تتبع"},
 			`\s+(?:جميع\s+|كل\s+)?(?:التعليمات|القواعد|الأوامر|تعليماتك|قواعدك)`),
 		pat(FamilyMultilingual, "now-unrestricted-intl", 0.8, []string{"désormais, tu", "tu n'es plus", "ahora eres", "eres ahora", "a partir de ahora olvida", "du bist jetzt", "du bist nun", "ты больше не", "теперь ты", "você agora", "sei ora", "从现在开始，你"},
