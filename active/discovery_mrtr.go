@@ -23,7 +23,11 @@ var MRTRCapabilities = map[string]any{
 
 // findMRTRTool calls each callable tool (readOnlyHint or --allow-call, at most
 // maxMRTRCandidates) once with minimal arguments built from its input schema, and records the
-// first that answers with resultType "input_required".
+// first that answers with resultType "input_required". A call whose stream carries a request
+// from the server (the 2025 way of asking: sampling/createMessage, roots/list) is read no
+// further: the tool asks the old way, not with input_required, and a legacy server would only
+// hold the stream open until it gave up on an answer the scan never sends — seconds on the
+// path of every probe. The probes that call the tool read its stream to the end.
 func (t *Target) findMRTRTool(ctx context.Context) {
 	n := 0
 	for _, name := range t.Callable {
@@ -38,7 +42,8 @@ func (t *Target) findMRTRTool(ctx context.Context) {
 		}
 		params := map[string]any{"name": name, "arguments": args}
 		ex := t.Call(ctx, "tools/call", params,
-			wire.WithMeta(wire.MetaClientCapabilities, MRTRCapabilities), wire.WithLabel("tools/call "+name+" (looking for input_required)"))
+			wire.WithMeta(wire.MetaClientCapabilities, MRTRCapabilities), wire.WithLabel("tools/call "+name+" (looking for input_required)"),
+			wire.ReadUntil(func(m *wire.Message) bool { return m.IsRequest() }))
 		if ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().ResultType() == "input_required" {
 			t.MRTRTool = name
 			return
