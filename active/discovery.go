@@ -218,7 +218,7 @@ func (t *Target) readTools(ctx context.Context) {
 	var res struct {
 		Tools []json.RawMessage `json:"tools"`
 	}
-	if ex := t.Call(ctx, "tools/list", nil, wire.WithLabel("tools/list")); t.readList(ex, "tools", &res) {
+	if ex := t.firstPage(ctx, "tools/list", "tools/list"); t.readList(ex, "tools", &res) {
 		t.notePagination(ex)
 	}
 	var tools []Tool
@@ -243,7 +243,7 @@ func (t *Target) readPrompts(ctx context.Context) {
 			Name string `json:"name"`
 		} `json:"prompts"`
 	}
-	if ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list")); t.readList(ex, "prompts", &res) {
+	if ex := t.firstPage(ctx, "prompts/list", "prompts/list"); t.readList(ex, "prompts", &res) {
 		t.notePagination(ex)
 	}
 	var names []string
@@ -264,7 +264,7 @@ func (t *Target) readResources(ctx context.Context) {
 			URI string `json:"uri"`
 		} `json:"resources"`
 	}
-	if ex := t.Call(ctx, "resources/list", nil, wire.WithLabel("resources/list")); t.readList(ex, "resources", &res) {
+	if ex := t.firstPage(ctx, "resources/list", "resources/list"); t.readList(ex, "resources", &res) {
 		t.notePagination(ex)
 	}
 	var uris []string

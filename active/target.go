@@ -102,8 +102,9 @@ type Target struct {
 	notes     []string
 	fresh     *http.Client
 
-	started time.Time         // when the scan began, the origin of every step's StartMs
-	steps   []report.ProbeRun // how each step ran (steps.go)
+	shared  map[string]*sharedCall // first pages sent once per scan (shared.go)
+	started time.Time              // when the scan began, the origin of every step's StartMs
+	steps   []report.ProbeRun      // how each step ran (steps.go)
 }
 
 // Send sends spec to the endpoint (spec.URL empty means Endpoint), adding the operator's headers
