@@ -105,7 +105,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Client == nil {
 		o.Client = &http.Client{
-			Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 8, TLSHandshakeTimeout: 10 * time.Second},
+			// As many idle connections as probes run at once, so every probe's next request
+			// reuses a kept-alive connection instead of dialling (and, over TLS, handshaking).
+			Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: max(8, o.Concurrency), TLSHandshakeTimeout: 10 * time.Second},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}

@@ -16,10 +16,16 @@ import (
 // to compare with the first, a page after a cursor, the lists before and after a change) sends
 // it itself. An exchange the transport or a deadline cut short is not shared: the next probe
 // that asks sends the request again.
+//
+// tools/list is not shared. Every copy of it is also a sample of how the server orders its tools
+// and whether their definitions hold from one request to the next (tools-deterministic-order,
+// lists-not-connection-scoped): a server that lists in map order is caught by two copies that
+// differ, so fewer copies would let such a server pass a scan by luck. The stability test
+// (e2e TestVerdictsAreStable) caught exactly that on the unmigrated fixture when it was shared.
 
 // sharedMethods are the requests firstPage may share.
 var sharedMethods = map[string]bool{
-	"tools/list": true, "prompts/list": true, "resources/list": true, "resources/templates/list": true,
+	"prompts/list": true, "resources/list": true, "resources/templates/list": true,
 }
 
 // sharedCall is one shared request: done is closed once ex is set.
