@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -34,6 +35,10 @@ type view struct {
 	// res and caps memoise result() and clientCapabilities(): most checks read them.
 	res, caps       map[string]json.RawMessage
 	resDone, capsOK bool
+	// toolRaws and toolObjs memoise tools(): four checks read a tools/list result.
+	toolRaws  []json.RawMessage
+	toolObjs  []map[string]json.RawMessage
+	toolsDone bool
 	// events are the SSE events, framed once (by wire).
 	events []wire.Event
 	// parseErrors are what wire could not parse in the response, in order.
@@ -105,6 +110,21 @@ func (v *view) result() map[string]json.RawMessage {
 	return v.res
 }
 
+// tools decodes result.tools once for every check that reads it: the elements as they were
+// (nil when tools is not an array) and each decoded as an object (nil for one that is not).
+// Checks read the maps and never modify them.
+func (v *view) tools() ([]json.RawMessage, []map[string]json.RawMessage) {
+	if !v.toolsDone {
+		v.toolsDone = true
+		v.toolRaws = decodeArray(v.result()["tools"])
+		v.toolObjs = make([]map[string]json.RawMessage, len(v.toolRaws))
+		for i, raw := range v.toolRaws {
+			v.toolObjs[i] = decodeObject(raw)
+		}
+	}
+	return v.toolRaws, v.toolObjs
+}
+
 // resultType returns the final result's resultType string and whether it was present.
 func (v *view) resultType() (string, bool) {
 	r := v.result()
@@ -164,12 +184,32 @@ func (v *view) reqParamString(key string) (string, bool) {
 // sseEvents returns the response's events, as wire framed them.
 func (v *view) sseEvents() []wire.Event { return v.events }
 
-// decodeObject decodes a JSON object into its members; nil when b is not an object.
+// memoMinBytes is the size from which decodeObject and decodeArray memoise: a tools/list result
+// and its tool definitions are decoded by many checks on every copy of the list a scan or a
+// proxy sees, while small values cost less to decode than to look up.
+const memoMinBytes = 128
+
+// objectMemo and arrayMemo remember the decodings of large values. The maps and slices they hand
+// out are shared: checks read them and never modify them.
+var (
+	objectMemo = newMemo[map[string]json.RawMessage](16384, 32<<20)
+	arrayMemo  = newMemo[[]json.RawMessage](1024, 32<<20)
+)
+
+// decodeObject decodes a JSON object into its members; nil when b is not an object. The map is
+// shared with other callers (memoised): never modify it.
 func decodeObject(b []byte) map[string]json.RawMessage {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return nil
 	}
+	if len(b) >= memoMinBytes {
+		return objectMemo.getBytes(b, decodeObjectOnce)
+	}
+	return decodeObjectOnce(b)
+}
+
+func decodeObjectOnce(b []byte) map[string]json.RawMessage {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(b, &m) != nil {
 		return nil
@@ -177,12 +217,21 @@ func decodeObject(b []byte) map[string]json.RawMessage {
 	return m
 }
 
-// decodeArray decodes a JSON array into its elements; nil when b is not an array.
+// decodeArray decodes a JSON array into its elements; nil when b is not an array. The slice is
+// shared with other callers (memoised): never modify it.
 func decodeArray(b []byte) []json.RawMessage {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '[' {
 		return nil
 	}
+	if len(b) >= memoMinBytes {
+		// Clipped, so that a caller's append copies instead of writing into a shared array.
+		return arrayMemo.getBytes(b, func(b []byte) []json.RawMessage { return slices.Clip(decodeArrayOnce(b)) })
+	}
+	return decodeArrayOnce(b)
+}
+
+func decodeArrayOnce(b []byte) []json.RawMessage {
 	var a []json.RawMessage
 	if json.Unmarshal(b, &a) != nil {
 		return nil

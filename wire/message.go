@@ -175,11 +175,13 @@ func (m *Message) Meta() map[string]json.RawMessage {
 	if m == nil {
 		return nil
 	}
-	src := m.Params
+	var obj map[string]json.RawMessage
+	var err error
 	if m.IsResponse() {
-		src = m.Result
+		obj, err = m.resultObject()
+	} else {
+		obj, err = decodeObject(m.Params)
 	}
-	obj, err := decodeObject(src)
 	if err != nil {
 		return nil
 	}
@@ -223,7 +225,7 @@ func (m *Message) ResultField(name string) json.RawMessage {
 	if m == nil {
 		return nil
 	}
-	obj, err := decodeObject(m.Result)
+	obj, err := m.resultObject()
 	if err != nil {
 		return nil
 	}
@@ -255,7 +257,7 @@ func (m *Message) Completed() bool {
 	if m == nil || m.Error != nil || m.Result == nil || m.Method != "" {
 		return false
 	}
-	obj, err := decodeObject(m.Result)
+	obj, err := m.resultObject()
 	if err != nil {
 		return false
 	}
