@@ -87,7 +87,9 @@ Rules whose feature the server lacks are n/a; rules the scan could not settle ar
 and always listed with the reason.
 
 Tools are called only when annotated readOnlyHint: true or named with --allow-call; --tool-args
-gives the arguments for a tool whose schema does not say what a valid call looks like.
+gives the arguments for a tool whose schema does not say what a valid call looks like. Prompts are
+got freely (prompts/get has no side effects): one that answers input_required gets every MRTR
+check a tool does.
 
 Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could not run or did
 not finish: the endpoint is unreachable, requires authorization the scan was not given, is not an
