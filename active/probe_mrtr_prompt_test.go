@@ -16,14 +16,16 @@ import (
 // the conformance suite: "ask" asks for context by form elicitation and carries a requestState
 // sealed to its optional argument topic; "plain" renders at once. Each field breaks one thing.
 type promptServer struct {
-	ignoreCaps     bool // ask for elicitation whatever the request declared (the Go SDK everything-server)
-	ignoreModes    bool // a declared elicitation is enough, whichever mode it names
-	noState        bool // carry no requestState
-	trustState     bool // accept any requestState
-	wrongCapCode   bool // refuse a request without elicitation with -32603 instead of -32021
-	connectionCaps bool // a connection that once declared elicitation keeps it
-	badContent     bool // "plain" renders an image whose data is not base64
-	noMRTR         bool // "ask" renders at once too
+	ignoreCaps     bool   // ask for elicitation whatever the request declared (the Go SDK everything-server)
+	ignoreModes    bool   // a declared elicitation is enough, whichever mode it names
+	noState        bool   // carry no requestState
+	trustState     bool   // accept any requestState
+	wrongCapCode   bool   // refuse a request without elicitation with -32603 instead of -32021
+	connectionCaps bool   // a connection that once declared elicitation keeps it
+	badContent     bool   // "plain" renders an image whose data is not base64
+	noMRTR         bool   // "ask" renders at once too
+	completes      string // declare completions, offered for this prompt's arguments only ("" none)
+	hideCompletion bool   // with completes: serve completion without declaring it
 
 	mu         sync.Mutex
 	connElicit map[string]bool
@@ -50,13 +52,30 @@ func (s *promptServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch m.Method {
 	case "server/discover":
+		caps := map[string]any{"prompts": map[string]any{}}
+		if s.completes != "" && !s.hideCompletion {
+			caps["completions"] = map[string]any{}
+		}
 		writeResult(w, m.ID, map[string]any{"supportedVersions": []string{wire.ProtocolVersion},
-			"capabilities": map[string]any{"prompts": map[string]any{}}, "ttlMs": 0, "cacheScope": "public"})
+			"capabilities": caps, "ttlMs": 0, "cacheScope": "public"})
 	case "prompts/list":
 		writeResult(w, m.ID, map[string]any{"prompts": []any{
 			map[string]any{"name": "ask", "arguments": []any{map[string]any{"name": "topic"}}},
 			map[string]any{"name": "plain"},
+			map[string]any{"name": "zeta", "arguments": []any{map[string]any{"name": "letter"}}},
 		}, "ttlMs": 0, "cacheScope": "public"})
+	case "completion/complete":
+		var ref struct {
+			Ref struct {
+				Name string `json:"name"`
+			} `json:"ref"`
+		}
+		_ = json.Unmarshal(m.Params, &ref)
+		if s.completes == "" || ref.Ref.Name != s.completes {
+			writeErr(w, 400, m.ID, wire.CodeInvalidParams, "no completions for this prompt", nil)
+			return
+		}
+		writeResult(w, m.ID, map[string]any{"completion": map[string]any{"values": []string{"a", "b"}}})
 	case "prompts/get":
 		s.get(w, m, r.RemoteAddr)
 	default:
@@ -82,7 +101,7 @@ func (s *promptServer) get(w http.ResponseWriter, m *wire.Message, remote string
 	case p.Name == "plain" && s.badContent:
 		writeResult(w, m.ID, map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "image", "data": "not base64!", "mimeType": "image/png"}}}})
 		return
-	case p.Name == "plain" || (p.Name == "ask" && s.noMRTR):
+	case p.Name == "plain" || p.Name == "zeta" || (p.Name == "ask" && s.noMRTR):
 		writeResult(w, m.ID, text("hello"))
 		return
 	case p.Name != "ask":
@@ -203,5 +222,31 @@ func TestMRTRProbesOnAPrompt(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompletionProbesTryArgumentsUntilOneCompletes: a server need not complete every prompt
+// argument, so a refused argument says nothing about how many values a completion holds, nor
+// about whether completion is served. The fixture's MRTR prompt gained an argument it offers no
+// completion for, and its scan failed completion-max-100 on that refusal and missed undeclared
+// completions.
+func TestCompletionProbesTryArgumentsUntilOneCompletes(t *testing.T) {
+	for _, tc := range []struct {
+		srv        *promptServer
+		rule       string
+		want       rules.Status
+		whatServed string
+	}{
+		// "ask" (first by name) refuses; "zeta" completes.
+		{&promptServer{completes: "zeta"}, "completion-max-100", rules.Pass, "completions for zeta"},
+		{&promptServer{completes: "none"}, "completion-max-100", rules.Indeterminate, "every argument refused"},
+		// Served without being declared: found on the argument that completes.
+		{&promptServer{completes: "zeta", hideCompletion: true}, "declare-completions", rules.Fail, "undeclared completions for zeta"},
+		{&promptServer{completes: "none", hideCompletion: true}, "declare-completions", rules.Indeterminate, "every argument refused with -32602"},
+	} {
+		got := scanRules(t, tc.srv.start(t), Options{}, tc.rule)
+		if got[tc.rule] != tc.want {
+			t.Errorf("%s: %s %s, want %s", tc.whatServed, tc.rule, got[tc.rule], tc.want)
+		}
 	}
 }
