@@ -22,6 +22,10 @@ import (
 //	reused    {} next on that same connection
 //	fresh     {} on a fresh connection again
 //
+// Over stdio every request shares the server's one connection: the control still comes before
+// this round's declaration, and "reused" is that connection by construction, but no fresh one
+// exists to tell a context derived from the connection from one inferred from earlier requests.
+//
 // The control is the same request as reused without the earlier declaration, so only a server
 // that honours {} there and asks for undeclared input on reused infers capabilities from an
 // earlier request; one that asks on the control too ignores the declaration altogether (that is
@@ -36,7 +40,11 @@ func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Out
 	capErr, capStatus := rules.IDOf("missing-capability-error"), rules.IDOf("missing-capability-http-400")
 	none := map[string]any{}
 
+	oneConnection := t.stdio != nil
 	ctlLabel := it.what("declaring no client capability, on a fresh connection (control: nothing was declared on it before)")
+	if oneConnection {
+		ctlLabel = it.what("declaring no client capability (control: before this round declares anything)")
+	}
 	ctl := t.SendFresh(ctx, it.spec(ctlLabel, it.args, none, nil))
 	if cut(ctl) {
 		return []rules.Outcome{undecidedCut(inference, ctlLabel, ctl), undecidedCut(connection, ctlLabel, ctl),
@@ -49,7 +57,7 @@ func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Out
 	declLabel := it.what("declaring every client capability, on a connection of the scan's own")
 	decl := t.send(ctx, conn, it.spec(declLabel, it.args, allCapabilities, nil), true)
 	label := it.what("declaring no client capability, next on the connection whose previous request declared all")
-	reused := false
+	reused := oneConnection // over stdio, every request is on the one connection
 	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) { reused = c.Reused }})
 	ex := t.send(traced, conn, it.spec(label, it.args, none, nil), true)
 	for _, e := range []struct {
@@ -63,7 +71,7 @@ func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Out
 	undeclaredCtl, undeclared := undeclaredInputRequests(ctl), undeclaredInputRequests(ex)
 	switch {
 	case undeclaredCtl != "":
-		why := fmt.Sprintf("declaring no capability on a fresh connection, before the scan declared anything on it, the server already asked for %s: it ignores the declaration (see mrtr-declared-capabilities), so whether it also infers capabilities from earlier requests cannot be told", undeclaredCtl)
+		why := fmt.Sprintf("declaring no capability before this round declared anything, the server already asked for %s: it ignores the declaration (see mrtr-declared-capabilities), so whether it also infers capabilities from earlier requests cannot be told", undeclaredCtl)
 		return append(out, undecidedOn(inference, ctlLabel, ctl, why), undecidedOn(connection, ctlLabel, ctl, why))
 	case inputKeys(decl) == nil:
 		why := fmt.Sprintf("declaring every capability on the scan's own connection, the %s was not answered input_required (%s), so there was no declaration to infer from", it.kind(), decl.Summary())
@@ -84,7 +92,10 @@ func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Out
 // connection is repeated on a fresh one.
 func connectionOutcome(ctx context.Context, t *Target, it *interim, label string, reused *wire.Exchange, undeclared string, onReused bool) rules.Outcome {
 	id := rules.IDOf("no-connection-derived-context")
-	if !onReused {
+	switch {
+	case t.stdio != nil:
+		return undecidedOn(id, label, reused, "over stdio every request shares the server's one connection, so a context derived from the connection cannot be told from one inferred from earlier requests (see no-capability-inference)")
+	case !onReused:
 		return undecidedOn(id, label, reused, "the request that asked for undeclared input did not travel on the connection that had declared (the server did not keep it), so what it inferred came from earlier requests, not from the connection")
 	}
 	freshLabel := it.what("declaring no client capability, on a fresh connection, after the connection that declared all")
