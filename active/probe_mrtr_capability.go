@@ -112,7 +112,11 @@ func connectionOutcome(ctx context.Context, t *Target, it *interim, label string
 // missingCapabilityOutcomes judges the control's answer by the -32021 rules. The first round,
 // the same request declaring every capability, was answered input_required, so a refusal here
 // is a refusal for the missing capability, and it must be -32021 with requiredCapabilities, sent
-// with HTTP 400.
+// with HTTP 400. Asking the control for the undeclared input instead fails the -32021 rule too:
+//
+//	"If processing a request requires a capability the client did not include in
+//	io.modelcontextprotocol/clientCapabilities, the server MUST return a
+//	MissingRequiredClientCapabilityError (-32021)" (basic#_meta)
 func missingCapabilityOutcomes(it *interim, label string, ex *wire.Exchange) []rules.Outcome {
 	capErr, capStatus := rules.IDOf("missing-capability-error"), rules.IDOf("missing-capability-http-400")
 	both := func(why string, absent bool) []rules.Outcome {
@@ -127,7 +131,14 @@ func missingCapabilityOutcomes(it *interim, label string, ex *wire.Exchange) []r
 	case isErr && code == wire.CodeMissingCapability:
 		return missingCapabilityError(label, ex)
 	case undeclaredInputRequests(ex) != "":
-		return both(fmt.Sprintf("the server asked for %s instead of refusing (see mrtr-declared-capabilities), so the -32021 path was not reached", undeclaredInputRequests(ex)), false)
+		// Asking is the server's own word that processing needs the capability: the request
+		// that declared none had to be refused with -32021. Whether that -32021 would have come
+		// with HTTP 400 no request showed.
+		asked := undeclaredInputRequests(ex)
+		return []rules.Outcome{
+			stamp(rules.Failed(capErr, fmt.Sprintf("%s; the server asked for %s, a capability this request did not declare, instead of refusing with -32021 and data.requiredCapabilities (the same behaviour fails mrtr-declared-capabilities)", observed(label, ex), asked)), ex),
+			undecidedOn(capStatus, label, ex, fmt.Sprintf("the server asked for %s instead of sending a -32021, so the status of a -32021 could not be judged", asked)),
+		}
 	case complete:
 		return both(fmt.Sprintf("the %s completed without any client capability (%s), so processing did not require one", it.kind(), ex.Summary()), true)
 	case again:

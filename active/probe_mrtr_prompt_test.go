@@ -188,11 +188,12 @@ func TestMRTRProbesOnAPrompt(t *testing.T) {
 			"form-no-clickable-urls": P, "elicitation-response-validated": P, "elicitation-url-https": NA,
 			"elicitation-declared-modes": P, "content-blocks-valid": P, "mrtr-declared-capabilities": P}},
 		// The Go SDK everything-server's MRTR prompt: no requestState, no argument, capabilities
-		// ignored. Only what a request shows fails; what no request can show is indeterminate.
+		// ignored. Only what a request shows fails (asking a request that declared nothing, where
+		// -32021 was due); what no request can show is indeterminate.
 		{"capabilities ignored, no state", &promptServer{ignoreCaps: true, ignoreModes: true, noState: true}, map[string]rules.Status{
 			"request-state-integrity": NA, "request-state-anti-replay": NA,
 			"mrtr-rerequest-missing": P, "elicitation-decline-handled": P,
-			"missing-capability-error": I, "missing-capability-http-400": I,
+			"missing-capability-error": F, "missing-capability-http-400": I,
 			"no-capability-inference": I, "no-connection-derived-context": I,
 			"elicitation-declared-modes": F, "mrtr-declared-capabilities": F}},
 		{"modes ignored", &promptServer{ignoreModes: true}, map[string]rules.Status{

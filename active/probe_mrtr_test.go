@@ -37,10 +37,12 @@ func TestMRTRProbes(t *testing.T) {
 		{"capabilities kept per connection", &areaServer{connectionCaps: true}, Options{}, map[string]rules.Status{
 			"no-connection-derived-context": F, "no-capability-inference": F}},
 		// Asking a request that declared {} for elicitation, on a fresh connection before anything
-		// was declared on it, is ignoring the declaration, not inferring from an earlier request.
+		// was declared on it, is ignoring the declaration, not inferring from an earlier request;
+		// and asking instead of refusing with -32021 fails the -32021 rule, while the status a
+		// -32021 would have had is unknown.
 		{"capabilities ignored", &areaServer{ignoreCaps: true}, Options{}, map[string]rules.Status{
 			"no-connection-derived-context": rules.Indeterminate, "no-capability-inference": rules.Indeterminate,
-			"mrtr-declared-capabilities": F, "missing-capability-error": rules.Indeterminate}},
+			"mrtr-declared-capabilities": F, "missing-capability-error": F, "missing-capability-http-400": rules.Indeterminate}},
 		{"url elicitation over https", &areaServer{elicitURL: "https://login.example/x"}, Options{}, map[string]rules.Status{
 			"elicitation-url-https": P, "elicitation-declared-modes": P}},
 		{"requestState trusted", &areaServer{trustState: true}, Options{}, map[string]rules.Status{

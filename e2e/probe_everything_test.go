@@ -73,6 +73,11 @@ var pinnedEverythingFailures = []struct {
 		demonstrate: demonstrateUndeclaredElicitation,
 	},
 	{
+		rule:        "missing-capability-error",
+		clause:      "basic#_meta: if processing a request requires a capability the client did not include, the server MUST return -32021 with data.requiredCapabilities",
+		demonstrate: demonstrateUndeclaredElicitation,
+	},
+	{
 		rule:        "elicitation-declared-modes",
 		clause:      "client/elicitation#capabilities: servers MUST NOT send elicitation requests with modes that are not supported by the client",
 		demonstrate: demonstrateFormToURLOnlyClient,
