@@ -61,25 +61,18 @@ func probeDeclared(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 			"argument": map[string]any{"name": "a", "value": ""},
 		}},
 	}
-	// Completion of a prompt argument the server really has is answered by a server that serves
-	// completion; an invented prompt would get -32602 from it, which proves nothing either way.
-	if !t.HasCapability("completions") && t.HasCapability("prompts") {
-		if prompts, _, ok := listPrompts(ctx, t); ok {
-			for _, p := range prompts {
-				if len(p.Arguments) > 0 {
-					checks[3].params = map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": p.Name},
-						"argument": map[string]any{"name": p.Arguments[0].Name, "value": ""}}
-					break
-				}
-			}
-		}
-	}
 	var out []rules.Outcome
 	for _, c := range checks {
 		id := rules.IDOf(c.rule)
 		if t.HasCapability(c.capability) {
 			out = append(out, stamp(rules.Passed(id, fmt.Sprintf("server/discover declares %s", c.capability)), t.Discover))
 			continue
+		}
+		if c.capability == "completions" && t.HasCapability("prompts") {
+			if refs := promptArgumentRefs(ctx, t, maxCompletionTries); len(refs) > 0 {
+				out = append(out, undeclaredCompletions(ctx, t, refs))
+				continue
+			}
 		}
 		label := fmt.Sprintf("%s while %s is not declared", c.method, c.capability)
 		ex := t.Call(ctx, c.method, c.params, wire.WithLabel(label))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -14,27 +13,46 @@ import (
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
-// mrtrProbes exercise multi round-trip requests on a tool that answers input_required: the
-// requestState round trip, tampering and replay, missing, malformed, extra and declined input
-// responses, and what the server does when the client declares no capability.
+// mrtrProbes exercise multi round-trip requests on a tool and on a prompt that answer
+// input_required (a prompts/get is as much an MRTR request as a tools/call, and has no side
+// effects): the requestState round trip, tampering and replay, missing, malformed, extra and
+// declined input responses, what the server does when the client declares no capability or only
+// one elicitation mode, and the elicitations themselves.
 func mrtrProbes() []Probe {
 	return []Probe{
-		{Name: "mrtr", Requires: rules.FeatureCallableTool, Run: probeMRTR, RuleIDs: ids(
-			"request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
-			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
-			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400",
-			"no-capability-inference", "no-connection-derived-context", "sampling-tool-results-paired")},
-		{Name: "mrtr-elicitation", Requires: rules.FeatureCallableTool, Run: probeMRTRElicitation, RuleIDs: ids(
-			"elicitation-url-https", "form-no-clickable-urls", "elicitation-response-validated")},
+		{Name: "mrtr", Requires: rules.FeatureCallableTool, Run: probeMRTR, RuleIDs: ids(mrtrRules...)},
+		{Name: "mrtr-elicitation", Requires: rules.FeatureCallableTool, Run: probeMRTRElicitation, RuleIDs: ids(mrtrElicitationRules...)},
+		{Name: "mrtr-prompt", Requires: rules.FeaturePrompts, Run: probeMRTRPrompt, RuleIDs: ids(mrtrRules...)},
+		{Name: "mrtr-prompt-elicitation", Requires: rules.FeaturePrompts, Run: probeMRTRPromptElicitation, RuleIDs: ids(mrtrElicitationRules...)},
 	}
+}
+
+// mrtrRules are the rules the MRTR round trips settle, on a tool or on a prompt.
+var mrtrRules = []string{
+	"request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
+	"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
+	"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400",
+	"no-capability-inference", "no-connection-derived-context", "sampling-tool-results-paired",
+}
+
+// mrtrElicitationRules are the rules the elicitations of an MRTR target settle.
+var mrtrElicitationRules = []string{
+	"elicitation-url-https", "form-no-clickable-urls", "elicitation-response-validated", "elicitation-declared-modes",
 }
 
 // allCapabilities is what the probe declares to coax a tool into asking: every input kind.
 var allCapabilities = map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}, "sampling": map[string]any{}, "roots": map[string]any{}}
 
-// interim is a tool call answered with an InputRequiredResult.
+// interim is a tools/call or a prompts/get answered with an InputRequiredResult: the MRTR
+// target every round trip of the probes retries.
 type interim struct {
-	tool          toolDef
+	// method is the request that answered input_required: tools/call or prompts/get.
+	method string
+	// name is the tool's or the prompt's name.
+	name string
+	// schema is a JSON Schema of the arguments, for the replay: a tool's inputSchema, or a
+	// prompt's listed arguments as string properties.
+	schema        json.RawMessage
 	args          map[string]any
 	requests      map[string]json.RawMessage // inputRequests, by key
 	state         string
@@ -43,6 +61,34 @@ type interim struct {
 	// genuine is the retry with the issued state and well-formed answers (the control every
 	// altered retry is compared with); nil until accepted first needs it.
 	genuine *wire.Exchange
+}
+
+// what labels a request to the target: `tools/call "book"` and then rest.
+func (it *interim) what(rest string, a ...any) string {
+	return fmt.Sprintf("%s %q ", it.method, it.name) + fmt.Sprintf(rest, a...)
+}
+
+// kind is "tool" or "prompt", for the prose of outcomes.
+func (it *interim) kind() string {
+	if it.method == "prompts/get" {
+		return "prompt"
+	}
+	return "tool"
+}
+
+// spec builds a request to the target with arguments, declared capabilities and extra params
+// (inputResponses, requestState); every round is a new request with a new id.
+func (it *interim) spec(label string, args, caps, extra map[string]any) wire.RequestSpec {
+	params := map[string]any{"name": it.name, "arguments": args, "_meta": map[string]any{wire.MetaClientCapabilities: caps}}
+	for k, v := range extra {
+		params[k] = v
+	}
+	return wire.NewCall(it.method, params, wire.WithLabel(label))
+}
+
+// call sends spec's request on the shared client.
+func (it *interim) call(ctx context.Context, t *Target, label string, args, caps, extra map[string]any) *wire.Exchange {
+	return t.Send(ctx, it.spec(label, args, caps, extra))
 }
 
 // inputKeys returns the sorted inputRequests keys of an InputRequiredResult, nil for anything else.
@@ -62,9 +108,9 @@ func inputKeys(ex *wire.Exchange) []string {
 }
 
 // accepted reports whether ex moved the call on the way the genuine retry does: it completed, or
-// (a tool of several rounds) it asked for the next round's input, other keys than the first round
-// asked for and the same the genuine retry asks for. A tool that refuses, or asks again for the
-// same input, did not accept what it was sent.
+// (a target of several rounds) it asked for the next round's input, other keys than the first
+// round asked for and the same the genuine retry asks for. A target that refuses, or asks again
+// for the same input, did not accept what it was sent.
 func (it *interim) accepted(ctx context.Context, t *Target, ex *wire.Exchange) bool {
 	if c, _, _, _ := verdict(ex); c {
 		return true
@@ -78,45 +124,69 @@ func (it *interim) accepted(ctx context.Context, t *Target, ex *wire.Exchange) b
 		if it.hasState {
 			extra["requestState"] = it.state
 		}
-		it.genuine = callWith(ctx, t, fmt.Sprintf("tools/call %q retried with its requestState and the input it asked for (control)", it.tool.Name),
-			it.tool.Name, it.args, allCapabilities, extra)
+		it.genuine = it.call(ctx, t, it.what("retried with its requestState and the input it asked for (control)"), it.args, allCapabilities, extra)
 	}
 	return strings.Join(next, "\x00") == strings.Join(inputKeys(it.genuine), "\x00")
 }
 
-// callWith calls tool with arguments, declared capabilities and extra params (inputResponses,
-// requestState); every round is a new request with a new id.
-func callWith(ctx context.Context, t *Target, label, tool string, args, caps map[string]any, extra map[string]any) *wire.Exchange {
-	params := map[string]any{"name": tool, "arguments": args, "_meta": map[string]any{wire.MetaClientCapabilities: caps}}
-	for k, v := range extra {
-		params[k] = v
-	}
-	return t.Call(ctx, "tools/call", params, wire.WithLabel(label))
+// mrtrCandidate is a request that might answer input_required: a callable tool or a listed
+// prompt, with the arguments the scan built for it.
+type mrtrCandidate struct {
+	method, name string
+	schema       json.RawMessage
+	args         map[string]any
 }
 
-// findInterim returns a callable tool that answers input_required, trying t.MRTRTool first,
-// each with every capability declared. It prefers a tool whose interim result carries both
-// requestState and inputRequests, since that exercises the most rules.
-func findInterim(ctx context.Context, t *Target) (*interim, bool) {
+// triedCandidate is a candidate and what its first round got.
+type triedCandidate struct {
+	mrtrCandidate
+	ex *wire.Exchange
+}
+
+// interimFinder finds the target of the MRTR probes. When there is none, absent says whether the
+// server is known to have no such target (n/a) or the scan only could not find one
+// (indeterminate), and why says which.
+type interimFinder func(ctx context.Context, t *Target) (it *interim, absent bool, why string)
+
+// findToolInterim returns a callable tool that answers input_required, trying t.MRTRTool first.
+func findToolInterim(ctx context.Context, t *Target) (*interim, bool, string) {
 	defs := callableDefs(t)
 	for i, d := range defs {
 		if d.Name == t.MRTRTool && i > 0 {
 			defs[0], defs[i] = defs[i], defs[0]
 		}
 	}
+	cands := make([]mrtrCandidate, 0, len(defs))
+	for _, d := range defs {
+		cands = append(cands, mrtrCandidate{method: "tools/call", name: d.Name, schema: d.InputSchema, args: sampleArguments(d.InputSchema)})
+	}
+	if it, _ := bestInterim(ctx, t, cands); it != nil {
+		return it, false, ""
+	}
+	return nil, false, "no callable tool answered input_required (name one with --allow-call)"
+}
+
+// bestInterim calls each candidate (at most maxMRTRCandidates) with every capability declared
+// and returns the one whose InputRequiredResult exercises the most rules: requestState and
+// inputRequests both, then requestState, then inputRequests; the first of equals. The
+// candidates tried that did not answer input_required are returned too, with their answers, for
+// the reason a caller gives when there is none.
+func bestInterim(ctx context.Context, t *Target, cands []mrtrCandidate) (*interim, []triedCandidate) {
 	var best *interim
+	var others []triedCandidate
 	bestScore := -1
-	for n, d := range defs {
+	for n, c := range cands {
 		if n >= maxMRTRCandidates || bestScore == 3 {
 			break
 		}
-		args := sampleArguments(d.InputSchema)
-		ex := callWith(ctx, t, fmt.Sprintf("tools/call %q declaring every client capability", d.Name), d.Name, args, allCapabilities, nil)
+		it := &interim{method: c.method, name: c.name, schema: c.schema, args: c.args}
+		ex := it.call(ctx, t, it.what("declaring every client capability"), c.args, allCapabilities, nil)
 		r := resultOf(ex)
 		if r == nil || ex.Reply().ResultType() != "input_required" {
+			others = append(others, triedCandidate{c, ex})
 			continue
 		}
-		it := &interim{tool: d, args: args, firstExchange: ex}
+		it.firstExchange = ex
 		_ = json.Unmarshal(r["inputRequests"], &it.requests)
 		it.hasState = json.Unmarshal(r["requestState"], &it.state) == nil && r["requestState"] != nil
 		score := 0
@@ -130,7 +200,21 @@ func findInterim(ctx context.Context, t *Target) (*interim, bool) {
 			best, bestScore = it, score
 		}
 	}
-	return best, best != nil
+	return best, others
+}
+
+// missed is every rule of a probe that found no MRTR target: n/a when the server is known to
+// have none, else indeterminate.
+func missed(names []string, absent bool, why string) []rules.Outcome {
+	out := make([]rules.Outcome, 0, len(names))
+	for _, id := range ids(names...) {
+		if absent {
+			out = append(out, rules.Absent(id, why))
+		} else {
+			out = append(out, rules.Undecided(id, why))
+		}
+	}
+	return out
 }
 
 // responsesFor fulfils input requests: an accepted elicitation with sample content (or a
@@ -310,7 +394,12 @@ func replayArguments(schema json.RawMessage, args map[string]any, tried map[stri
 	return nil, "", false
 }
 
-// probeMRTR runs the MRTR checks on the first tool that answers input_required.
+// probeMRTR runs the MRTR checks on the callable tool that answers input_required.
+func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	return mrtrProbe(ctx, t, findToolInterim), nil
+}
+
+// mrtrProbe runs the MRTR checks on the target find returns.
 //
 //	requestState is attacker-controlled: if it drives logic the server MUST integrity-protect it
 //	and reject state that fails verification, and SHOULD bind it to the originating request.
@@ -318,18 +407,10 @@ func replayArguments(schema json.RawMessage, args map[string]any, tried map[stri
 //	JSON-RPC error; extra responses SHOULD be ignored; a declined elicitation MUST be handled. A
 //	request lacking a needed capability gets -32021 with requiredCapabilities (HTTP 400), and
 //	capabilities are never inferred from earlier requests.
-func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
-	it, ok := findInterim(ctx, t)
-	if !ok {
-		why := "no callable tool answered input_required (name one with --allow-call)"
-		var out []rules.Outcome
-		for _, id := range ids("request-state-integrity", "request-state-untrusted", "request-state-anti-replay",
-			"mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses",
-			"elicitation-decline-handled", "missing-capability-error", "missing-capability-http-400", "no-capability-inference",
-			"no-connection-derived-context", "sampling-tool-results-paired") {
-			out = append(out, rules.Undecided(id, why))
-		}
-		return out, nil
+func mrtrProbe(ctx context.Context, t *Target, find interimFinder) []rules.Outcome {
+	it, absent, why := find(ctx, t)
+	if it == nil {
+		return missed(mrtrRules, absent, why)
 	}
 	out := []rules.Outcome{toolSamplingOutcome(it)}
 	good := responsesFor(it.requests, false)
@@ -343,7 +424,6 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		}
 		return extra
 	}
-	name := it.tool.Name
 
 	// Tampered and replayed state.
 	integrity, untrusted, replay := rules.IDOf("request-state-integrity"), rules.IDOf("request-state-untrusted"), rules.IDOf("request-state-anti-replay")
@@ -351,13 +431,13 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		out = append(out, tamperOutcomes(ctx, t, it, good, withState)...)
 		out = append(out, replayOutcome(ctx, t, it, good, withState))
 	} else {
-		why := "the tool's InputRequiredResult carried no requestState"
+		why := fmt.Sprintf("the %s's InputRequiredResult carried no requestState", it.kind())
 		out = append(out, rules.Absent(integrity, why), rules.Absent(untrusted, why), rules.Absent(replay, why))
 	}
 
 	if len(it.requests) > 0 {
-		label := fmt.Sprintf("tools/call %q retried without the input it asked for", name)
-		ex := callWith(ctx, t, label, name, it.args, allCapabilities, withState(it.state, nil))
+		label := it.what("retried without the input it asked for")
+		ex := it.call(ctx, t, label, it.args, allCapabilities, withState(it.state, nil))
 		id := rules.IDOf("mrtr-rerequest-missing")
 		switch c, again, isErr, _ := verdict(ex); {
 		case again || c:
@@ -372,8 +452,8 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		for k := range it.requests {
 			bad[k] = "sentinel: not a response object"
 		}
-		label = fmt.Sprintf("tools/call %q retried with malformed inputResponses", name)
-		ex = callWith(ctx, t, label, name, it.args, allCapabilities, withState(it.state, bad))
+		label = it.what("retried with malformed inputResponses")
+		ex = it.call(ctx, t, label, it.args, allCapabilities, withState(it.state, bad))
 		id = rules.IDOf("mrtr-validate-input-responses")
 		if ex.Reply() != nil && ex.Reply().Error != nil {
 			out = append(out, stamp(rules.Passed(id, observed(label, ex)+"; refused with a JSON-RPC error"), ex))
@@ -385,8 +465,8 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		for k, v := range good {
 			extra[k] = v
 		}
-		label = fmt.Sprintf("tools/call %q retried with its input plus an unrequested response key", name)
-		ex = callWith(ctx, t, label, name, it.args, allCapabilities, withState(it.state, extra))
+		label = it.what("retried with its input plus an unrequested response key")
+		ex = it.call(ctx, t, label, it.args, allCapabilities, withState(it.state, extra))
 		id = rules.IDOf("mrtr-ignore-extra-responses")
 		if c, again, _, _ := verdict(ex); c || again {
 			out = append(out, stamp(rules.Passed(id, observed(label, ex)+"; the extra key was ignored"), ex))
@@ -396,24 +476,23 @@ func probeMRTR(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 
 		out = append(out, declineOutcome(ctx, t, it, withState(it.state, responsesFor(it.requests, true)))...)
 	} else {
-		why := "the tool's InputRequiredResult carried no inputRequests"
+		why := fmt.Sprintf("the %s's InputRequiredResult carried no inputRequests", it.kind())
 		for _, id := range ids("mrtr-rerequest-missing", "mrtr-validate-input-responses", "mrtr-ignore-extra-responses", "elicitation-decline-handled") {
 			out = append(out, rules.Absent(id, why))
 		}
 	}
-	return append(out, capabilityOutcomes(ctx, t, it)...), nil
+	return append(out, capabilityOutcomes(ctx, t, it)...)
 }
 
 // tamperOutcomes retries the call with two different tamperings of the issued requestState: if
 // either completes the call, state that fails verification was accepted.
 func tamperOutcomes(ctx context.Context, t *Target, it *interim, good map[string]any, withState func(string, map[string]any) map[string]any) []rules.Outcome {
 	integrity, untrusted := rules.IDOf("request-state-integrity"), rules.IDOf("request-state-untrusted")
-	name := it.tool.Name
 	var refused []string
 	var last *wire.Exchange
 	for i, forged := range tamperings(it.state) {
-		label := fmt.Sprintf("tools/call %q retried with a tampered requestState (change %d of 2: one character altered inside it)", name, i+1)
-		ex := callWith(ctx, t, label, name, it.args, allCapabilities, withState(forged, good))
+		label := it.what("retried with a tampered requestState (change %d of 2: one character altered inside it)", i+1)
+		ex := it.call(ctx, t, label, it.args, allCapabilities, withState(forged, good))
 		last = ex
 		if cut(ex) {
 			return []rules.Outcome{undecidedCut(integrity, label, ex), undecidedCut(untrusted, label, ex)}
@@ -428,31 +507,34 @@ func tamperOutcomes(ctx context.Context, t *Target, it *interim, good map[string
 		}
 		refused = append(refused, ex.Summary())
 	}
-	obs := fmt.Sprintf("sent tools/call %q twice with a tampered requestState; got %s", name, strings.Join(refused, " and "))
+	obs := "sent " + it.what("twice with a tampered requestState; got %s", strings.Join(refused, " and "))
 	return []rules.Outcome{stamp(rules.Passed(integrity, obs+"; neither tampered state was accepted"), last), stamp(rules.Passed(untrusted, obs), last)}
 }
 
-// replayOutcome replays the issued requestState on a different request to the same tool: one
+// replayOutcome replays the issued requestState on a different request to the same target: one
 // declared argument changed. The changed call is first sent without state as a control: if the
 // server refuses those arguments anyway, the replay's refusal would prove nothing, and the next
 // declared argument is tried. A completed replay means the state is not bound to its request.
 func replayOutcome(ctx context.Context, t *Target, it *interim, good map[string]any, withState func(string, map[string]any) map[string]any) rules.Outcome {
 	replay := rules.IDOf("request-state-anti-replay")
-	name := it.tool.Name
 	tried := map[string]bool{}
 	for range 4 {
-		other, prop, ok := replayArguments(it.tool.InputSchema, it.args, tried)
+		other, prop, ok := replayArguments(it.schema, it.args, tried)
 		if !ok {
 			break
 		}
 		tried[prop] = true
-		ctlLabel := fmt.Sprintf("tools/call %q with %s=%v and no requestState (control for the replay)", name, prop, other[prop])
-		ctl := callWith(ctx, t, ctlLabel, name, other, allCapabilities, nil)
+		ctlLabel := it.what("with %s=%v and no requestState (control for the replay)", prop, other[prop])
+		ctl := it.call(ctx, t, ctlLabel, other, allCapabilities, nil)
 		if c, again, _, _ := verdict(ctl); !c && !again {
 			continue // these arguments are refused on their own: a refused replay would prove nothing
 		}
-		label := fmt.Sprintf("tools/call %q with %s=%v, replaying the requestState issued for %s=%v", name, prop, other[prop], prop, it.args[prop])
-		ex := callWith(ctx, t, label, name, other, allCapabilities, withState(it.state, good))
+		issued := fmt.Sprintf("%s=%v", prop, it.args[prop])
+		if _, ok := it.args[prop]; !ok {
+			issued = "the request without " + prop
+		}
+		label := it.what("with %s=%v, replaying the requestState issued for %s", prop, other[prop], issued)
+		ex := it.call(ctx, t, label, other, allCapabilities, withState(it.state, good))
 		if cut(ex) {
 			return undecidedCut(replay, label, ex)
 		}
@@ -462,92 +544,24 @@ func replayOutcome(ctx context.Context, t *Target, it *interim, good map[string]
 		return stamp(rules.Passed(replay, observed(label, ex)+"; the replayed state was not accepted for a different request"), ex)
 	}
 	if len(tried) == 0 {
-		return rules.Undecided(replay, fmt.Sprintf("tool %q declares no argument of a plain type in its inputSchema, so no different request could be built to replay its requestState on (an undeclared argument is not a salient parameter)", name))
+		return rules.Undecided(replay, fmt.Sprintf("%s %q declares no argument of a plain type, so no different request could be built to replay its requestState on (an undeclared argument is not a salient parameter)", it.kind(), it.name))
 	}
-	return rules.Undecided(replay, fmt.Sprintf("tool %q refused every alternative value of its declared arguments even without requestState, so a refused replay would prove nothing", name))
+	return rules.Undecided(replay, fmt.Sprintf("%s %q refused every alternative value of its declared arguments even without requestState, so a refused replay would prove nothing", it.kind(), it.name))
 }
 
 // declineOutcome answers every elicitation with decline: the server MUST handle it (a result or
 // a JSON-RPC error, never a crash).
 func declineOutcome(ctx context.Context, t *Target, it *interim, extra map[string]any) []rules.Outcome {
 	id := rules.IDOf("elicitation-decline-handled")
-	hasElicit := false
-	for _, raw := range it.requests {
-		var ir struct {
-			Method string `json:"method"`
-		}
-		if json.Unmarshal(raw, &ir) == nil && ir.Method == "elicitation/create" {
-			hasElicit = true
-		}
+	if len(elicitations(it)) == 0 {
+		return []rules.Outcome{rules.Absent(id, fmt.Sprintf("the %s asked for no elicitation", it.kind()))}
 	}
-	if !hasElicit {
-		return []rules.Outcome{rules.Absent(id, "the tool asked for no elicitation")}
-	}
-	label := fmt.Sprintf("tools/call %q retried with every elicitation declined", it.tool.Name)
-	ex := callWith(ctx, t, label, it.tool.Name, it.args, allCapabilities, extra)
+	label := it.what("retried with every elicitation declined")
+	ex := it.call(ctx, t, label, it.args, allCapabilities, extra)
 	if _, _, _, broken := verdict(ex); broken {
 		return []rules.Outcome{stamp(rules.Failed(id, observed(label, ex)+"; a declined elicitation was not handled"), ex)}
 	}
 	return []rules.Outcome{stamp(rules.Passed(id, observed(label, ex)), ex)}
-}
-
-// capabilityOutcomes calls the tool again declaring no capability: the server must not infer
-// the capabilities of the earlier call, and if it cannot proceed it answers -32021 with
-// requiredCapabilities and HTTP 400.
-func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Outcome {
-	label := fmt.Sprintf("tools/call %q declaring no client capability (after a call that declared all)", it.tool.Name)
-	ex := callWith(ctx, t, label, it.tool.Name, it.args, map[string]any{}, nil)
-	inference, capErr, capStatus := rules.IDOf("no-capability-inference"), rules.IDOf("missing-capability-error"), rules.IDOf("missing-capability-http-400")
-	connection := rules.IDOf("no-connection-derived-context")
-	if cut(ex) {
-		return []rules.Outcome{undecidedCut(inference, label, ex), undecidedCut(connection, label, ex)}
-	}
-	var out []rules.Outcome
-	undeclared := undeclaredInputRequests(ex)
-	if undeclared != "" {
-		out = append(out, stamp(rules.Failed(inference, fmt.Sprintf("%s; the server asked for %s although this request declared {} (no capability)", observed(label, ex), undeclared)), ex))
-	} else {
-		out = append(out, stamp(rules.Passed(inference, observed(label, ex)+"; no input request relied on an undeclared capability"), ex))
-	}
-	out = append(out, connectionOutcome(ctx, t, it, label, ex, undeclared))
-	code, isErr := ex.ErrorCode()
-	if !isErr || code != wire.CodeMissingCapability {
-		why := "the tool did not refuse for a missing capability, so the -32021 path was not reached"
-		return append(out, rules.Undecided(capErr, why), rules.Undecided(capStatus, why))
-	}
-	var data struct {
-		Required map[string]any `json:"requiredCapabilities"`
-	}
-	if ex.Reply().Error.Data != nil && json.Unmarshal(ex.Reply().Error.Data, &data) == nil && data.Required != nil {
-		out = append(out, stamp(rules.Passed(capErr, observed(label, ex)), ex))
-	} else {
-		out = append(out, stamp(rules.Failed(capErr, observed(label, ex)+"; -32021 without data.requiredCapabilities"), ex))
-	}
-	if ex.Status() == http.StatusBadRequest || ex.ContentType() == "text/event-stream" {
-		out = append(out, stamp(rules.Passed(capStatus, observed(label, ex)), ex))
-	} else {
-		out = append(out, stamp(rules.Failed(capStatus, observed(label, ex)+"; expected HTTP 400"), ex))
-	}
-	return out
-}
-
-// undeclaredInputRequests names the first input request kind in ex's InputRequiredResult (the
-// request declared nothing, so any is undeclared); "" when there is none.
-func undeclaredInputRequests(ex *wire.Exchange) string {
-	r := resultOf(ex)
-	if r == nil || ex.Reply().ResultType() != "input_required" {
-		return ""
-	}
-	var reqs map[string]struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(r["inputRequests"], &reqs)
-	for _, ir := range reqs {
-		if ir.Method != "" {
-			return ir.Method
-		}
-	}
-	return ""
 }
 
 // elicitations returns the elicitation/create input requests of an interim result, by key.
@@ -575,19 +589,25 @@ var urlRE = lazyRegexp(`(?i)\b(?:https?|ftp)://[^\s"'<>]+`)
 //	the requestedSchema: a response that violates it gets an error or a new InputRequiredResult,
 //	never a completion with the bad data.
 func probeMRTRElicitation(ctx context.Context, t *Target) ([]rules.Outcome, error) {
+	return mrtrElicitation(ctx, t, findToolInterim), nil
+}
+
+// mrtrElicitation grades the elicitations of the target find returns, and the modes it uses.
+func mrtrElicitation(ctx context.Context, t *Target, find interimFinder) []rules.Outcome {
 	https, noURLs, validated := rules.IDOf("elicitation-url-https"), rules.IDOf("form-no-clickable-urls"), rules.IDOf("elicitation-response-validated")
-	it, ok := findInterim(ctx, t)
-	if !ok {
-		why := "no callable tool answered input_required (name one with --allow-call)"
-		return []rules.Outcome{rules.Undecided(https, why), rules.Undecided(noURLs, why), rules.Undecided(validated, why)}, nil
+	it, absent, why := find(ctx, t)
+	if it == nil {
+		return missed(mrtrElicitationRules, absent, why)
 	}
 	ex := it.firstExchange
-	label := fmt.Sprintf("tools/call %q declaring every client capability", it.tool.Name)
-	var out []rules.Outcome
+	label := it.what("declaring every client capability")
+	out := modeOutcomes(ctx, t, it)
 	urlSeen, formSeen := false, false
 	var formKey string
 	var formSchema json.RawMessage
-	for k, params := range elicitations(it) {
+	asked := elicitations(it)
+	for _, k := range sortedKeys(asked) {
+		params := asked[k]
 		var mode, link string
 		_ = json.Unmarshal(params["mode"], &mode)
 		if mode == "url" {
@@ -613,15 +633,15 @@ func probeMRTRElicitation(ctx context.Context, t *Target) ([]rules.Outcome, erro
 		}
 	}
 	if !urlSeen {
-		out = append(out, rules.Absent(https, "the tool asked for no URL-mode elicitation"))
+		out = append(out, rules.Absent(https, fmt.Sprintf("the %s asked for no URL-mode elicitation", it.kind())))
 	}
 	if !formSeen {
-		why := "the tool asked for no form-mode elicitation"
-		return append(out, rules.Absent(noURLs, why), rules.Absent(validated, why)), nil
+		why := fmt.Sprintf("the %s asked for no form-mode elicitation", it.kind())
+		return append(out, rules.Absent(noURLs, why), rules.Absent(validated, why))
 	}
 	bad, prop, ok := wrongTypedArguments(formSchema)
 	if !ok {
-		return append(out, rules.Undecided(validated, "the form's requestedSchema declares no typed property to violate")), nil
+		return append(out, rules.Undecided(validated, "the form's requestedSchema declares no typed property to violate"))
 	}
 	responses := responsesFor(it.requests, false)
 	responses[formKey] = map[string]any{"action": "accept", "content": bad}
@@ -629,12 +649,12 @@ func probeMRTRElicitation(ctx context.Context, t *Target) ([]rules.Outcome, erro
 	if it.hasState {
 		extra["requestState"] = it.state
 	}
-	label = fmt.Sprintf("tools/call %q retried with a form response whose %q violates the requestedSchema", it.tool.Name, prop)
-	retry := callWith(ctx, t, label, it.tool.Name, it.args, allCapabilities, extra)
+	label = it.what("retried with a form response whose %q violates the requestedSchema", prop)
+	retry := it.call(ctx, t, label, it.args, allCapabilities, extra)
 	if it.accepted(ctx, t, retry) {
-		return append(out, stamp(rules.Failed(validated, observed(label, retry)+"; the call went on with data that violates the requestedSchema"), retry)), nil
+		return append(out, stamp(rules.Failed(validated, observed(label, retry)+"; the call went on with data that violates the requestedSchema"), retry))
 	}
-	return append(out, stamp(rules.Passed(validated, observed(label, retry)+"; the invalid response was not accepted"), retry)), nil
+	return append(out, stamp(rules.Passed(validated, observed(label, retry)+"; the invalid response was not accepted"), retry))
 }
 
 // isLoopbackHost reports whether h names the local machine.
@@ -644,30 +664,6 @@ func isLoopbackHost(h string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
-}
-
-// connectionOutcome separates "derived from the connection" from "ignores capabilities": the
-// capability-less call is repeated on a fresh connection. Only a server that asks for an
-// undeclared input on the reused connection but not on a fresh one derives context from the
-// connection; one that asks on both ignores the declaration altogether (mrtr-declared-capabilities).
-func connectionOutcome(ctx context.Context, t *Target, it *interim, label string, reused *wire.Exchange, undeclaredReused string) rules.Outcome {
-	id := rules.IDOf("no-connection-derived-context")
-	params := map[string]any{"name": it.tool.Name, "arguments": it.args, "_meta": map[string]any{wire.MetaClientCapabilities: map[string]any{}}}
-	freshLabel := label + ", on a fresh connection"
-	fresh := t.SendFresh(ctx, wire.NewCall("tools/call", params, wire.WithLabel(freshLabel)))
-	if cut(fresh) {
-		return undecidedCut(id, freshLabel, fresh)
-	}
-	undeclaredFresh := undeclaredInputRequests(fresh)
-	switch {
-	case undeclaredReused != "" && undeclaredFresh == "":
-		return stamp(rules.Failed(id, fmt.Sprintf("%s; on the connection that had declared every capability the server asked for %s, on a fresh one it did not", observed(label, reused), undeclaredReused)), reused)
-	case undeclaredReused != "":
-		o := rules.Undecided(id, "the server asks for undeclared input on fresh connections too: it ignores the declaration altogether (see mrtr-declared-capabilities), so a connection-derived context cannot be told apart")
-		o.Observed = observed(freshLabel, fresh)
-		return stamp(o, fresh)
-	}
-	return stamp(rules.Passed(id, observed(label, reused)+"; the capability-less call was judged on its own declaration on a reused connection"), reused)
 }
 
 // toolSamplingOutcome: follow-ups of a tool-enabled sampling loop pair every ToolUseContent with a
@@ -684,8 +680,8 @@ func toolSamplingOutcome(it *interim) rules.Outcome {
 			} `json:"params"`
 		}
 		if json.Unmarshal(raw, &ir) == nil && ir.Method == "sampling/createMessage" && len(ir.Params.Tools) > 0 {
-			return stamp(rules.Undecided(id, "the tool asks for sampling with tools; grading the follow-ups needs a model that answers with tool calls, which the scan does not play"), it.firstExchange)
+			return stamp(rules.Undecided(id, fmt.Sprintf("the %s asks for sampling with tools; grading the follow-ups needs a model that answers with tool calls, which the scan does not play", it.kind())), it.firstExchange)
 		}
 	}
-	return stamp(rules.Absent(id, fmt.Sprintf("tool %q asks for no tool-enabled sampling, so it runs no sampling loop with tools", it.tool.Name)), it.firstExchange)
+	return stamp(rules.Absent(id, fmt.Sprintf("%s %q asks for no tool-enabled sampling, so it runs no sampling loop with tools", it.kind(), it.name)), it.firstExchange)
 }

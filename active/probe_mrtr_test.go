@@ -26,17 +26,25 @@ func TestMRTRProbes(t *testing.T) {
 			"mrtr-rerequest-missing": P, "mrtr-validate-input-responses": P, "mrtr-ignore-extra-responses": P,
 			"elicitation-decline-handled": P, "missing-capability-error": P, "missing-capability-http-400": P,
 			"no-capability-inference": P, "no-connection-derived-context": P,
-			"form-no-clickable-urls": P, "elicitation-response-validated": P, "elicitation-url-https": rules.NotApplicable}},
+			"form-no-clickable-urls": P, "elicitation-response-validated": P, "elicitation-url-https": rules.NotApplicable,
+			"elicitation-declared-modes": P}},
+		{"elicitation modes not checked", &areaServer{ignoreModes: true}, Options{}, map[string]rules.Status{
+			"elicitation-declared-modes": F, "mrtr-declared-capabilities": P}},
 		{"form with a link, unchecked form data", &areaServer{formLink: true, noElicitValidation: true}, Options{}, map[string]rules.Status{
 			"form-no-clickable-urls": F, "elicitation-response-validated": F}},
 		{"url elicitation over http", &areaServer{elicitURL: "http://login.example/x"}, Options{}, map[string]rules.Status{
 			"elicitation-url-https": F, "form-no-clickable-urls": rules.NotApplicable}},
 		{"capabilities kept per connection", &areaServer{connectionCaps: true}, Options{}, map[string]rules.Status{
 			"no-connection-derived-context": F, "no-capability-inference": F}},
+		// Asking a request that declared {} for elicitation, on a fresh connection before anything
+		// was declared on it, is ignoring the declaration, not inferring from an earlier request;
+		// and asking instead of refusing with -32021 fails the -32021 rule, while the status a
+		// -32021 would have had is unknown.
 		{"capabilities ignored", &areaServer{ignoreCaps: true}, Options{}, map[string]rules.Status{
-			"no-connection-derived-context": rules.Indeterminate, "no-capability-inference": F}},
+			"no-connection-derived-context": rules.Indeterminate, "no-capability-inference": rules.Indeterminate,
+			"mrtr-declared-capabilities": F, "missing-capability-error": F, "missing-capability-http-400": rules.Indeterminate}},
 		{"url elicitation over https", &areaServer{elicitURL: "https://login.example/x"}, Options{}, map[string]rules.Status{
-			"elicitation-url-https": P}},
+			"elicitation-url-https": P, "elicitation-declared-modes": P}},
 		{"requestState trusted", &areaServer{trustState: true}, Options{}, map[string]rules.Status{
 			"request-state-integrity": F, "request-state-untrusted": F, "request-state-anti-replay": F}},
 		{"-32021 with 200 and no data", &areaServer{missingCapStatus: true}, Options{}, map[string]rules.Status{

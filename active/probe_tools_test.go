@@ -50,6 +50,7 @@ type areaServer struct {
 	logBelow           bool // with logging: echo logs at debug whatever was asked
 	acceptBadLevel     bool // with logging: an unknown logLevel is accepted
 	ignoreCaps         bool // every request is treated as declaring elicitation
+	ignoreModes        bool // a declared elicitation capability is enough, whichever modes it names
 	connectionCaps     bool // a connection that once declared elicitation keeps it
 
 	mu         sync.Mutex
@@ -292,7 +293,15 @@ func (a *areaServer) ask(w http.ResponseWriter, m *wire.Message, p map[string]js
 			"inputRequests": map[string]any{"name": request},
 			"_meta":         map[string]any{wire.MetaServerInfo: map[string]any{"name": "area", "version": "1"}}}})
 	}
-	_, declared := caps["elicitation"]
+	rawElicit, declared := caps["elicitation"]
+	var modes map[string]json.RawMessage
+	_ = json.Unmarshal(rawElicit, &modes)
+	if mode := "form"; declared && !a.ignoreModes {
+		if a.elicitURL != "" {
+			mode = "url"
+		}
+		declared = modes[mode] != nil || (mode == "form" && modes["url"] == nil)
+	}
 	a.mu.Lock()
 	if a.connElicit == nil {
 		a.connElicit = map[string]bool{}

@@ -216,7 +216,7 @@ func policyArgumentError(err error) error {
 func (s *Stateful) askOnTimeout(ctx context.Context, req *mcp.CallToolRequest, b seal.Binding) (string, string, *mcp.CallToolResult, error) {
 	if req.Params.RequestState == "" {
 		caps := req.ClientCapabilities()
-		if caps == nil || caps.Elicitation == nil {
+		if !formElicitation(caps) {
 			// Written by hand: the SDK's ClientCapabilities always marshals "roots", which this
 			// request does not need.
 			data := json.RawMessage(`{"requiredCapabilities":{"elicitation":{}}}`)
@@ -360,4 +360,15 @@ func effectKey(p auth.Principal, flow, idempotencyKey, argsDigest string) (key, 
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)), fingerprint
+}
+
+// formElicitation reports whether the request declared form-mode elicitation, the only mode
+// onTimeout is asked in: "form", or an elicitation capability that names no mode ("{}" means
+// form only). One that names only "url" does not, and the client must not be sent a form
+// (client/elicitation#capabilities: servers MUST NOT use a mode the client does not support).
+func formElicitation(caps *mcp.ClientCapabilities) bool {
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	return caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -72,6 +73,21 @@ var pinnedEverythingFailures = []struct {
 		demonstrate: demonstrateUndeclaredElicitation,
 	},
 	{
+		rule:        "missing-capability-error",
+		clause:      "basic#_meta: if processing a request requires a capability the client did not include, the server MUST return -32021 with data.requiredCapabilities",
+		demonstrate: demonstrateUndeclaredElicitation,
+	},
+	{
+		rule:        "elicitation-declared-modes",
+		clause:      "client/elicitation#capabilities: servers MUST NOT send elicitation requests with modes that are not supported by the client",
+		demonstrate: demonstrateFormToURLOnlyClient,
+	},
+	{
+		rule:        "elicitation-response-validated",
+		clause:      "client/elicitation#form-mode-security: servers SHOULD validate that received data matches the requested schema",
+		demonstrate: demonstrateUnvalidatedFormAnswer,
+	},
+	{
 		rule:        "missing-prompt-args-32602",
 		clause:      "server/prompts#error-handling: servers SHOULD answer missing required arguments with -32602",
 		demonstrate: demonstratePromptWithoutArgs,
@@ -124,6 +140,40 @@ func demonstrateUndeclaredElicitation(t *testing.T, url string) (bool, string) {
 		return false, ex.Summary()
 	}
 	return strings.Contains(string(r.ResultField("inputRequests")), `"elicitation/create"`), ex.Summary()
+}
+
+// demonstrateFormToURLOnlyClient gets the MRTR prompt declaring elicitation in URL mode only:
+// the server still asks in form mode (its elicitation carries no mode, which means form).
+func demonstrateFormToURLOnlyClient(t *testing.T, url string) (bool, string) {
+	ex := send(t, url, wire.NewCall("prompts/get", map[string]any{"name": "test_input_required_result_prompt"},
+		wire.WithMeta(wire.MetaClientCapabilities, map[string]any{"elicitation": map[string]any{"url": map[string]any{}}})))
+	r := ex.Reply()
+	if r == nil || r.ResultType() != "input_required" {
+		return false, ex.Summary()
+	}
+	var reqs map[string]struct {
+		Method string `json:"method"`
+		Params struct {
+			Mode string `json:"mode"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(r.ResultField("inputRequests"), &reqs)
+	for _, ir := range reqs {
+		if ir.Method == "elicitation/create" && (ir.Params.Mode == "" || ir.Params.Mode == "form") {
+			return true, ex.Summary()
+		}
+	}
+	return false, ex.Summary()
+}
+
+// demonstrateUnvalidatedFormAnswer retries the MRTR prompt with a form answer whose "context" is
+// a number where the requestedSchema asks for a string: the prompt completes with it.
+func demonstrateUnvalidatedFormAnswer(t *testing.T, url string) (bool, string) {
+	ex := send(t, url, wire.NewCall("prompts/get", map[string]any{"name": "test_input_required_result_prompt",
+		"inputResponses": map[string]any{"user_context": map[string]any{"action": "accept", "content": map[string]any{"context": 7}}}},
+		wire.WithMeta(wire.MetaClientCapabilities, map[string]any{"elicitation": map[string]any{}})))
+	r := ex.Reply()
+	return r != nil && r.Error == nil && r.Completed(), ex.Summary()
 }
 
 func send(t *testing.T, url string, spec wire.RequestSpec) *wire.Exchange {

@@ -133,19 +133,39 @@ func checkToolResult(v *view, h *History) []rules.Outcome {
 	return out
 }
 
-// checkPromptResult enforces a complete prompts/get result's media and embedded resources.
+// checkPromptResult enforces a complete prompts/get result's content blocks, media and
+// embedded resources.
 //
-//	Prompt image and audio content "MUST be base64-encoded and include a valid MIME type".
-//	Embedded resources "MUST include a valid resource URI, the appropriate MIME type, and either
-//	text content or base64-encoded blob data".
+//	Each PromptMessage's content is a ContentBlock (schema.ts), so it matches the ContentBlock
+//	schema. Prompt image and audio content "MUST be base64-encoded and include a valid MIME
+//	type". Embedded resources "MUST include a valid resource URI, the appropriate MIME type, and
+//	either text content or base64-encoded blob data".
+//
+// A block that breaks both the ContentBlock schema and a prompt rule is reported by both in the
+// same words, so a report counts it as one behaviour.
 func checkPromptResult(v *view, _ *History) []rules.Outcome {
 	if v.method() != "prompts/get" || !v.complete() {
 		return nil
 	}
 	var out []rules.Outcome
-	media, embedded := 0, 0
-	for i, raw := range decodeArray(v.result()["messages"]) {
+	messages := decodeArray(v.result()["messages"])
+	media, embedded, blocks := 0, 0, 0
+	for i, raw := range messages {
 		c := decodeObject(decodeObject(raw)["content"])
+		if c == nil {
+			if !hasRule(out, "content-blocks-valid") {
+				out = append(out, fail("content-blocks-valid", "messages[%d] has no content block", i))
+			}
+			continue
+		}
+		blocks++
+		if p := contentProblem(c); p != "" && !hasRule(out, "content-blocks-valid") {
+			format := "messages[%d] is %s"
+			if ty, _ := stringOf(c["type"]); ty == "resource" {
+				format = "messages[%d]: %s"
+			}
+			out = append(out, fail("content-blocks-valid", format, i, p))
+		}
 		switch ty, _ := stringOf(c["type"]); ty {
 		case "image", "audio":
 			media++
@@ -158,6 +178,9 @@ func checkPromptResult(v *view, _ *History) []rules.Outcome {
 				out = append(out, fail("prompt-embedded-resource-fields", "messages[%d]: %s", i, p))
 			}
 		}
+	}
+	if blocks > 0 && !hasRule(out, "content-blocks-valid") {
+		out = append(out, pass("content-blocks-valid", fmt.Sprintf("%d prompt message content block(s), all valid", blocks)))
 	}
 	if media > 0 && !hasRule(out, "prompt-media-base64") {
 		out = append(out, pass("prompt-media-base64", fmt.Sprintf("%d media block(s), base64 with a MIME type", media)))

@@ -130,7 +130,8 @@ func duplicateKey(b []byte) string {
 // checkMRTRCapabilities enforces that input requests use only what this request declared.
 //
 //	Servers "MUST NOT include an input request whose type the client has not declared support for
-//	in this request's clientCapabilities"; elicitation modes must be declared (`{}` is form only);
+//	in this request's clientCapabilities"; elicitation modes must be declared (`{}` is form only;
+//	a request declaring both modes says nothing about it);
 //	tool-enabled sampling needs sampling.tools; includeContext thisServer/allServers "SHOULD NOT"
 //	be used, and not at all without sampling.context.
 func checkMRTRCapabilities(v *view, _ *History) []rules.Outcome {
@@ -167,6 +168,11 @@ func checkMRTRCapabilities(v *view, _ *History) []rules.Outcome {
 				mode = "form"
 			}
 			ok := declared[mode] != nil || (mode == "form" && len(declared) == 0)
+			if ok && declared["form"] != nil && declared["url"] != nil {
+				// Both modes declared: no mode could have been undeclared, so the request
+				// shows nothing about the rule (a pass needs a mode the server could misuse).
+				continue
+			}
 			if ok {
 				out = append(out, pass("elicitation-declared-modes", "elicitation mode "+mode+" was declared"))
 			} else {

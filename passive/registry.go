@@ -54,7 +54,7 @@ func entries() []entry {
 		{"request-state", []string{"request-state-integrity"}, checkRequestState},
 		{"tools-list", []string{"tool-name-syntax", "tool-name-unique", "input-schema-object", "tools-deterministic-order", "lists-not-connection-scoped"}, checkToolsList},
 		{"tool-result", []string{"content-blocks-valid", "embedded-resources-capability"}, checkToolResult},
-		{"prompt-result", []string{"prompt-media-base64", "prompt-embedded-resource-fields"}, checkPromptResult},
+		{"prompt-result", []string{"prompt-media-base64", "prompt-embedded-resource-fields", "content-blocks-valid"}, checkPromptResult},
 		{"resource-contents", []string{"binary-properly-encoded", "custom-uri-rfc3986"}, checkResourceContents},
 		{"completion", []string{"completion-max-100"}, checkCompletion},
 		{"deprecated", []string{"removed-methods-absent", "ignore-session-id", "get-delete-405", "no-new-http-sse", "deprecated-features-avoided", "explicit-state-ids"}, checkDeprecated},

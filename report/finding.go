@@ -72,6 +72,8 @@ var overlapFamilies = [][]string{
 	{"no-server-initiated-requests", "include-context-declared"},
 	{"meta-required-http-400", "meta-required-reject"},
 	{"unsupported-version-error", "unsupported-version-http-400"},
+	// An input request for a capability the request did not declare, where -32021 was due.
+	{"mrtr-declared-capabilities", "no-undeclared-capability-use", "missing-capability-error"},
 }
 
 var familyOf = func() map[string]int {

@@ -52,6 +52,15 @@ func TestFindingsCountOneBehaviourOnce(t *testing.T) {
 			want: [][]string{{"legacy-range-codes", "app-codes-outside-reserved"}},
 		},
 		{
+			name: "asking for an undeclared capability instead of refusing with -32021 is one finding",
+			rs: []RuleResult{
+				failing(rules.MustNot, "mrtr-declared-capabilities", nil, [2]string{"ex-7", `on POST prompts/get → 200 application/json result: inputRequests["ctx"] is elicitation/create, but this request declared no elicitation capability`}),
+				failing(rules.MustNot, "no-undeclared-capability-use", nil, [2]string{"ex-7", "on POST prompts/get → 200 application/json result: the server relied on the elicitation capability, which this request did not declare"}),
+				failing(rules.Must, "missing-capability-error", nil, [2]string{"ex-7", "sent prompts/get \"ask\" declaring no client capability; got POST prompts/get → 200 application/json result; the server asked for elicitation/create instead of refusing with -32021"}),
+			},
+			want: [][]string{{"mrtr-declared-capabilities", "no-undeclared-capability-use", "missing-capability-error"}},
+		},
+		{
 			name: "one reply wrong in two ways is two findings",
 			rs: []RuleResult{
 				failing(rules.Must, "output-schema-conformance", nil, [2]string{"ex-62", "sent tools/call x; got POST tools/call → 200 application/json result; structuredContent breaks the schema"}),

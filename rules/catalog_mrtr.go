@@ -106,9 +106,10 @@ func catalogMRTR() []Rule {
 			Requirement: "Use no elicitation mode the client did not declare (`{}` means form only).",
 			SpecURL:     SpecBase + "client/elicitation#capabilities",
 			Remediation: "Use URL-mode elicitation only when the client declares `elicitation.url`; treat `\"elicitation\": {}` as form mode only.",
-			Check:       CheckPassive,
+			Check:       CheckBoth,
 			Areas:       []Area{AreaMRTR},
 			Catalogue:   135,
+			Note:        "A request that declares both modes cannot show a violation, so it is not graded; the probe repeats the MRTR request declaring elicitation only in the mode the server did not use.",
 		},
 		{
 			Name:        "sampling-tools-declared",

@@ -119,7 +119,7 @@ const (
 	FeatureLogging       Feature = "logging"
 	FeatureListChanged   Feature = "listChanged"
 	FeatureCallableTool  Feature = "callable-tool"  // a tool the scan may call (readOnlyHint or --allow-call)
-	FeatureMRTRTool      Feature = "mrtr-tool"      // an allowed tool that answers input_required
+	FeatureMRTRTool      Feature = "mrtr-tool"      // an allowed tool or a listed prompt that answers input_required
 	FeatureAuth          Feature = "auth"           // the server requires authorization
 	FeatureExtensions    Feature = "extensions"     // the server declares capabilities.extensions
 	FeatureIntermediary  Feature = "intermediary"   // the target is a proxy or gateway

@@ -27,6 +27,11 @@ func TestSetMetricPolicyWithoutElicitationAnswersMissingCapability(t *testing.T)
 	eachStore(t, func(t *testing.T, b backend) {
 		st := openStore(t, b)
 		e := startBroker(t, st, envOptions{})
+		// Declaring elicitation in URL mode only does not declare the form onTimeout is asked in.
+		urlOnly := map[string]any{"elicitation": map[string]any{"url": map[string]any{}}}
+		if r := e.mustCall(t, e.token(t, nil), broker.NameSetMetricPolicy, askArgs, callParams{caps: urlOnly}); r.Status != http.StatusBadRequest || r.Error == nil || r.Error.Code != -32021 {
+			t.Fatalf("URL mode only: status %d, error %+v, result %v; want 400 and -32021, not a form", r.Status, r.Error, r.Result)
+		}
 		r := e.mustCall(t, e.token(t, nil), broker.NameSetMetricPolicy, askArgs, callParams{})
 		if r.Status != http.StatusBadRequest || r.Error == nil || r.Error.Code != -32021 {
 			t.Fatalf("status %d, error %+v; want 400 and -32021", r.Status, r.Error)

@@ -96,7 +96,9 @@ and every protocol-level one (the HTTP-only rules are n/a), starts it again if a
 exit (saying so), shows its stderr when it matters, and always stops it, Ctrl-C included.
 
 Tools are called only when annotated readOnlyHint: true or named with --allow-call; --tool-args
-gives the arguments for a tool whose schema does not say what a valid call looks like.
+gives the arguments for a tool whose schema does not say what a valid call looks like. Prompts are
+got freely (prompts/get has no side effects): one that answers input_required gets every MRTR
+check a tool does.
 
 Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could not run or did
 not finish: the endpoint is unreachable, requires authorization the scan was not given, is not an
