@@ -53,7 +53,8 @@ func newView(ex *wire.Exchange) *view {
 		}
 	}
 	if v.req != nil && len(v.req.Params) > 0 {
-		v.reqParams = decodeObject(v.req.Params)
+		// wire split params when it decoded the message; the view shares that split.
+		v.reqParams = v.req.ParamsMembers()
 		if m, ok := v.reqParams["_meta"]; ok {
 			v.reqMeta = decodeObject(m)
 		}
@@ -100,7 +101,7 @@ func (v *view) result() map[string]json.RawMessage {
 	}
 	v.resDone = true
 	if v.final != nil && v.final.Result != nil {
-		v.res = decodeObject(v.final.Result)
+		v.res = v.final.ResultMembers()
 	}
 	return v.res
 }
@@ -115,10 +116,7 @@ func (v *view) resultType() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", true
-	}
+	s, _ := wire.String(raw)
 	return s, true
 }
 
@@ -164,44 +162,15 @@ func (v *view) reqParamString(key string) (string, bool) {
 // sseEvents returns the response's events, as wire framed them.
 func (v *view) sseEvents() []wire.Event { return v.events }
 
-// decodeObject decodes a JSON object into its members; nil when b is not an object.
-func decodeObject(b []byte) map[string]json.RawMessage {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
-}
+// decodeObject returns the members of a JSON object (wire's scanner: one pass, values are
+// slices of b); nil when b is not an object. A key twice keeps its last value.
+func decodeObject(b []byte) map[string]json.RawMessage { return wire.Object(b) }
 
-// decodeArray decodes a JSON array into its elements; nil when b is not an array.
-func decodeArray(b []byte) []json.RawMessage {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '[' {
-		return nil
-	}
-	var a []json.RawMessage
-	if json.Unmarshal(b, &a) != nil {
-		return nil
-	}
-	return a
-}
+// decodeArray returns the elements of a JSON array (slices of b); nil when b is not an array.
+func decodeArray(b []byte) []json.RawMessage { return wire.Array(b) }
 
 // stringOf decodes a JSON string.
-func stringOf(b json.RawMessage) (string, bool) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(b, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
+func stringOf(b json.RawMessage) (string, bool) { return wire.String(b) }
 
 // intOf decodes a JSON integer (no fraction, no exponent).
 func intOf(b json.RawMessage) (int, bool) {

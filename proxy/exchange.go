@@ -72,10 +72,9 @@ func keyOf(ex *wire.Exchange) (method, key string) {
 	if len(m.Params) == 0 {
 		return m.Method, m.Method
 	}
-	// Each lookup decodes params once: look for uri only where there is no name.
+	// wire split params once when it decoded the message; these are lookups in that split.
 	for _, field := range []string{"name", "uri"} {
-		var v string
-		if raw := m.ParamField(field); raw != nil && wire.Decode(raw, &v) == nil && v != "" {
+		if v, ok := wire.String(m.ParamField(field)); ok && v != "" {
 			return m.Method, m.Method + ":" + v
 		}
 	}

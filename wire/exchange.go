@@ -86,6 +86,9 @@ type Message struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *Error          `json:"error,omitempty"`
+	// params and result are Params and Result split into members when the message was
+	// decoded, once for every reader (nil for a message built by hand, which splits on use).
+	params, result *members
 }
 
 // Error is a JSON-RPC error object.

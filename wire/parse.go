@@ -2,7 +2,7 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"strings"
@@ -69,8 +69,13 @@ func ParseBody(contentType string, body []byte, lim Limits) (events []Event, msg
 const BatchNote = "body is a JSON array (a batch)"
 
 func decodeBatch(body []byte) ([]*Message, []string) {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(body, &elems); err != nil {
+	var elems [][]byte
+	i := skipSpace(body, 0)
+	end, err := scanArray(body, i, 1, func(v []byte) { elems = append(elems, v) })
+	if err == nil && skipSpace(body, end) != len(body) {
+		err = errors.New("data after the JSON array")
+	}
+	if err != nil {
 		return nil, []string{fmt.Sprintf("decoding batch: %v", err)}
 	}
 	errs := []string{BatchNote}

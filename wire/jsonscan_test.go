@@ -1,0 +1,165 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+var scanSeeds = []string{
+	`{}`, `[]`, `""`, `0`, `-0.5e+10`, `true`, `false`, `null`, ` {"a" : [1, 2.5, "x"] , "b":{"c":null}} `,
+	`{"a":1,"a":2}`, `{"a":1,"A":2}`, `{"\u0061":1}`, `{"k\"q":"v\\n"}`, `"\ud800"`, "\"\xff\"", `[1,]`, `{"a":1,}`,
+	`01`, `1.`, `1e`, `-`, `tru`, `nul`, `{"a"}`, `{"a":}`, `[`, `{`, `"abc`, "\"a\x01\"", `"\x"`, `"\u12g4"`,
+	`{} {}`, `[] x`, `1 2`, `"abcdefghijklmnop\"qrstuvwxyz"`, "\"abcdefghijklmno\x01pq\"", `{"abcdefghijk":"lmnopqrstuvwx\u00e9yz"}`,
+}
+
+// deepSeeds are at encoding/json's nesting bound and one past it.
+var deepSeeds = []string{strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat("[", 10000) + strings.Repeat("]", 10000), strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001)}
+
+// FuzzScanAgreesWithEncodingJSON: the scanner accepts exactly what encoding/json accepts, and
+// Object, Array and String read what encoding/json reads, byte for byte.
+func FuzzScanAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		i := skipSpace(b, 0)
+		end, err := scanValue(b, i, 0)
+		valid := err == nil && skipSpace(b, end) == len(b)
+		if valid != json.Valid(b) {
+			t.Fatalf("scan says valid %v, encoding/json %v, for %q (err %v)", valid, json.Valid(b), b, err)
+		}
+		var wantObj map[string]json.RawMessage
+		objOK := json.Unmarshal(b, &wantObj) == nil && wantObj != nil
+		gotObj := Object(b)
+		if objOK != (gotObj != nil) || len(gotObj) != len(wantObj) {
+			t.Fatalf("Object(%q) = %v, encoding/json %v (%v)", b, gotObj, wantObj, objOK)
+		}
+		for k, v := range wantObj {
+			if !bytes.Equal(gotObj[k], v) {
+				t.Fatalf("Object(%q)[%q] = %q, encoding/json %q", b, k, gotObj[k], v)
+			}
+		}
+		var wantArr []json.RawMessage
+		arrOK := json.Unmarshal(b, &wantArr) == nil && wantArr != nil
+		gotArr := Array(b)
+		if arrOK != (gotArr != nil) || len(gotArr) != len(wantArr) {
+			t.Fatalf("Array(%q) = %q, encoding/json %q (%v)", b, gotArr, wantArr, arrOK)
+		}
+		for k := range wantArr {
+			if !bytes.Equal(gotArr[k], wantArr[k]) {
+				t.Fatalf("Array(%q)[%d] = %q, encoding/json %q", b, k, gotArr[k], wantArr[k])
+			}
+		}
+		trimmed := bytes.TrimSpace(b)
+		var wantStr string
+		strOK := len(trimmed) > 0 && trimmed[0] == '"' && json.Unmarshal(b, &wantStr) == nil
+		gotStr, ok := String(b)
+		if ok != strOK || gotStr != wantStr {
+			t.Fatalf("String(%q) = %q %v, encoding/json %q %v", b, gotStr, ok, wantStr, strOK)
+		}
+	})
+}
+
+func TestScanSeedsAgreeWithEncodingJSON(t *testing.T) {
+	for _, s := range append(append([]string(nil), scanSeeds...), deepSeeds...) {
+		b := []byte(s)
+		i := skipSpace(b, 0)
+		end, err := scanValue(b, i, 0)
+		if valid := err == nil && skipSpace(b, end) == len(b); valid != json.Valid(b) {
+			t.Errorf("%.40q: scan valid %v, encoding/json %v (%v)", s, valid, json.Valid(b), err)
+		}
+	}
+}
+
+// TestDecodedMembersAreSlicesOfTheMessage: a decoded message's params and result are split once,
+// and what a reader gets is the message's own bytes, never a copy, so a large body costs one
+// scan however many checks read into it.
+func TestDecodedMembersAreSlicesOfTheMessage(t *testing.T) {
+	raw := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` +
+		strings.Repeat("x", 1<<16) + `"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	m, err := DecodeMessage(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within := func(v []byte) bool {
+		if len(v) == 0 {
+			return false
+		}
+		p, lo := uintptr(unsafe.Pointer(&v[0])), uintptr(unsafe.Pointer(&raw[0]))
+		return p >= lo && p+uintptr(len(v)) <= lo+uintptr(len(raw))
+	}
+	args := m.ParamField("arguments")
+	if !within(args) || !within(m.ParamsMembers()["name"]) || !within(m.Meta()[MetaProtocolVersion]) {
+		t.Fatal("a member of the decoded message is a copy, not a slice of its bytes")
+	}
+	if m.params == nil || m.params.of(m.Params) != m.params {
+		t.Fatal("params were not split once when the message was decoded")
+	}
+	// A message whose params were replaced reads the new ones.
+	m2 := *m
+	m2.Params = json.RawMessage(`{"name":"other"}`)
+	if v, _ := String(m2.ParamField("name")); v != "other" {
+		t.Fatalf("replaced params read %q, want other", v)
+	}
+	// The exact reading still rejects a key twice; the lenient one keeps the last.
+	dup, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"a":2}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dup.ParamField("a") != nil || string(dup.ParamsMembers()["a"]) != "2" {
+		t.Fatalf("params with a key twice: ParamField %q, ParamsMembers %q; want nil and 2", dup.ParamField("a"), dup.ParamsMembers()["a"])
+	}
+}
+
+func TestDecodeMessageReadsNullMembersAsEncodingJSONDoes(t *testing.T) {
+	m, err := DecodeMessage([]byte(`{"jsonrpc":null,"id":1,"result":{}}`))
+	if err != nil || m.JSONRPC != "" {
+		t.Fatalf("jsonrpc null: %v %q, want accepted and empty", err, m.JSONRPC)
+	}
+	if _, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":null}`)); err == nil {
+		t.Fatal("method null accepted, want the empty-method error")
+	}
+}
+
+func BenchmarkDecodeMessage256KiB(b *testing.B) {
+	raw := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` +
+		strings.Repeat("x", 256<<10) + `"}}}`)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := DecodeMessage(raw)
+		if err != nil || m.ParamField("name") == nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestScanStringFindsEveryByteThatEndsAPlainRun: the word-at-a-time fast path stops at a quote,
+// a backslash or a control byte wherever it falls in the word.
+func TestScanStringFindsEveryByteThatEndsAPlainRun(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		for pos := 0; pos < n; pos++ {
+			for _, c := range []byte{'"', '\\', 0x00, 0x1f, 0x7f, 0x80, 0xff, ' '} {
+				inner := bytes.Repeat([]byte("a"), n)
+				inner[pos] = c
+				lit := append(append([]byte{'"'}, inner...), '"')
+				i := skipSpace(lit, 0)
+				end, err := scanValue(lit, i, 0)
+				valid := err == nil && end == len(lit)
+				if valid != json.Valid(lit) {
+					t.Fatalf("%q: scan valid %v, encoding/json %v", lit, valid, json.Valid(lit))
+				}
+				var want string
+				wantOK := json.Unmarshal(lit, &want) == nil
+				got, ok := String(lit)
+				if ok != wantOK || got != want {
+					t.Fatalf("String(%q) = %q %v, encoding/json %q %v", lit, got, ok, want, wantOK)
+				}
+			}
+		}
+	}
+}
