@@ -241,5 +241,15 @@ func clip(s string) string {
 	return s[:cut] + "…"
 }
 
+// clipBytes is clip(string(b)) without converting more of b than clip keeps: a body of
+// megabytes quoted in an Observed text costs its first bytes, not a copy of it all.
+func clipBytes(b []byte) string {
+	const max = 160
+	if len(b) > max+1 {
+		b = b[:max+1] // clip looks no further than b[max]
+	}
+	return clip(string(b))
+}
+
 // utf8Start reports whether b can begin a UTF-8 sequence.
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

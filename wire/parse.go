@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"strconv"
 	"strings"
 )
 
@@ -40,7 +41,7 @@ func ParseBody(contentType string, body []byte, lim Limits) (events []Event, msg
 		for i, ev := range evs {
 			m, err := DecodeMessage([]byte(ev.Data))
 			if err != nil {
-				parseErrors = append(parseErrors, fmt.Sprintf("event %d: %v", i, err))
+				parseErrors = append(parseErrors, eventError(i, err))
 				continue
 			}
 			msgs = append(msgs, m)
@@ -62,6 +63,22 @@ func ParseBody(contentType string, body []byte, lim Limits) (events []Event, msg
 		}
 		return nil, []*Message{m}, parseErrors
 	}
+}
+
+// eventError is the parse error recorded for an SSE event whose data is not a JSON-RPC message.
+func eventError(i int, err error) string { return fmt.Sprintf("event %d: %v", i, err) }
+
+// EventError returns why event i of a response did not decode as a JSON-RPC message, from the
+// parse errors Parse or Decoded recorded, so a check that grades events reads wire's verdict
+// instead of decoding the data again; false when event i decoded.
+func EventError(parseErrors []string, i int) (string, bool) {
+	prefix := "event " + strconv.Itoa(i) + ": "
+	for _, e := range parseErrors {
+		if why, ok := strings.CutPrefix(e, prefix); ok {
+			return why, true
+		}
+	}
+	return "", false
 }
 
 // BatchNote is the parse error recorded for a body that is a JSON array: the revision forbids
@@ -123,7 +140,7 @@ func (ex *Exchange) Parse(lim Limits) {
 		for i, ev := range r.Events {
 			m, err := DecodeMessage([]byte(ev.Data))
 			if err != nil {
-				r.ParseErrors = append(r.ParseErrors, fmt.Sprintf("event %d: %v", i, err))
+				r.ParseErrors = append(r.ParseErrors, eventError(i, err))
 				continue
 			}
 			r.Messages = append(r.Messages, m)
@@ -150,7 +167,7 @@ func (r *Response) Decoded(lim Limits) (events []Event, msgs []*Message, parseEr
 		for i, ev := range r.Events {
 			m, err := DecodeMessage([]byte(ev.Data))
 			if err != nil {
-				parseErrors = append(parseErrors, fmt.Sprintf("event %d: %v", i, err))
+				parseErrors = append(parseErrors, eventError(i, err))
 				continue
 			}
 			msgs = append(msgs, m)
