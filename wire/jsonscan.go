@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -307,4 +308,53 @@ func String(b []byte) (string, bool) {
 		return "", false
 	}
 	return unquote(b[i:end]), true
+}
+
+// EachMember calls fn with each member of the JSON object b, in order: its key decoded and its
+// value as a slice of b, validating b in the same pass. It returns fn's first error, or an error
+// when b is not one JSON object (members before the fault were already passed to fn). It is for
+// readers that must keep the order (the store's redaction rewrites a payload member by member).
+func EachMember(b []byte, fn func(key string, val []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ErrNotObject
+	}
+	end, err := scanObject(b, i, 1, func(q, v []byte) error { return fn(unquote(q), v) })
+	if err == nil && skipSpace(b, end) != len(b) {
+		err = errors.New("data after the JSON object")
+	}
+	return err
+}
+
+// ErrNotArray is returned by EachElement for a value that is not a JSON array.
+var ErrNotArray = errors.New("not a JSON array")
+
+// EachElement calls fn with each element of the JSON array b, in order, as slices of b; like
+// EachMember for arrays.
+func EachElement(b []byte, fn func(val []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return ErrNotArray
+	}
+	var ferr error
+	end, err := scanArray(b, i, 1, func(v []byte) {
+		if ferr == nil {
+			ferr = fn(v)
+		}
+	})
+	switch {
+	case ferr != nil:
+		return ferr
+	case err == nil && skipSpace(b, end) != len(b):
+		return errors.New("data after the JSON array")
+	}
+	return err
+}
+
+// Valid reports whether b is one JSON value (space around it allowed), as json.Valid does, in
+// the scanner's one pass.
+func Valid(b []byte) bool {
+	i := skipSpace(b, 0)
+	end, err := scanValue(b, i, 0)
+	return err == nil && skipSpace(b, end) == len(b)
 }

@@ -29,8 +29,8 @@ func FuzzScanAgreesWithEncodingJSON(f *testing.F) {
 		i := skipSpace(b, 0)
 		end, err := scanValue(b, i, 0)
 		valid := err == nil && skipSpace(b, end) == len(b)
-		if valid != json.Valid(b) {
-			t.Fatalf("scan says valid %v, encoding/json %v, for %q (err %v)", valid, json.Valid(b), b, err)
+		if valid != json.Valid(b) || Valid(b) != valid {
+			t.Fatalf("scan says valid %v (Valid %v), encoding/json %v, for %q (err %v)", valid, Valid(b), json.Valid(b), b, err)
 		}
 		var wantObj map[string]json.RawMessage
 		objOK := json.Unmarshal(b, &wantObj) == nil && wantObj != nil
@@ -43,6 +43,16 @@ func FuzzScanAgreesWithEncodingJSON(f *testing.F) {
 				t.Fatalf("Object(%q)[%q] = %q, encoding/json %q", b, k, gotObj[k], v)
 			}
 		}
+		last := map[string][]byte{}
+		eachErr := EachMember(b, func(k string, v []byte) error { last[k] = v; return nil })
+		if (eachErr == nil) != objOK || (objOK && len(last) != len(wantObj)) {
+			t.Fatalf("EachMember(%q) = %v with %d keys, encoding/json %v with %d", b, eachErr, len(last), objOK, len(wantObj))
+		}
+		for k, v := range wantObj {
+			if !bytes.Equal(last[k], v) {
+				t.Fatalf("EachMember(%q) last %q = %q, encoding/json %q", b, k, last[k], v)
+			}
+		}
 		var wantArr []json.RawMessage
 		arrOK := json.Unmarshal(b, &wantArr) == nil && wantArr != nil
 		gotArr := Array(b)
@@ -53,6 +63,10 @@ func FuzzScanAgreesWithEncodingJSON(f *testing.F) {
 			if !bytes.Equal(gotArr[k], wantArr[k]) {
 				t.Fatalf("Array(%q)[%d] = %q, encoding/json %q", b, k, gotArr[k], wantArr[k])
 			}
+		}
+		var elems [][]byte
+		if err := EachElement(b, func(v []byte) error { elems = append(elems, v); return nil }); (err == nil) != arrOK || (arrOK && len(elems) != len(wantArr)) {
+			t.Fatalf("EachElement(%q) = %v with %d elements, encoding/json %v with %d", b, err, len(elems), arrOK, len(wantArr))
 		}
 		trimmed := bytes.TrimSpace(b)
 		var wantStr string
