@@ -137,3 +137,28 @@ func BenchmarkGradeOneExchange256KiB(b *testing.B) {
 		p.pipe.gradeBatch([]*Capture{&one}, false)
 	}
 }
+
+// BenchmarkGradeAndStoreBatched is the per-exchange cost of grading and storing when a round
+// carries 64 exchanges (what a busy proxy's worker writes per commit, lingering for more): the
+// commit is shared, the rows and the folded findings are not.
+func BenchmarkGradeAndStoreBatched(b *testing.B) {
+	_, _, _, p := measureTargets(b)
+	c := &Capture{ID: "bench", Start: time.Now(), End: time.Now(), Target: "http://127.0.0.1/mcp", Method: "POST",
+		URL: "http://127.0.0.1/mcp", RequestHeader: http.Header{"Content-Type": {"application/json"}},
+		RequestBody: []byte(measureCall), Status: 200, ResponseHeader: http.Header{"Content-Type": {"application/json"}},
+		ResponseBody: []byte(measureResult)}
+	const per = 64
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		batch := make([]*Capture, per)
+		for k := range batch {
+			i++
+			one := *c
+			one.ID = "bench-" + strconv.Itoa(i)
+			batch[k] = &one
+		}
+		p.pipe.gradeBatch(batch, false)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*per), "ns/exchange")
+}
