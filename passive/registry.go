@@ -87,9 +87,17 @@ func Run(ex *wire.Exchange, h *History) []rules.Outcome {
 	return run(ex, h, registered())
 }
 
-// registered is the registry Run applies, built on first use (not at init) and shared: Run is
-// called for every exchange a proxy grades, and the registry never changes.
-var registered = sync.OnceValue(entries)
+// registered is the registry Run applies, built on first use (nothing runs at init) and shared:
+// Run is called for every exchange a proxy grades, and the registry never changes.
+func registered() []entry {
+	registry.once.Do(func() { registry.entries = entries() })
+	return registry.entries
+}
+
+var registry struct {
+	once    sync.Once
+	entries []entry
+}
 
 func run(ex *wire.Exchange, h *History, es []entry) []rules.Outcome {
 	if ex == nil {
