@@ -323,7 +323,7 @@ func (s *Stateful) newMetricPolicy(ctx context.Context, tenant string, a setMetr
 	}
 	if found {
 		if m, ok := cur.Metric(a.Metric); ok {
-			mp.Enabled, mp.Threshold, mp.MaxJudgeLatencyMs, mp.Weight = m.Enabled, m.Threshold, m.MaxJudgeLatencyMs, m.Weight
+			mp.Enabled, mp.Threshold, mp.MaxJudgeLatencyMs, mp.Weight, mp.Judge = m.Enabled, m.Threshold, m.MaxJudgeLatencyMs, m.Weight, m.Judge
 		}
 	}
 	if a.Enabled != nil {

@@ -60,7 +60,7 @@ func TestAScanThatRunsOutOfTimeExitsTwoWithItsPartialReport(t *testing.T) {
 	if r.ExitCode != 2 {
 		t.Fatalf("exit %d, want 2\nstderr: %s", r.ExitCode, tail(r.Stderr, 10))
 	}
-	if !strings.Contains(r.Stderr, "scan incomplete: ") || !strings.Contains(r.Stderr, "probes did not finish before --timeout 2s; raise --timeout") {
+	if !strings.Contains(r.Stderr, "INCOMPLETE: ") || !strings.Contains(r.Stderr, "probes did not finish before --timeout 2s; raise --timeout") {
 		t.Errorf("stderr does not say the scan is incomplete and what to do:\n%s", tail(r.Stderr, 5))
 	}
 	res, err := report.Decode(bytes.NewReader([]byte(r.Stdout)))

@@ -66,6 +66,9 @@ type MetricPolicy struct {
 	MaxJudgeLatencyMs int       `json:"maxJudgeLatencyMs,omitempty"`
 	// Weight is this metric's share in the "weighted" trust-score aggregation; 0 means 1.
 	Weight float64 `json:"weight,omitempty"`
+	// Judge names the judge that decides this metric's ambiguous band, one of the Evaluator's
+	// Judges (configured by name in the broker's config file); empty means the default judge.
+	Judge string `json:"judge,omitempty"`
 }
 
 // TenantPolicy is one tenant's configuration. Aggregation is "strictest" or "weighted";
@@ -99,6 +102,10 @@ type Span struct {
 	Payload string `json:"payload,omitempty"`
 	// Weight is this match's contribution in [0,1] after damping (see docs/scoring.md).
 	Weight float64 `json:"weight,omitempty"`
+	// ContextID names the context item the span is in, when it is not in the scored text itself
+	// (flag_injection screens the items a text travels with); Start and End are then offsets in
+	// that item's content.
+	ContextID string `json:"contextId,omitempty"`
 }
 
 // Verdict is one metric's conclusion.

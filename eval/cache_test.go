@@ -10,14 +10,16 @@ import (
 func TestJudgeCacheIsNeverSharedAcrossTenants(t *testing.T) {
 	judge := FixedJudge(0.8, "manipulative")
 	e := &Evaluator{Judge: judge, Cache: NewMemoryCache(8)}
-	ctxItems := []ContextItem{{ID: "a", Source: "doc", Content: "The report covers the third quarter."}}
-	const response = "The report covers the fourth quarter."
+	ctxItems := []ContextItem{{ID: "a", Source: "doc", Content: "The report covers the third quarter. Revenue was 4 million dollars in that quarter."}}
+	// A claim the context neither states nor contradicts: unsupported, but not clearly so.
+	const response = "Revenue grew strongly."
 	// Thresholds at the deterministic score put both samples in the ambiguous band whatever the
 	// metrics' algorithms score them, so the judge (and its cache) decide.
 	inj := policyFor(MetricInjection, FailClosed)
 	inj.Threshold = atScore(DetectInjection(ambiguousText).Score)
 	gnd := policyFor(MetricGroundedness, FailClosed)
-	gnd.Threshold = atScore(ScoreGroundedness(GroundednessInput{Response: response, Context: ctxItems}).Score)
+	// Just above the score: a threshold at it would make a high score clear (Band).
+	gnd.Threshold = atScore(ScoreGroundedness(GroundednessInput{Response: response, Context: ctxItems}).Score + 0.1)
 	tests := []struct {
 		name string
 		run  func(tenant string) (Verdict, error)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -39,7 +38,7 @@ type groundednessCase struct {
 	Context  []ContextItem `json:"context"`
 }
 
-func readJSONL[T any](t *testing.T, path string) []T {
+func readJSONL[T any](t testing.TB, path string) []T {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -132,30 +131,8 @@ func (c *confusion) decidedShare() float64 {
 	return ratio(c.decided, c.total)
 }
 
-func (c *confusion) markdown(name string) string {
-	var b strings.Builder
-	o := c.oracle
-	fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f / %.3f / %.3f |\n", name, c.total, c.precision(), c.recall(), c.fpr(),
-		c.decidedShare(), ratio(o.tp, o.tp+o.fp), ratio(o.tp, o.tp+o.fn), ratio(o.fp, o.fp+o.tn))
-	return b.String()
-}
-
-func (c *confusion) kinds() string {
-	keys := make([]string, 0, len(c.byKind))
-	for k := range c.byKind {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c.byKind[k][0], c.byKind[k][1]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// TestDevCorpus measures the deterministic tier on the labelled corpus under testdata/corpus and
-// holds it to documented floors. With SENTINEL_MEASURE_OUT set it writes the figures and the
-// method as a markdown fragment for `make measure`.
+// TestDevCorpus holds the deterministic tier to floors on the older development files (seen by
+// tuning since the first version); TestMeasureEvalCorpus measures the current corpus.
 func TestDevCorpus(t *testing.T) {
 	inj := readJSONL[injectionCase](t, "testdata/corpus/injection.jsonl")
 	gnd := readJSONL[groundednessCase](t, "testdata/corpus/groundedness.jsonl")
@@ -208,39 +185,6 @@ func TestDevCorpus(t *testing.T) {
 	} {
 		if chk.atMost && chk.got > chk.want || !chk.atMost && chk.got < chk.want {
 			t.Errorf("%s = %.3f, floor %.3f", chk.name, chk.got, chk.want)
-		}
-	}
-
-	if out := os.Getenv("SENTINEL_MEASURE_OUT"); out != "" {
-		var b strings.Builder
-		b.WriteString("### eval: development corpus (deterministic tier)\n\n")
-		fmt.Fprintf(&b, "Method: `go test -run TestDevCorpus ./eval` scores every item of `eval/testdata/corpus/*.jsonl` with the deterministic tier only "+
-			"(DetectInjection, ScoreGroundedness) at threshold %.2f. Positive = the concern is present (injection; ungrounded). "+
-			"\"Decided\" = the share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. decided without a judge. "+
-			"The last column assumes every ambiguous item went to a perfect judge (an upper bound, not a measurement of any model). "+
-			"Three sets: development (`injection.jsonl`, `groundedness.jsonl`; written with the detector and tuned on), "+
-			"held-out 1 (`*_holdout.jsonl`; committed before the detector first scored it, then tuned on) and held-out 2 "+
-			"(`*_blind.jsonl`; committed before the detector first scored it; only the weak-cue escalation layer was added after). "+
-			"Figures on sets that were tuned on are optimistic. The first, untuned run on each held-out set is the honest "+
-			"estimate for unseen text and is recorded in docs/scoring.md; the sets are small, so treat every figure as ±0.1.\n\n",
-			corpusThreshold, AmbiguousMargin, AmbiguousMargin)
-		b.WriteString("| metric | items | precision | recall | FPR | decided w/o judge | with perfect judge P / R / FPR |\n|---|---|---|---|---|---|---|\n")
-		b.WriteString(ci.markdown("flag_injection, development"))
-		b.WriteString(hi.markdown("flag_injection, held-out 1"))
-		b.WriteString(bi.markdown("flag_injection, held-out 2"))
-		b.WriteString(cg.markdown("check_groundedness, development"))
-		b.WriteString(hg.markdown("check_groundedness, held-out 1"))
-		b.WriteString(bg.markdown("check_groundedness, held-out 2"))
-		b.WriteString("\nFirst, untuned runs (from the commit history; see docs/scoring.md): held-out 1 flag_injection precision 0.846, " +
-			"recall 0.550, FPR 0.100; held-out 2 flag_injection precision 0.875, recall 0.467, FPR 0.067. The deterministic " +
-			"tier is precise but misses about half of unseen phrasings; the judge is not optional.\n")
-		fmt.Fprintf(&b, "\nHard negatives (benign text that discusses injection, asks to disregard an email, code comments): %d items, FPR %.3f.\n\n",
-			hard.total, hard.fpr())
-		fmt.Fprintf(&b, "Correct by kind — flag_injection: %s. check_groundedness: %s.\n\n", ci.kinds(), cg.kinds())
-		fmt.Fprintf(&b, "Misclassified at the threshold — flag_injection: %s. check_groundedness: %s. Held-out 1: %s; %s. Held-out 2: %s; %s.\n",
-			listOrNone(ci.misses), listOrNone(cg.misses), listOrNone(hi.misses), listOrNone(hg.misses), listOrNone(bi.misses), listOrNone(bg.misses))
-		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-			t.Fatalf("writing %s: %v", out, err)
 		}
 	}
 }

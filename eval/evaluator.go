@@ -18,6 +18,9 @@ var (
 	ErrMetricDisabled = errors.New("metric is disabled by the tenant policy")
 	// ErrWrongMetric: the MetricPolicy passed is for another metric.
 	ErrWrongMetric = errors.New("the metric policy is for a different metric")
+	// ErrUnknownJudge: the metric policy names a judge the Evaluator does not have. It wraps
+	// ErrInvalidPolicy: the fix is in the configuration.
+	ErrUnknownJudge = fmt.Errorf("%w: the policy names a judge that is not configured", ErrInvalidPolicy)
 )
 
 // Log attribute keys, fixed here so every line is queryable the same way.
@@ -60,9 +63,12 @@ type GroundednessInput struct {
 // ambiguous band, inside the metric's own latency budget. The zero value works (no judge, no
 // cache, discard logs, wall clock).
 type Evaluator struct {
-	// Judge decides the ambiguous band; nil means ambiguous cases get outcome warn, decided by
-	// the heuristic tier.
+	// Judge decides the ambiguous band of metrics whose policy names no judge; nil means such
+	// ambiguous cases get outcome warn, decided by the heuristic tier.
 	Judge Judge
+	// Judges are the named judges a metric policy may choose (MetricPolicy.Judge), so each tenant
+	// and metric can have its own; nil means only the default Judge.
+	Judges map[string]Judge
 	// Cache, when set, answers repeated ambiguous cases without calling the judge (DecidedBy cache).
 	Cache JudgeCache
 	// Logger receives one line per verdict; nil discards.
@@ -99,21 +105,45 @@ func checkPolicy(metric string, pol MetricPolicy) error {
 	return nil
 }
 
-// FlagInjection scores in.Text for prompt injection. Clear cases are decided by DetectInjection;
-// scores within AmbiguousMargin of the threshold go to the judge.
+// judgeFor is the judge the metric policy chooses: a named one, or the default.
+func (e *Evaluator) judgeFor(pol MetricPolicy) (Judge, error) {
+	if pol.Judge == "" {
+		return e.Judge, nil
+	}
+	if j, ok := e.Judges[pol.Judge]; ok && j != nil {
+		return j, nil
+	}
+	return nil, fmt.Errorf("running %s: judge %q: %w; configure it under \"judges\" or remove \"judge\" from the policy", pol.Metric, pol.Judge, ErrUnknownJudge)
+}
+
+// judgeName is what a verdict pins for a judge: its model and, for a versioned judge, the prompt
+// and reply-parser versions it used.
+func judgeName(j Judge, metric string) string {
+	if vj, ok := j.(VersionedJudge); ok {
+		return j.Model() + " (" + vj.Versions(metric) + ")"
+	}
+	return j.Model()
+}
+
+// FlagInjection scores in.Text, and every context item it travels with, for prompt injection.
+// Clear cases are decided by the deterministic tier (ScreenInjection); scores within
+// AmbiguousMargin of the threshold go to the judge the policy chooses.
 func (e *Evaluator) FlagInjection(ctx context.Context, in InjectionInput, pol MetricPolicy) (Verdict, error) {
 	if err := checkPolicy(MetricInjection, pol); err != nil {
 		return Verdict{}, err
 	}
+	if _, err := e.judgeFor(pol); err != nil {
+		return Verdict{}, err
+	}
 	start := e.now()
-	scan := DetectInjection(in.Text)
+	scan := ScreenInjection(in)
 	v := Verdict{Metric: MetricInjection, Score: scan.Score, Threshold: pol.Threshold, Evidence: scan.Evidence,
 		DecidedBy: DecidedByHeuristic, MetricVersion: InjectionMetricVersion}
 	hint := fmt.Sprintf("deterministic score %.3f; families %v", scan.Score, scan.Families)
 	if len(scan.Families) == 0 {
 		hint = fmt.Sprintf("deterministic score %.3f; no pattern family matched", scan.Score)
 	}
-	err := e.decide(ctx, in.Tenant, &v, pol, JudgeRequest{Metric: MetricInjection, Response: in.Text, Task: in.TaskDescription, Hint: hint}, hint)
+	err := e.decide(ctx, in.Tenant, &v, pol, JudgeRequest{Metric: MetricInjection, Response: in.Text, Context: in.Context, Task: in.TaskDescription, Hint: hint}, hint)
 	v.LatencyMs = e.now().Sub(start).Milliseconds()
 	e.log(ctx, v)
 	return v, err
@@ -126,6 +156,9 @@ func (e *Evaluator) CheckGroundedness(ctx context.Context, in GroundednessInput,
 		return Verdict{}, ErrNoContext
 	}
 	if err := checkPolicy(MetricGroundedness, pol); err != nil {
+		return Verdict{}, err
+	}
+	if _, err := e.judgeFor(pol); err != nil {
 		return Verdict{}, err
 	}
 	start := e.now()
@@ -150,11 +183,12 @@ func (e *Evaluator) decide(ctx context.Context, tenant string, v *Verdict, pol M
 		v.Outcome, v.Reason = OutcomePass, "clear: "+summary
 		return nil
 	}
-	if e.Judge == nil {
+	judge, _ := e.judgeFor(pol) // checked before the metric ran
+	if judge == nil {
 		v.Outcome, v.Reason = OutcomeWarn, "ambiguous and no judge is configured: "+summary
 		return nil
 	}
-	v.Judge = e.Judge.Model()
+	v.Judge = judgeName(judge, v.Metric)
 	key, cacheable := CacheKey(tenant, v.Judge, v.MetricVersion, req)
 	cacheable = cacheable && e.Cache != nil
 	if cacheable {
@@ -164,7 +198,7 @@ func (e *Evaluator) decide(ctx context.Context, tenant string, v *Verdict, pol M
 			return nil
 		}
 	}
-	jv, err := e.callJudge(ctx, pol.JudgeBudget(), req)
+	jv, err := e.callJudge(ctx, judge, pol.JudgeBudget(), req)
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return fmt.Errorf("running %s: waiting for judge %s: %w", v.Metric, v.Judge, err)
@@ -194,7 +228,7 @@ var errBadJudgeScore = errors.New("judge score is not a number in [0,1]")
 
 // callJudge enforces the metric's budget on our side: the judge runs under a context deadline and
 // we stop waiting at the deadline even if the judge ignores it.
-func (e *Evaluator) callJudge(ctx context.Context, budget time.Duration, req JudgeRequest) (JudgeVerdict, error) {
+func (e *Evaluator) callJudge(ctx context.Context, judge Judge, budget time.Duration, req JudgeRequest) (JudgeVerdict, error) {
 	jctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	type result struct {
@@ -203,7 +237,7 @@ func (e *Evaluator) callJudge(ctx context.Context, budget time.Duration, req Jud
 	}
 	ch := make(chan result, 1) // buffered: a late judge never blocks on send
 	go func() {
-		v, err := e.Judge.Judge(jctx, req)
+		v, err := judge.Judge(jctx, req)
 		ch <- result{v, err}
 	}()
 	select {

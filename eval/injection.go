@@ -2,6 +2,7 @@ package eval
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -10,7 +11,7 @@ import (
 
 // InjectionMetricVersion is pinned in every flag_injection verdict so a score can be traced to the
 // pattern set that produced it. Bump it whenever patterns or weights change.
-const InjectionMetricVersion = "flag_injection/1"
+const InjectionMetricVersion = "flag_injection/2"
 
 // AmbiguousMargin is the half-width of the band around a policy threshold inside which the
 // deterministic tier does not decide alone: scores in [threshold-AmbiguousMargin,
@@ -28,13 +29,18 @@ const (
 
 // InjectionScan is the deterministic tier's result for one text.
 type InjectionScan struct {
-	// Score in [0,1]: 1 - Π(1 - w) over independent matches (per family, the strongest match of
-	// each pattern not overlapping a stronger one), raised by obfuscation signals when a family
-	// matched. HEURISTIC: weights are hand-set, see docs/scoring.md.
-	Score    float64  `json:"score"`
-	Families []string `json:"families,omitempty"` // families that matched, sorted
-	Evidence []Span   `json:"evidence,omitempty"` // spans in the original text
-	Signals  []Signal `json:"signals,omitempty"`
+	// Score in [0,1]: the learned component's probability, which reads the pattern families'
+	// matches among its features (ModelScore), or PatternScore when no model is embedded.
+	Score float64 `json:"score"`
+	// PatternScore is 1 - Π(1 - w) over independent pattern matches (per family, the strongest
+	// match of each pattern not overlapping a stronger one), raised by obfuscation signals when a
+	// family matched. HEURISTIC: weights are hand-set, see docs/scoring.md.
+	PatternScore float64 `json:"patternScore"`
+	// ModelScore is the learned component's probability for the most suspicious window.
+	ModelScore float64  `json:"modelScore,omitempty"`
+	Families   []string `json:"families,omitempty"` // families that matched, sorted
+	Evidence   []Span   `json:"evidence,omitempty"` // spans in the original text
+	Signals    []Signal `json:"signals,omitempty"`
 }
 
 // Band says where a score falls relative to a threshold: -1 clearly below (pass), 0 ambiguous
@@ -59,12 +65,15 @@ var obfuscationWeights = map[string]float64{
 	SignalBidiControl:  0.2,
 	SignalTagCharacter: 0.3,
 	SignalEncoded:      0.1,
+	SignalCombining:    0.2,
 }
 
 // hit is one pattern match, already mapped to the original text.
 type hit struct {
 	family, name string
 	weight       float64
+	raw          float64 // the pattern's weight before damping
+	quoted, cued bool    // damped because quoted, or because discussion cues surround it
 	start, end   int
 	encoding     string
 	payload      string
@@ -75,27 +84,74 @@ type hit struct {
 // pure, allocation-light and linear in the input (capped at MaxNormalizeBytes), so the proxy can
 // call it on every tool result and tool description.
 func DetectInjection(text string) InjectionScan {
-	n := Normalize(text)
-	var hits []hit
-	collectHits(&n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", nil, &hits)
-	if !slices.ContainsFunc(hits, func(h hit) bool { return h.family != FamilyObfuscation }) {
-		if h, ok := agentDirectedHit(&n); ok {
-			hits = append(hits, h)
+	a := assessInjection(text)
+	scan := summarize(text, &a.n, a.hits)
+	scan.PatternScore = scan.Score
+	if injectionModel == nil {
+		return scan
+	}
+	p, where := injectionModel.assess(a)
+	scan.ModelScore = round3(p)
+	scan.Score = round3(combineInjection(scan.PatternScore, p, dampedStrength(a.hits)))
+	if p >= learnedEvidenceFloor && where[1] > where[0] && !slices.ContainsFunc(scan.Evidence, func(e Span) bool { return e.Start < where[1] && where[0] < e.End }) {
+		scan.Evidence = append(scan.Evidence, Span{Start: where[0], End: where[1], Text: text[where[0]:where[1]], Family: FamilyLearned,
+			Pattern: "learned model (" + modelName + ")", Weight: round3(p)})
+		slices.SortStableFunc(scan.Evidence, func(x, y Span) int { return x.Start - y.Start })
+		if !slices.Contains(scan.Families, FamilyLearned) {
+			scan.Families = append(scan.Families, FamilyLearned)
+			slices.Sort(scan.Families)
 		}
 	}
-	return summarize(text, &n, hits)
+	return scan
+}
+
+// learnedEvidenceFloor is the model probability above which the most suspicious window is
+// quoted as evidence when no pattern already covers it.
+const learnedEvidenceFloor = 0.5
+
+// assessment is what one text's scan is made of: the normalised text, the decoded payloads
+// normalised in turn, the pattern hits, and the text-level features the learned component reads.
+type assessment struct {
+	n        Normalized
+	payloads []string
+	hits     []hit
+	global   [numGlobal]float64
+}
+
+// assessInjection normalises text and runs every pattern family.
+func assessInjection(text string) assessment {
+	a := assessment{n: Normalize(text)}
+	n := &a.n
+	collectHitsAndFeatures(n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", nil, &a.hits, &a.global)
+	if !slices.ContainsFunc(a.hits, func(h hit) bool { return h.family != FamilyObfuscation }) {
+		if h, ok := agentDirectedHit(n); ok {
+			a.hits = append(a.hits, h)
+		}
+	}
+	for _, p := range n.Payloads {
+		a.payloads = append(a.payloads, normalize(p.Decoded, 1).Text)
+	}
+	finishFeatures(n, &a.global)
+	return a
 }
 
 // collectHits matches n and, recursively, its payloads. mapSpan maps spans of n.Text to the
 // original text of the top-level input.
 func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit) {
+	collectHitsAndFeatures(n, mapSpan, encoding, keep, into, nil)
+}
+
+// collectHitsAndFeatures is collectHits, recording the text-level features of n (not of its
+// payloads) when features is set.
+func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit, features *[numGlobal]float64) {
 	perPattern := map[*pattern]int{}
-	matchPatterns(n.Text, func(p *pattern, s, e int) {
+	matchPatternsAndFeatures(n.Text, func(p *pattern, s, e int, cues *cueIndex) {
 		if perPattern[p] >= maxPatternHits {
 			return
 		}
 		perPattern[p]++
-		w := p.weight * discussionFactor(n.Text, s, e)
+		quoted, cued := discussionContextWith(n.Text, s, e, cues)
+		w := p.weight * dampFactor(quoted, cued)
 		if inComment(n, s) {
 			w = min(1, w+0.1)
 		}
@@ -103,14 +159,14 @@ func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding stri
 		if keep != nil && !slices.ContainsFunc(keep, func(k [2]int) bool { return os < k[1] && k[0] < oe }) {
 			return
 		}
-		h := hit{family: p.family, name: p.name, weight: w, start: os, end: oe}
+		h := hit{family: p.family, name: p.name, weight: w, raw: p.weight, quoted: quoted, cued: cued, start: os, end: oe}
 		if encoding != "" {
 			h.encoding, h.payload = encoding, n.Text[s:e]
 			*into = append(*into, hit{family: FamilyEncoded, name: encoding + "/" + p.name,
-				weight: min(0.95, w+0.2), start: os, end: oe, encoding: encoding, payload: h.payload})
+				weight: min(0.95, w+0.2), raw: min(0.95, p.weight+0.2), quoted: quoted, cued: cued, start: os, end: oe, encoding: encoding, payload: h.payload})
 		}
 		*into = append(*into, h)
-	})
+	}, features)
 	for _, p := range n.Payloads {
 		sub := normalize(p.Decoded, n.depth+1)
 		pm := payloadMapper(p, &sub, mapSpan, n)
@@ -148,44 +204,121 @@ func payloadMapper(p Payload, sub *Normalized, parent func(s, e int) (int, int),
 	}
 }
 
-// matchPatterns finds every anchor occurrence in t and runs the anchored patterns there. A
-// pattern's need-words are first checked against the whole text once, so a pattern whose
-// vocabulary is absent costs nothing per occurrence.
-func matchPatterns(t string, emit func(p *pattern, s, e int)) {
+// cueIndex holds where discussion cues occur in a text, found by the single scan, so that
+// discussionContext need not search every cue around every match.
+type cueIndex struct {
+	at []int32 // start of each cue, in order
+}
+
+// within reports whether a cue starts in [lo, hi).
+func (c *cueIndex) within(lo, hi int) bool {
+	i, _ := slices.BinarySearch(c.at, int32(lo))
+	return i < len(c.at) && int(c.at[i]) < hi
+}
+
+// scanWord is one word of the single index a text is scanned with: a pattern anchor, a need word
+// or a text-level feature word.
+type scanWord struct {
+	kind byte // 'a' anchor, 'n' need word, 'f' feature word
+	id   int
+}
+
+var scanWords_, scanFinder = buildScanIndex()
+
+func buildScanIndex() ([]scanWord, *multiIndex) {
+	var sw []scanWord
+	var words []string
+	for i, a := range anchorList {
+		sw, words = append(sw, scanWord{'a', i}), append(words, a)
+	}
+	for i, w := range needList {
+		sw, words = append(sw, scanWord{'n', i}), append(words, w)
+	}
+	for i, fw := range featureWords {
+		sw, words = append(sw, scanWord{'f', i}), append(words, fw.word)
+	}
+	return sw, newMultiIndex(words)
+}
+
+// matchPatternsAndFeatures matches every pattern family on t in one pass over it; with features
+// set, the same pass also records the text-level features.
+func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cueIndex), features *[numGlobal]float64) {
 	seen := make([]int, len(anchorList))
-	present := map[*pattern]bool{}
-	anchorFinder.each(t, func(ai, pos int) bool {
-		a := anchorList[ai]
-		if seen[ai] >= maxAnchorHits || !boundaryBefore(t, pos, a) {
-			return true
-		}
-		seen[ai]++
-		window := t[pos:min(len(t), pos+patternWindow)]
-		for _, p := range anchorIndex[a] {
-			if p.lineStart && !atLineStart(t, pos) {
-				continue
+	// every need word's positions, so a pattern's need check is a search in a short sorted list
+	// instead of a scan of its window
+	needAt := make([][]int32, len(needList))
+	type occurrence struct{ anchor, pos int32 }
+	var anchors []occurrence
+	var cues cueIndex
+	scanFinder.each(t, func(i, pos int) bool {
+		switch w := scanWords_[i]; w.kind {
+		case 'a':
+			if seen[w.id] < maxAnchorHits && boundaryBefore(t, pos, anchorList[w.id]) {
+				seen[w.id]++
+				anchors = append(anchors, occurrence{int32(w.id), int32(pos)})
 			}
-			if p.need != nil {
-				ok, known := present[p]
-				if !known {
-					ok = containsAny(t, p.need)
-					present[p] = ok
-				}
-				if !ok || !containsAny(window, p.need) {
-					continue
-				}
+		case 'n':
+			if len(needAt[w.id]) < maxAnchorHits && boundaryBefore(t, pos, needList[w.id]) {
+				needAt[w.id] = append(needAt[w.id], int32(pos))
 			}
-			if loc := p.re.FindStringIndex(window); loc != nil {
-				emit(p, pos, pos+loc[1])
+		case 'f':
+			fw := featureWords[w.id]
+			if features != nil {
+				noteFeature(t, pos, fw, features)
+			}
+			if fw.feature == gfDiscussion && isCue(t, pos, fw.word) {
+				cues.at = append(cues.at, int32(pos))
 			}
 		}
 		return true
 	})
+	for _, o := range anchors {
+		a, pos := anchorList[o.anchor], int(o.pos)
+		var window string
+		glued := wordContinues(t, pos+len(a), a) // "run" inside "runbook"
+		for _, p := range anchorIndex[a] {
+			if p.lineStart && !atLineStart(t, pos) || glued && !p.suffixOK {
+				continue
+			}
+			if p.needIDs != nil && !needWithin(needAt, p.needIDs, pos, pos+patternWindow) {
+				continue
+			}
+			if window == "" {
+				window = t[pos:min(len(t), pos+patternWindow)]
+			}
+			if loc := p.re.FindStringIndex(window); loc != nil {
+				emit(p, pos, pos+loc[1], &cues)
+			}
+		}
+	}
 }
 
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
+// isCue reports whether the discussion cue found at pos stands as whole words, as containsWord
+// requires (CJK cues match anywhere).
+func isCue(t string, pos int, cue string) bool {
+	if cue[0] >= 0x80 && isCJKString(cue) {
+		return true
+	}
+	lo := max(0, pos-1)
+	return containsWord(t[lo:min(len(t), pos+len(cue)+2)], cue) && (pos == 0 || !isWordByte(t[pos-1]) || !isWordByte(cue[0]))
+}
+
+// wordContinues reports whether the anchor a, ending at end, is glued to the letters of a longer
+// word. Scripts written without spaces have no such boundary.
+func wordContinues(t string, end int, a string) bool {
+	if end >= len(t) || !isASCIILetter(a[len(a)-1]) {
+		return false
+	}
+	return isASCIILetter(t[end])
+}
+
+// needWithin reports whether any of the need words occurs starting in [lo, hi) (it must also end
+// inside the window, which the pattern then checks).
+func needWithin(needAt [][]int32, ids []int, lo, hi int) bool {
+	for _, id := range ids {
+		ps := needAt[id]
+		i, _ := slices.BinarySearch(ps, int32(lo))
+		if i < len(ps) && int(ps[i]) < hi-len(needList[id])+1 {
 			return true
 		}
 	}
@@ -229,30 +362,24 @@ var discussionCues = []string{
 	"watch out for", "be wary", "warning:", "never run", "do not run", "security advisory", "filter for",
 	"firewall", "blocklist", "denylist", "detector", "detection", "detects", "sanitize", "sanitise", "we block",
 	"blocks requests", "we strip", "our filter", "is blocked", "are blocked", "flags inputs", "jailbreak prompts",
+	// tutorials, documentation and forums that show attack-like strings to people
+	"template", "tokenizer", "chat format", "markers", "special tokens", "to install", "install the", "installation",
+	"to reproduce", "runbook", "exercise", "public key", "is it safe", "write-up", "incident", "postmortem",
+	"threat model", "red-team", "eval set", "negative control", "training", "course", "lesson", "workshop",
+	// French, Spanish, German, Russian
+	"attaque", "attaques", "exemple", "par exemple", "comme", "formation", "atelier", "filtre", "ataque", "ataques", //nolint:misspell // French "exemple"
+	"ejemplo", "frases como", "taller", "filtro", "curso", "angriff", "angriffe", "beispiel", "schulung", "wie",
+	"атака", "атаки", "атак", "пример", "вроде", "курс", "курсе", "фильтр",
 }
 
-// discussionFactor damps a match that is quoted and/or surrounded by discussion cues: security
+// discussionCuesCJK are discussion cues in Chinese and Japanese, matched as substrings.
+var discussionCuesCJK = []string{"攻击", "例子", "例如", "培训", "检测器", "攻撃", "例として", "研修", "注入", "インジェクション", "공격", "예시"}
+
+// dampFactor damps a match that is quoted and/or surrounded by discussion cues: security
 // write-ups quote attack strings all the time. Quoting alone is weak evidence, cues alone move a
 // strong match into the ambiguous band (so an attacker who adds "for example" reaches the judge,
 // not a pass), and both together damp most.
-func discussionFactor(t string, s, e int) float64 {
-	lo := max(0, s-discussionLook)
-	before := t[lo:s]
-	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 && s-lo-nl > 40 {
-		before = before[nl+1:]
-	}
-	quoted := strings.Count(before, `"`)%2 == 1 || strings.Count(before, "`")%2 == 1 ||
-		strings.LastIndex(before, "“") > strings.LastIndex(before, "”") ||
-		strings.LastIndex(before, "«") > strings.LastIndex(before, "»") ||
-		insideSingleQuotes(before)
-	window := t[lo:min(len(t), e+discussionAhead)]
-	cue := false
-	for _, c := range discussionCues {
-		if containsWord(window, c) {
-			cue = true
-			break
-		}
-	}
+func dampFactor(quoted, cue bool) float64 {
 	switch {
 	case quoted && cue:
 		return 0.25
@@ -262,6 +389,59 @@ func discussionFactor(t string, s, e int) float64 {
 		return 0.75
 	}
 	return 1
+}
+
+// discussionContextWith is discussionContext with the cues' positions known.
+func discussionContextWith(t string, s, e int, cues *cueIndex) (quoted, cue bool) {
+	quoted, _ = quotedAt(t, s)
+	lo := max(0, s-discussionLook)
+	return quoted, cues.within(lo, min(len(t), e+discussionAhead))
+}
+
+// quotedAt reports whether position s of t is inside quotes, and where the look-back starts.
+func quotedAt(t string, s int) (bool, int) {
+	lo := max(0, s-discussionLook)
+	before := t[lo:s]
+	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 && s-lo-nl > 40 {
+		before = before[nl+1:]
+	}
+	return strings.Count(before, `"`)%2 == 1 || strings.Count(before, "`")%2 == 1 ||
+		strings.LastIndex(before, "“") > strings.LastIndex(before, "”") ||
+		strings.LastIndex(before, "«") > strings.LastIndex(before, "»") ||
+		strings.LastIndex(before, "„") > strings.LastIndex(before, "“") ||
+		strings.LastIndex(before, "「") > strings.LastIndex(before, "」") ||
+		strings.LastIndex(before, "『") > strings.LastIndex(before, "』") ||
+		insideSingleQuotes(before), lo
+}
+
+// discussionContext reports whether the match t[s:e] is quoted and whether discussion cues
+// surround it.
+func discussionContext(t string, s, e int) (quoted, cue bool) {
+	lo := max(0, s-discussionLook)
+	before := t[lo:s]
+	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 && s-lo-nl > 40 {
+		before = before[nl+1:]
+	}
+	quoted = strings.Count(before, `"`)%2 == 1 || strings.Count(before, "`")%2 == 1 ||
+		strings.LastIndex(before, "“") > strings.LastIndex(before, "”") ||
+		strings.LastIndex(before, "«") > strings.LastIndex(before, "»") ||
+		strings.LastIndex(before, "„") > strings.LastIndex(before, "“") ||
+		strings.LastIndex(before, "「") > strings.LastIndex(before, "」") ||
+		strings.LastIndex(before, "『") > strings.LastIndex(before, "』") ||
+		insideSingleQuotes(before)
+	window := t[lo:min(len(t), e+discussionAhead)]
+	for _, c := range discussionCues {
+		if containsWord(window, c) {
+			cue = true
+			break
+		}
+	}
+	for _, c := range discussionCuesCJK {
+		if !cue && strings.Contains(window, c) {
+			cue = true
+		}
+	}
+	return quoted, cue
 }
 
 // insideSingleQuotes reports whether text ends inside a single-quoted span. A ' after a space or
@@ -409,4 +589,137 @@ func evidence(original string, hits []hit) []Span {
 
 func round3(f float64) float64 {
 	return float64(int(f*1000+0.5)) / 1000
+}
+
+// ScreenInjection is the deterministic tier of flag_injection over a whole input: the text, every
+// context item it travels with, and (when there are items) all of them joined, which is where a
+// payload split across pieces shows. The input scores as its worst part; evidence in a context
+// item names it (Span.ContextID) with offsets in that item.
+func ScreenInjection(in InjectionInput) InjectionScan {
+	best := DetectInjection(in.Text)
+	for _, c := range in.Context {
+		s := DetectInjection(c.Content)
+		if s.Score > best.Score {
+			for i := range s.Evidence {
+				s.Evidence[i].ContextID = c.ID
+			}
+			best = s
+		}
+	}
+	if len(in.Context) == 0 {
+		return best
+	}
+	joined := joinedText(in.Text, in.Context)
+	if s := DetectInjection(joined); s.Score > best.Score {
+		for i := range s.Evidence {
+			s.Evidence[i] = locateInParts(s.Evidence[i], in)
+		}
+		best = s
+	}
+	return best
+}
+
+// locateInParts maps a span of joinedText back to the text or the context item it starts in.
+func locateInParts(sp Span, in InjectionInput) Span {
+	if sp.Start < len(in.Text) {
+		sp.End = min(sp.End, len(in.Text))
+		return sp
+	}
+	at := len(in.Text)
+	for _, c := range in.Context {
+		at++ // the joining newline
+		if sp.Start < at+len(c.Content) {
+			sp.ContextID = c.ID
+			sp.Start -= at
+			sp.End = min(sp.End-at, len(c.Content))
+			sp.Start = max(sp.Start, 0)
+			return sp
+		}
+		at += len(c.Content)
+	}
+	return sp
+}
+
+// Combining the two tiers. HEURISTIC: both constants were chosen by 5-fold cross-validation on
+// the training material (TestInjectionModelCrossValidation), never on the held-out split.
+const (
+	// strongPatternScore: a pattern match at least this strong (undamped by quotes or discussion
+	// cues) raises the model's probability to its own weight; weaker matches are left to the model,
+	// which reads the same text.
+	strongPatternScore = 0.75
+	// calibrationCut is the combined score above which 5% of the benign training items scored
+	// when held out of training; it is mapped to 0.5, so a tenant's default threshold sits at
+	// that operating point.
+	calibrationCut = 0.80
+	// calibrationSlope sharpens the calibration in logit space, so fewer texts sit in the
+	// ambiguous band than the model's own spread would put there.
+	calibrationSlope = 4.0
+)
+
+// combineInjection joins the pattern score and the model's probability into the reported score:
+// the larger of the two when the pattern is strong, the model's otherwise, then calibrated so
+// calibrationCut becomes 0.5. A strong phrasing that is only quoted or surrounded by discussion
+// cues (damped) keeps the score at least at dampedFloor: inside the ambiguous band of the default
+// threshold, so quoting an attack or adding "for example" sends it to the judge instead of
+// passing it — unless the learned model, which was trained on such write-ups, gives the text
+// less than dampedFloorModel.
+func combineInjection(pattern, model, damped float64) float64 {
+	raw := model
+	if pattern >= strongPatternScore {
+		raw = max(raw, pattern)
+	}
+	out := calibrate(raw, calibrationCut, calibrationSlope)
+	if damped >= strongPatternScore && model >= dampedFloorModel {
+		out = max(out, dampedFloor)
+	}
+	return out
+}
+
+const (
+	// dampedFloor is the least score of a text with a strong but damped match.
+	dampedFloor = 0.3
+	// dampedFloorModel: HEURISTIC, chosen by cross-validation on the training material. Below
+	// this model probability a damped match is settled as benign without a judge. On the
+	// training material it moved 17 hard negatives and 1 injection (already under the
+	// threshold) out of the ambiguous band, raising the share decided without a judge from
+	// 0.893 to 0.916 at the same precision and recall.
+	dampedFloorModel = 0.10
+)
+
+// dampedStrength is the strongest undamped weight among matches that quotes or discussion cues
+// damped.
+func dampedStrength(hits []hit) float64 {
+	s := 0.0
+	for _, h := range hits {
+		if (h.quoted || h.cued) && h.family != FamilyAgentDirected && h.family != FamilyObfuscation {
+			s = max(s, h.raw)
+		}
+	}
+	return s
+}
+
+// calibrate maps raw in [0,1] to σ(slope·(logit(raw) − logit(cut))): cut becomes 0.5, and 0 and 1
+// stay put.
+func calibrate(raw, cut, slope float64) float64 {
+	raw = min(max(raw, 1e-6), 1-1e-6)
+	logit := func(p float64) float64 { return math.Log(p / (1 - p)) }
+	return sigmoid(slope * (logit(raw) - logit(cut)))
+}
+
+// patternScreen is the pattern families' score of a whole input, without the learned component.
+func patternScreen(in InjectionInput) float64 {
+	best := DetectInjection(in.Text).PatternScore
+	for _, c := range in.Context {
+		best = max(best, DetectInjection(c.Content).PatternScore)
+	}
+	return best
+}
+
+// joinedText is an input's text followed by its context items, as the learned component reads a
+// payload split across them.
+func joinedText(text string, context []ContextItem) string {
+	for _, c := range context {
+		text += "\n" + c.Content
+	}
+	return text
 }

@@ -82,6 +82,7 @@ func agentDirectedHit(n *Normalized) (hit, bool) {
 		return hit{}, false
 	}
 	os, oe := n.OriginalSpan(bs, be)
-	w := min(cueMaxWeight, cueWeightPerKind*float64(best)) * discussionFactor(n.Text, bs, be)
-	return hit{family: FamilyAgentDirected, name: "weak-cues", weight: w, start: os, end: oe}, true
+	raw := min(cueMaxWeight, cueWeightPerKind*float64(best))
+	quoted, cued := discussionContext(n.Text, bs, be)
+	return hit{family: FamilyAgentDirected, name: "weak-cues", weight: raw * dampFactor(quoted, cued), raw: raw, quoted: quoted, cued: cued, start: os, end: oe}, true
 }

@@ -29,7 +29,11 @@ type pattern struct {
 	lineStart bool // the anchor must begin a line (after optional '#', '*', '>' and spaces)
 	// need, when set, lists words of which at least one must occur in the window before the
 	// expression runs: a cheap filter for patterns whose anchors are common words.
-	need []string
+	need    []string
+	needIDs []int // need, as indexes into needList
+	// suffixOK: the expression continues the anchor's word ("ignore[a-z]{0,3}", "agents?"), so an
+	// anchor glued to more letters is still worth trying.
+	suffixOK bool
 }
 
 // needing sets p.need and returns p.
@@ -47,7 +51,8 @@ func pat(family, name string, weight float64, anchors []string, rest string) *pa
 	for i, a := range anchors {
 		quoted[i] = regexp.QuoteMeta(a)
 	}
-	return &pattern{family: family, name: name, weight: weight, anchors: anchors,
+	suffix := rest == "" || strings.HasPrefix(rest, "[a-z") || strings.HasPrefix(rest, "s?") || strings.HasPrefix(rest, "(?:s")
+	return &pattern{family: family, name: name, weight: weight, anchors: anchors, suffixOK: suffix,
 		re: regexp.MustCompile(`^(?:` + strings.Join(quoted, "|") + `)(?:` + rest + `)`)}
 }
 
@@ -109,9 +114,9 @@ var patterns = []*pattern{
 	pat(FamilyRole, "chat-template-token", 0.95, []string{"<|"},
 		`\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|fim_prefix)\s*\|>`),
 	pat(FamilyRole, "chat-template-tag", 0.95, []string{"[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>"}, ``),
-	{family: FamilyRole, name: "fake-system-turn", weight: 0.5, lineStart: true, anchors: []string{"system", "developer", "admin", "administrator"},
+	{family: FamilyRole, name: "fake-system-turn", weight: 0.5, lineStart: true, suffixOK: true, anchors: []string{"system", "developer", "admin", "administrator"},
 		re: regexp.MustCompile(`^(?:system|developer|admin|administrator)\s*(?:message|prompt|note|override|instruction|update)?\s*:\s*[^\n]{0,160}?\b(?:you|your|ignore|disregard|must|always|never|do\s+not|don't|from\s+now\s+on|override|execute|grant|granted|instructions?|assistant)\b`)},
-	{family: FamilyRole, name: "fake-assistant-turn", weight: 0.55, lineStart: true, anchors: []string{"assistant", "ai", "model"},
+	{family: FamilyRole, name: "fake-assistant-turn", weight: 0.55, lineStart: true, suffixOK: true, anchors: []string{"assistant", "ai", "model"},
 		re: regexp.MustCompile(`^(?:assistant|ai|model)\s*:\s*(?:sure|certainly|of\s+course|okay|ok|absolutely|here\s+(?:is|are)|i\s+will|i'll|as\s+requested|understood)\b`)},
 	pat(FamilyRole, "you-are-now", 0.8, []string{"you are now", "you're now", "you are no longer", "you will now act as", "you will now be"},
 		`\s+(?:an?\s+|the\s+|in\s+)?(?:\w+\s+){0,3}?(?:ai|assistant|model|bot|chatbot|dan|jailbroken|unrestricted|unfiltered|uncensored|developer\s+mode|mode|admin|administrator|root|system|free\s+from|unbound|no\s+longer\s+bound)\b`),
@@ -188,17 +193,35 @@ var patterns = []*pattern{
 		`\s*(?:모든\s*)?(?:지시|명령|지침)(?:를|을|사항을)?\s*(?:모두\s*)?무시`),
 }
 
-// anchorIndex maps each anchor to the patterns that start with it, in a stable order;
-// anchorFinder finds every anchor in one pass.
+// anchorIndex maps each anchor to the patterns that start with it, in a stable order.
 var (
 	anchorIndex, anchorList = buildAnchorIndex()
-	anchorFinder            = newMultiIndex(anchorList)
+	needList                = buildNeedList()
 )
+
+// buildNeedList collects every pattern's need words once and records their indexes.
+func buildNeedList() []string {
+	var list []string
+	at := map[string]int{}
+	for _, p := range allPatterns {
+		p.needIDs = nil
+		for _, w := range p.need {
+			id, ok := at[w]
+			if !ok {
+				id = len(list)
+				at[w] = id
+				list = append(list, w)
+			}
+			p.needIDs = append(p.needIDs, id)
+		}
+	}
+	return list
+}
 
 func buildAnchorIndex() (map[string][]*pattern, []string) {
 	idx := map[string][]*pattern{}
 	var list []string
-	for _, p := range patterns {
+	for _, p := range allPatterns {
 		for _, a := range p.anchors {
 			if _, ok := idx[a]; !ok {
 				list = append(list, a)

@@ -160,8 +160,8 @@ func TestSlowProviderIsATimeoutUnderTheMetricBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Outcome != OutcomeTimeout || v.Judge != "anthropic:claude-test" {
-		t.Errorf("verdict = %s by %q (%s), want timeout by anthropic:claude-test", v.Outcome, v.Judge, v.Reason)
+	if want := "anthropic:claude-test (" + JudgePromptVersionInjection + ", " + JudgeReplyVersion + ")"; v.Outcome != OutcomeTimeout || v.Judge != want {
+		t.Errorf("verdict = %s by %q (%s), want timeout by %q", v.Outcome, v.Judge, v.Reason, want)
 	}
 	if a, _ := ActionFor(v, TenantPolicy{Metrics: []MetricPolicy{pol}}); a != ActionBlock {
 		t.Errorf("action = %s, want block under fail_closed", a)
@@ -255,8 +255,10 @@ func TestEvaluatorWithHTTPJudgeDecidesTheAmbiguousBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Outcome != OutcomeBlock || v.DecidedBy != DecidedByJudge || v.Judge != "openai:gpt-test" || v.Score != 0.9 {
-		t.Errorf("verdict = %s by %s (%s, score %v), want block by judge openai:gpt-test at 0.9", v.Outcome, v.DecidedBy, v.Judge, v.Score)
+	// the verdict pins the model and the versions of the prompt and of the reply parser
+	want := "openai:gpt-test (" + JudgePromptVersionInjection + ", " + JudgeReplyVersion + ")"
+	if v.Outcome != OutcomeBlock || v.DecidedBy != DecidedByJudge || v.Judge != want || v.Score != 0.9 {
+		t.Errorf("verdict = %s by %s (%s, score %v), want block by judge %q at 0.9", v.Outcome, v.DecidedBy, v.Judge, v.Score, want)
 	}
 	msgs, _ := (*got)["messages"].([]any)
 	last, _ := msgs[len(msgs)-1].(map[string]any)

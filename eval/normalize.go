@@ -2,6 +2,7 @@ package eval
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -19,6 +20,7 @@ const (
 	SignalEncoded       = "encoded_payload"    // a base64 / hex / URL-encoded / ROT13 payload decoded to text
 	SignalHiddenComment = "hidden_comment"     // an HTML or markdown comment, invisible when rendered
 	SignalTruncated     = "truncated"          // the input exceeded MaxNormalizeBytes; the rest was not read
+	SignalCombining     = "combining_mark"     // combining marks stacked on ASCII letters (strike-through, "zalgo")
 )
 
 // MaxNormalizeBytes bounds how much of one input Normalize reads, so hostile input costs bounded
@@ -125,6 +127,7 @@ func normalize(text string, depth int) Normalized {
 	runes := n.foldRunes(src)
 	n.foldConfusables(runes)
 	n.buildText(runes)
+	releaseRunes(runes)
 	n.extractMarkup()
 	if depth < maxDecodeDepth {
 		n.decodePayloads()
@@ -141,7 +144,7 @@ type foldedRune struct {
 // foldRunes applies NFKC segment by segment (keeping offsets), strips invisible characters and
 // records them as signals, and decodes tag characters into a hidden payload.
 func (n *Normalized) foldRunes(src string) []foldedRune {
-	out := make([]foldedRune, 0, len(src))
+	out := takeRunes(len(src))
 	var tags []byte
 	var tagOffs []int32
 	tagStart := -1
@@ -182,6 +185,12 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 				n.addSignal(kind, start)
 				continue
 			}
+			if unicode.Is(unicode.Mn, r) && len(out) > 0 && out[len(out)-1].r < utf8.RuneSelf && isASCIILetterRune(out[len(out)-1].r) {
+				// a combining mark NFKC could not compose onto an ASCII letter (strike-through,
+				// "zalgo" text): it hides the word from matching, so it goes, and is a signal
+				n.addSignal(SignalCombining, start)
+				continue
+			}
 			if changed && orig != "" && orig[0] >= utf8.RuneSelf && r < utf8.RuneSelf && unicode.IsLetter(r) {
 				n.addSignal(SignalCompatibility, start)
 			}
@@ -195,6 +204,24 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 			Decoded: strings.ToLower(string(tags)), offsets: tagOffs})
 	}
 	return out
+}
+
+// runePool keeps foldRunes' scratch slices: they live only until buildText has read them.
+var runePool = sync.Pool{New: func() any { return new([]foldedRune) }}
+
+func takeRunes(n int) []foldedRune {
+	p := runePool.Get().(*[]foldedRune)
+	if cap(*p) < n {
+		return make([]foldedRune, 0, n)
+	}
+	return (*p)[:0]
+}
+
+func releaseRunes(r []foldedRune) {
+	if cap(r) > 4*MaxNormalizeBytes/16 { // keep the pool's memory bounded
+		return
+	}
+	runePool.Put(&r)
 }
 
 // invisibleKind classifies characters that render as nothing.
@@ -248,6 +275,8 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 		i = j
 	}
 }
+
+func isASCIILetterRune(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {

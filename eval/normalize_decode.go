@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"html"
 	"net/url"
 	"strings"
 	"unicode"
@@ -23,6 +24,15 @@ const (
 // rot13Anchors are words whose ROT13 form in a text suggests the text is a ROT13 payload.
 var rot13Anchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret", "assistant"}
 
+// rot13AnchorsRotated are the anchors as they appear in a ROT13 payload.
+var rot13AnchorsRotated = func() []string {
+	out := make([]string, len(rot13Anchors))
+	for i, w := range rot13Anchors {
+		out[i] = rot13(w)
+	}
+	return out
+}()
+
 // decodePayloads finds base64, hex, URL-encoded and ROT13 runs that decode to readable text.
 func (n *Normalized) decodePayloads() {
 	n.scanRuns(isBase64Byte, minBase64Run, "base64", decodeBase64)
@@ -31,6 +41,8 @@ func (n *Normalized) decodePayloads() {
 	n.scanURLEncoded()
 	n.scanROT13()
 	n.scanSpacedLetters()
+	n.scanEntities()
+	n.scanTransforms()
 }
 
 // minSpacedLetters is the shortest run of single letters ("i g n o r e") treated as one word.
@@ -43,28 +55,36 @@ func singleLetter(t string, i int) bool {
 	return isASCIILetter(t[i]) && (i == 0 || !isASCIILetter(t[i-1])) && (i+1 == len(t) || !isASCIILetter(t[i+1]))
 }
 
-// scanSpacedLetters rejoins words spelt out letter by letter ("i g n o r e  t h i s"), an evasion
-// that defeats word matching. It reads the case-kept text, where whitespace is not yet collapsed,
-// so a wider gap between letter runs still separates words. The rejoined text is a payload whose
-// offsets map back exactly.
+// scanSpacedLetters rejoins words spelt out letter by letter, whatever sits between the letters
+// ("i g n o r e", "i.g.n.o.r.e", "I-G-N-O-R-E", "s/e/n/d", "i🙂g🙂n"): an evasion that defeats
+// word matching. It reads the case-kept text, where whitespace is not yet collapsed, so a wider
+// gap between letter runs still separates words. A run is three letters or more with the same
+// separator each time; runs count only when together they spell eight letters or more. The
+// rejoined text is a payload whose offsets map back exactly.
 func (n *Normalized) scanSpacedLetters() {
 	t := n.cased
 	var runs [][2]int
+	letters := 0
 	for i := 0; i < len(t); i++ {
 		if !singleLetter(t, i) {
 			continue
 		}
+		sep := letterSeparator(t, i+1)
+		if sep == "" {
+			continue
+		}
 		j, count := i, 1
-		for j+2 < len(t) && t[j+1] == ' ' && singleLetter(t, j+2) {
-			j += 2
+		for j+1+len(sep) < len(t) && strings.HasPrefix(t[j+1:], sep) && singleLetter(t, j+1+len(sep)) {
+			j += 1 + len(sep)
 			count++
 		}
-		if count >= minSpacedLetters {
+		if count >= minSpacedLetters || count >= 3 && letters > 0 {
 			runs = append(runs, [2]int{i, j + 1})
+			letters += count
 		}
 		i = j
 	}
-	if len(runs) == 0 || len(n.Payloads) >= maxPayloads {
+	if letters < 8 || len(n.Payloads) >= maxPayloads {
 		return
 	}
 	b := make([]byte, 0, len(t))
@@ -74,7 +94,7 @@ func (n *Normalized) scanSpacedLetters() {
 		for r < len(runs) && i >= runs[r][1] {
 			r++
 		}
-		if r < len(runs) && i > runs[r][0] && i < runs[r][1] && t[i] == ' ' {
+		if r < len(runs) && i > runs[r][0] && i < runs[r][1] && !isASCIILetter(t[i]) {
 			continue
 		}
 		b = append(b, t[i])
@@ -88,6 +108,171 @@ func (n *Normalized) scanSpacedLetters() {
 	n.addSignal(SignalEncoded, keep[0][0])
 	n.Payloads = append(n.Payloads, Payload{Encoding: "spaced", Start: keep[0][0], End: keep[len(keep)-1][1],
 		Decoded: string(b), offsets: offs, keep: keep})
+}
+
+// letterSeparator is the separator after a single letter at i: one space, one punctuation mark,
+// or one symbol (an emoji), if a single letter follows it.
+func letterSeparator(t string, i int) string {
+	if i >= len(t) {
+		return ""
+	}
+	r, size := utf8.DecodeRuneInString(t[i:])
+	if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\n' || r == '\t' || size > 4 {
+		return ""
+	}
+	if i+size < len(t) && singleLetter(t, i+size) {
+		return t[i : i+size]
+	}
+	return ""
+}
+
+// decodeAnchors are words instructions are made of; a transformation of the text that makes two
+// of them appear (rotation, reversal, leetspeak) is treated as a payload.
+var decodeAnchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret",
+	"assistant", "forget", "rules", "reveal", "delete", "transfer", "funds", "token", "admin", "export", "approve", "email"}
+
+// newAnchors counts the anchors in candidate that the text itself does not have.
+func newAnchors(text, candidate string) int {
+	hits := 0
+	for _, w := range decodeAnchors {
+		if strings.Contains(candidate, w) && !strings.Contains(text, w) {
+			hits++
+		}
+	}
+	return hits
+}
+
+// maxShiftScan bounds the text scanned for Caesar shifts, reversal and leetspeak (25 rotations of
+// it are built).
+const maxShiftScan = 4096
+
+// scanTransforms tries the letter rotations other than ROT13 (a Caesar shift by any amount),
+// reversal ("snoitcurtsni suoiverp erongi") and leetspeak ("1gn0r3 pr3v10u5"). A candidate that
+// spells two instruction words the text does not is a payload; rotations and leetspeak keep byte
+// positions, so their evidence maps back exactly.
+func (n *Normalized) scanTransforms() {
+	t := n.Text
+	if len(t) == 0 || len(t) > maxShiftScan {
+		return
+	}
+	for shift := 1; shift < 26 && len(n.Payloads) < maxPayloads; shift++ {
+		if shift == 13 {
+			continue
+		}
+		rot := rotate(t, shift)
+		if newAnchors(t, rot) >= 2 {
+			n.addSignal(SignalEncoded, 0)
+			n.Payloads = append(n.Payloads, Payload{Encoding: "caesar", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]),
+				Decoded: rot, offsets: n.offsets})
+			break
+		}
+	}
+	if rev := reverseRunes(t); newAnchors(t, rev) >= 2 && len(n.Payloads) < maxPayloads {
+		n.addSignal(SignalEncoded, 0)
+		n.Payloads = append(n.Payloads, Payload{Encoding: "reversed", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: rev})
+	}
+	if leet := unleet(t); leet != t && newAnchors(t, leet) >= 2 && len(n.Payloads) < maxPayloads {
+		n.addSignal(SignalEncoded, 0)
+		n.Payloads = append(n.Payloads, Payload{Encoding: "leet", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]),
+			Decoded: leet, offsets: n.offsets})
+	}
+	if joined := dehyphen(t); joined != t && newAnchors(t, joined) >= 1 && len(n.Payloads) < maxPayloads {
+		n.addSignal(SignalEncoded, 0)
+		n.Payloads = append(n.Payloads, Payload{Encoding: "hyphenated", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: joined})
+	}
+}
+
+func rotate(s string, shift int) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + (c-'a'+byte(shift))%26
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + (c-'A'+byte(shift))%26
+		}
+	}
+	return string(b)
+}
+
+func reverseRunes(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+// leetMap undoes the usual digit-for-letter substitutions.
+var leetMap = map[byte]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '@': 'a', '$': 's'}
+
+// unleet rewrites words that mix letters with leet digits, keeping every byte position.
+func unleet(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		j := i
+		letters, leet := 0, 0
+		for j < len(b) && (isASCIILetter(b[j]) || leetMap[b[j]] != 0) {
+			if isASCIILetter(b[j]) {
+				letters++
+			} else {
+				leet++
+			}
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		if leet > 0 && letters > 0 || leet >= 2 && j-i >= 3 {
+			for k := i; k < j; k++ {
+				if m := leetMap[b[k]]; m != 0 {
+					b[k] = m
+				}
+			}
+		}
+		i = j
+	}
+	return string(b)
+}
+
+// dehyphen joins letters split by hyphens inside a word ("dis-re-gard").
+func dehyphen(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '-' && i > 0 && i+1 < len(s) && isASCIILetter(s[i-1]) && isASCIILetter(s[i+1]) {
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// scanEntities decodes runs of HTML character references ("&#105;&#103;&#110;").
+func (n *Normalized) scanEntities() {
+	s := n.cased
+	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
+		k := strings.Index(s[i:], "&#")
+		if k < 0 {
+			return
+		}
+		start := i + k
+		j, count := start, 0
+		for j < len(s) && strings.HasPrefix(s[j:], "&#") {
+			end := strings.IndexByte(s[j:min(len(s), j+10)], ';')
+			if end < 0 {
+				break
+			}
+			j += end + 1
+			count++
+		}
+		if count >= 3 {
+			if d := html.UnescapeString(s[start:j]); readable([]byte(d)) {
+				n.addPayload("html", start, j, d)
+			}
+		}
+		i = max(j, start+2)
+	}
 }
 
 func isBase64Byte(c byte) bool {
@@ -205,16 +390,18 @@ func (n *Normalized) scanROT13() {
 	if len(n.Payloads) >= maxPayloads || len(n.Text) == 0 {
 		return
 	}
-	rot := rot13(n.Text)
+	// the text holds rot13(w) exactly where rot13(text) holds w: search the rotated anchors in
+	// the text itself, and rotate it only when it is a payload
 	hits := 0
-	for _, w := range rot13Anchors {
-		if strings.Contains(rot, w) && !strings.Contains(n.Text, w) {
+	for i, w := range rot13Anchors {
+		if strings.Contains(n.Text, rot13AnchorsRotated[i]) && !strings.Contains(n.Text, w) {
 			hits++
 		}
 	}
 	if hits < 2 {
 		return
 	}
+	rot := rot13(n.Text)
 	n.addSignal(SignalEncoded, 0)
 	n.Payloads = append(n.Payloads, Payload{Encoding: "rot13", Start: int(n.offsets[0]), End: int(n.offsets[len(n.Text)]),
 		Decoded: rot, offsets: n.offsets})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -132,6 +133,9 @@ func (m MetricPolicy) problems() []*PolicyError {
 	if m.Weight < 0 || math.IsNaN(m.Weight) || math.IsInf(m.Weight, 0) {
 		add("weight", fmt.Sprintf("weight %v is not a non-negative number", m.Weight), `set "weight" to a positive number, or 0 for 1`)
 	}
+	if m.Judge != "" && !judgeNameRe.MatchString(m.Judge) {
+		add("judge", fmt.Sprintf("judge %s is not a judge name", quoteShort(m.Judge)), `set "judge" to the name of a configured judge (letters, digits, "-", "_", "."), or leave it out for the default judge`)
+	}
 	return out
 }
 
@@ -232,6 +236,9 @@ func quoteShort(v string) string {
 	return fmt.Sprintf("(a value of %d bytes)", len(v))
 }
 
+// judgeNameRe is what a judge's name may be: short, no spaces, safe to log.
+var judgeNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
 // JudgeBudget is the metric's judge deadline: MaxJudgeLatencyMs, or DefaultMaxJudgeLatency at 0.
 func (m MetricPolicy) JudgeBudget() time.Duration {
 	if m.MaxJudgeLatencyMs > 0 {
@@ -254,7 +261,7 @@ func (p TenantPolicy) Metric(name string) (MetricPolicy, bool) {
 // regard to case, which would let "onTimeOut" through).
 var (
 	tenantPolicyKeys = []string{"tenantId", "metrics", "aggregation", "archivePayloads"}
-	metricPolicyKeys = []string{"metric", "enabled", "threshold", "onTimeout", "maxJudgeLatencyMs", "weight"}
+	metricPolicyKeys = []string{"metric", "enabled", "threshold", "onTimeout", "maxJudgeLatencyMs", "weight", "judge"}
 )
 
 // ParseTenantPolicy decodes a policy strictly (DecodeTenantPolicy) and validates it.

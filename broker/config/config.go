@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/mcp-sentinel/sentinel/eval"
@@ -37,6 +38,28 @@ type Config struct {
 	Stdio *Stdio `json:"stdio,omitempty"`
 	// Tenants are the tenant policies; a tenant without one gets a tool error naming this key.
 	Tenants []eval.TenantPolicy `json:"tenants"`
+	// Judges are named judge models a tenant's metric policy may choose for its ambiguous band
+	// ("judge": "<name>" in the metric's policy); a metric that names none uses the default judge
+	// chosen from the environment (docs/scoring.md).
+	Judges []Judge `json:"judges,omitempty"`
+}
+
+// Judge is one judge model: an Anthropic Messages API endpoint or any OpenAI-compatible
+// chat-completions endpoint (a local model server too). The API key is never in the file: it is
+// read from the environment variable APIKeyEnv names.
+type Judge struct {
+	// Name is what metric policies choose it by.
+	Name string `json:"name"`
+	// Provider is "anthropic" or "openai" (the request and reply shape, not the vendor).
+	Provider string `json:"provider"`
+	// URL is the full endpoint URL, e.g. https://api.anthropic.com/v1/messages or
+	// http://127.0.0.1:8080/v1/chat/completions.
+	URL string `json:"url"`
+	// Model is the model name the endpoint serves.
+	Model string `json:"model"`
+	// APIKeyEnv names the environment variable holding the key; empty for an endpoint that takes
+	// none (a local server).
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
 }
 
 // Auth is the resource-server side of authorization.
@@ -87,7 +110,8 @@ func Load(path string) (*Config, error) {
 
 // Keys each config object may have, exactly as spelt.
 var (
-	configKeys = []string{"auth", "allowedOrigins", "stdio", "tenants"}
+	configKeys = []string{"auth", "allowedOrigins", "stdio", "judges", "tenants"}
+	judgeKeys  = []string{"name", "provider", "url", "model", "apiKeyEnv"}
 	authKeys   = []string{"issuer", "canonicalURI", "publicKeyFile", "jwksFile", "scopes"}
 	stdioKeys  = []string{"tenant", "subject"}
 )
@@ -125,6 +149,26 @@ func Parse(data []byte) (*Config, error) {
 		}
 		if err := json.Unmarshal(raw, sec.dst); err != nil {
 			return nil, fmt.Errorf("decoding %s: %w", sec.name, err)
+		}
+	}
+	if raw, ok := top.Get("judges"); ok {
+		items, err := strictjson.Array(raw)
+		if err != nil {
+			return nil, fmt.Errorf("decoding judges: %w", err)
+		}
+		for i, item := range items {
+			o, err := strictjson.ParseObject(item)
+			if err != nil {
+				return nil, fmt.Errorf("decoding judges[%d]: %w", i, err)
+			}
+			if err := o.CheckKnown(judgeKeys...); err != nil {
+				return nil, fmt.Errorf("decoding judges[%d]: %w", i, err)
+			}
+			var j Judge
+			if err := json.Unmarshal(item, &j); err != nil {
+				return nil, fmt.Errorf("decoding judges[%d]: %w", i, err)
+			}
+			c.Judges = append(c.Judges, j)
 		}
 	}
 	if raw, ok := top.Get("tenants"); ok {
@@ -176,6 +220,11 @@ func (c *Config) Validate() error {
 			errs = append(errs, errors.New("stdio.subject: must be set (who stdio calls act as)"))
 		}
 	}
+	judges := map[string]bool{}
+	for i, j := range c.Judges {
+		errs = append(errs, j.validate(i, judges)...)
+		judges[j.Name] = true
+	}
 	seen := map[string]bool{}
 	for i, t := range c.Tenants {
 		if t.TenantID == "" {
@@ -189,8 +238,39 @@ func (c *Config) Validate() error {
 		if err := t.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("tenants[%d] (%s): %w", i, t.TenantID, err))
 		}
+		for k, m := range t.Metrics {
+			if m.Judge != "" && !judges[m.Judge] {
+				errs = append(errs, fmt.Errorf("tenants[%d].metrics[%d].judge: %q is not one of the configured judges; add it under \"judges\" or remove the field for the default judge", i, k, m.Judge))
+			}
+		}
 	}
 	return errors.Join(errs...)
+}
+
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (j Judge) validate(i int, seen map[string]bool) []error {
+	var errs []error
+	at := fmt.Sprintf("judges[%d]", i)
+	switch {
+	case j.Name == "":
+		errs = append(errs, fmt.Errorf("%s.name: must be set (what metric policies choose it by)", at))
+	case seen[j.Name]:
+		errs = append(errs, fmt.Errorf("%s.name: %q appears twice; names must be unique", at, j.Name))
+	}
+	if j.Provider != eval.ProviderAnthropic && j.Provider != eval.ProviderOpenAI {
+		errs = append(errs, fmt.Errorf("%s.provider: %q is not known: use %q or %q (any OpenAI-compatible endpoint)", at, j.Provider, eval.ProviderAnthropic, eval.ProviderOpenAI))
+	}
+	if u, err := url.Parse(j.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("%s.url: %q must be the full http(s) endpoint URL", at, j.URL))
+	}
+	if j.Model == "" {
+		errs = append(errs, fmt.Errorf("%s.model: must be set (the model name the endpoint serves)", at))
+	}
+	if j.APIKeyEnv != "" && !envNameRe.MatchString(j.APIKeyEnv) {
+		errs = append(errs, fmt.Errorf("%s.apiKeyEnv: %q is not an environment variable name (the key itself never goes in this file)", at, j.APIKeyEnv))
+	}
+	return errs
 }
 
 func (a *Auth) validate() []error {

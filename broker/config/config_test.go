@@ -29,7 +29,7 @@ func TestLoadInvalid(t *testing.T) {
 		file string
 		want string
 	}{
-		{"invalid-unknown-key.json", `decoding: unknown field "tenant" (known: [auth allowedOrigins stdio tenants])`},
+		{"invalid-unknown-key.json", `decoding: unknown field "tenant" (known: [auth allowedOrigins stdio judges tenants])`},
 		// Regression: encoding/json matched keys regardless of case, so "onTimeOut" was accepted.
 		{"invalid-misspelt-on-timeout.json", `decoding tenants[0]: decoding tenant policy: metrics[0]: unknown field "onTimeOut"`},
 		{"invalid-misspelt-auth-key.json", `decoding auth: unknown field "Issuer"`},

@@ -20,7 +20,7 @@ digest itself (compare it across runs for cold restarts), the manifest's token c
 token saving of the concise over the detailed response format, counted with o200k_base.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			scorer, err := newScorer("", slog.New(slog.DiscardHandler))
+			scorer, err := newScorer("", nil, slog.New(slog.DiscardHandler))
 			if err != nil {
 				return err
 			}

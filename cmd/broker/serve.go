@@ -107,7 +107,11 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-	scorer, err := newScorer(f.judge, log)
+	var judges []config.Judge
+	if cfg != nil {
+		judges = cfg.Judges
+	}
+	scorer, err := newScorer(f.judge, judges, log)
 	if err != nil {
 		return err
 	}

@@ -301,7 +301,7 @@ payload not archived, store unreachable). The judge is chosen as for serve.`,
 				return err
 			}
 			defer func() { _ = st.Close() }()
-			scorer, err := newScorer(judge, slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+			scorer, err := newScorer(judge, nil, slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 			if err != nil {
 				return err
 			}

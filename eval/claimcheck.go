@@ -1,0 +1,550 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ClaimState is the outcome of checking one claim against the context.
+type ClaimState string
+
+// The states. Only supported counts as grounded; weak is the ambiguous middle.
+const (
+	ClaimSupported    ClaimState = "supported"    // a context statement says the same, same polarity, same figures
+	ClaimWeak         ClaimState = "weak"         // a context statement shares much of it, but not all
+	ClaimUnsupported  ClaimState = "unsupported"  // no context statement says it
+	ClaimContradicted ClaimState = "contradicted" // the aligned statement says the opposite or another figure
+	ClaimSuperseded   ClaimState = "superseded"   // the aligned value is one the context marks as replaced
+	ClaimOtherEntity  ClaimState = "other_entity" // the context says it of another entity
+	ClaimOtherItem    ClaimState = "other_item"   // supported only by an item the claim does not cite
+)
+
+// claimWeights: how strongly one claim in each state indicates an ungrounded response.
+// HEURISTIC: hand-set; a contradiction is the strongest sign, a partial match the weakest.
+var claimWeights = map[ClaimState]float64{
+	ClaimContradicted: 0.9,
+	ClaimSuperseded:   0.85,
+	ClaimOtherEntity:  0.85,
+	ClaimUnsupported:  0.8,
+	ClaimOtherItem:    0.75,
+	ClaimWeak:         0.3,
+}
+
+// Alignment thresholds. HEURISTIC: known coverage is the share of the claim's words and figures
+// that the context uses anywhere and that the aligned statement holds; total coverage counts
+// words the context never uses too (a paraphrase has some, an invention many).
+const (
+	supportKnown = 0.999
+	supportTotal = 0.6
+	weakKnown    = 0.75
+	weakTotal    = 0.45
+	reverseKnown = 0.5
+)
+
+// ClaimStatus is the result of checking one claim.
+type ClaimStatus struct {
+	Start     int        `json:"start"` // byte span of the claim in the response
+	End       int        `json:"end"`
+	Text      string     `json:"text"`
+	State     ClaimState `json:"state"`
+	ContextID string     `json:"contextId,omitempty"` // the item of the aligned statement
+	// Aligned is the context statement the claim was compared with, when there is one.
+	Aligned string `json:"aligned,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+// ctxStatement is one context statement prepared for alignment.
+type ctxStatement struct {
+	item   int
+	st     statement
+	keys   map[string]keyUse
+	pieces []int // for a clause: its finer pieces (indexes into the index's statements)
+	level  int   // 0 a clause, 1 a piece of a clause, 2 a clause joined to the one before (its pronoun's referent)
+}
+
+// keyUse says how a statement uses a word: in its own text or through its referent, and whether
+// every occurrence is marked as superseded.
+type keyUse struct {
+	own, inherited, oldOnly, salient bool
+}
+
+// contextIndex is the context prepared once per check.
+type contextIndex struct {
+	items   []ContextItem
+	stmts   []ctxStatement
+	known   map[string]bool
+	salient map[string]bool // words written as names somewhere in the context
+	lower   map[string]bool // words written in lower case somewhere in the context
+	initial map[string]bool // words capitalised at the start of a statement
+	// topics are the references an item's first statement names ("RFC 9110 defines HTTP
+	// semantics"): every statement of the item is about them, so a claim may name them too.
+	topicFigs map[int][]figure
+	topicKeys map[int]map[string]bool
+}
+
+// maxContextStatements bounds the work on large contexts: statements beyond it are not aligned.
+const maxContextStatements = 4096
+
+func indexContext(items []ContextItem) *contextIndex {
+	ix := &contextIndex{items: items, known: map[string]bool{}, salient: map[string]bool{}, lower: map[string]bool{}, initial: map[string]bool{},
+		topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
+	seen := map[string]statement{} // repeated boilerplate is analysed once
+	analyze := func(s string) statement {
+		if st, ok := seen[s]; ok {
+			st.figs = slices.Clone(st.figs)
+			return st
+		}
+		st := analyze(s)
+		seen[s] = st
+		return st
+	}
+	for i, it := range items {
+		text := it.Content
+		prev := -1
+		for n, sp := range splitStatements(text, splitClauses) {
+			if len(ix.stmts) >= maxContextStatements {
+				return ix
+			}
+			st := analyze(text[sp[0]:sp[1]])
+			if n == 0 {
+				ix.noteTopic(i, st)
+			}
+			if prev >= 0 && st.change && len(st.figs) > 0 {
+				retirePrevious(&ix.stmts[prev].st, st)
+			}
+			ci := ix.add(i, st, 0)
+			if pieces := splitStatements(text[sp[0]:sp[1]], splitFine); len(pieces) > 1 {
+				for _, p := range pieces {
+					pi := ix.add(i, analyze(text[sp[0]+p[0]:sp[0]+p[1]]), 1)
+					ix.stmts[ci].pieces = append(ix.stmts[ci].pieces, pi)
+				}
+				ix.spreadRefutation(ix.stmts[ci].pieces)
+			}
+			if st.anaphoric && prev >= 0 {
+				merged := ix.stmts[ci]
+				merged.level, merged.pieces, merged.keys = 2, nil, copyKeys(merged.keys)
+				for k, u := range ix.stmts[prev].keys {
+					if _, ok := merged.keys[k]; !ok {
+						merged.keys[k] = keyUse{inherited: true, oldOnly: u.oldOnly}
+					}
+				}
+				ix.stmts = append(ix.stmts, merged)
+			}
+			prev = ci
+		}
+	}
+	for k := range ix.initial {
+		if !ix.lower[k] { // capitalised wherever it occurs: a name, not a sentence start
+			ix.salient[k] = true
+		}
+	}
+	return ix
+}
+
+// isSalient reports whether a claim word names something: written as a name in the claim or in
+// the context, or capitalised at the start of the claim and never written in lower case.
+func (ix *contextIndex) isSalient(tk token) bool {
+	return tk.salient || ix.salient[tk.key] || tk.initialCap && !ix.lower[tk.key] && !tk.cjk
+}
+
+// noteTopic records the references an item's first statement names.
+func (ix *contextIndex) noteTopic(item int, st statement) {
+	for _, f := range st.figs {
+		if f.ident == "" || !strings.HasPrefix(f.cat, "ref:") {
+			continue
+		}
+		ix.topicFigs[item] = append(ix.topicFigs[item], f)
+		if ix.topicKeys[item] == nil {
+			ix.topicKeys[item] = map[string]bool{}
+		}
+		ix.topicKeys[item][stem(strings.TrimPrefix(f.cat, "ref:"))] = true
+	}
+}
+
+// spreadRefutation extends a refutation cue over the pieces of its clause that report the
+// refuted proposition: backwards and forwards until a piece that opens with "and" (a new
+// predicate: "denied the reports and said it will hire 40 people").
+func (ix *contextIndex) spreadRefutation(pieces []int) {
+	for k, p := range pieces {
+		if !ix.stmts[p].st.refutes {
+			continue
+		}
+		for j := k; j >= 0; j-- {
+			ix.stmts[pieces[j]].st.neg = true
+			if ix.stmts[pieces[j]].st.conjStart {
+				break
+			}
+		}
+		for j := k + 1; j < len(pieces) && !ix.stmts[pieces[j]].st.conjStart; j++ {
+			ix.stmts[pieces[j]].st.neg = true
+		}
+	}
+}
+
+// polarity is the polarity of statement s for a claim: for a clause made of pieces, the
+// polarity of the piece that holds most of the claim ("denied the reports ..., and said it will
+// hire 40 people" affirms the hiring).
+func (ix *contextIndex) polarity(c *claim, s int) bool {
+	cs := &ix.stmts[s]
+	if len(cs.pieces) < 2 {
+		return cs.st.neg
+	}
+	best, bestN := -1, -1
+	for _, p := range cs.pieces {
+		n := 0
+		for _, tk := range c.st.tokens {
+			if _, ok := ix.stmts[p].keys[tk.key]; ok {
+				n++
+			}
+		}
+		for _, f := range c.st.figs {
+			if slices.ContainsFunc(ix.stmts[p].st.figs, func(g figure) bool { return sameValue(f, g) }) {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = p, n
+		}
+	}
+	return ix.stmts[best].st.neg
+}
+
+// retirePrevious marks as superseded the figures of the statement before a change ("the 2023
+// guideline recommended 8 hours; the 2025 revision reduced this to 6 hours").
+func retirePrevious(prev *statement, change statement) {
+	for i := range prev.figs {
+		for _, g := range change.figs {
+			if comparableFigures(prev.figs[i], g) && !prev.figs[i].new {
+				prev.figs[i].old = true
+			}
+		}
+	}
+}
+
+func copyKeys(m map[string]keyUse) map[string]keyUse {
+	out := make(map[string]keyUse, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (ix *contextIndex) add(item int, st statement, level int) int {
+	keys := map[string]keyUse{}
+	for _, tk := range st.tokens {
+		u, seen := keys[tk.key]
+		if !seen {
+			u.oldOnly = tk.old
+		} else {
+			u.oldOnly = u.oldOnly && tk.old
+		}
+		u.own = true
+		u.salient = u.salient || tk.salient
+		keys[tk.key] = u
+		ix.known[tk.key] = true
+		if tk.salient {
+			ix.salient[tk.key] = true
+		}
+		if tk.lower {
+			ix.lower[tk.key] = true
+		}
+		if tk.initialCap {
+			ix.initial[tk.key] = true
+		}
+	}
+	ix.stmts = append(ix.stmts, ctxStatement{item: item, st: st, keys: keys, level: level})
+	return len(ix.stmts) - 1
+}
+
+// alignment is how one claim meets one context statement.
+type alignment struct {
+	stmt                            int
+	matched, known, total           int
+	figMatched, figConflict, figOld int
+	figNovel                        int
+	oldSalient, novelSalient        bool
+	unmatchedOwn, unmatchedSalient  int
+	kc, tc                          float64
+}
+
+// align compares a claim with statement s.
+func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
+	cs := &ix.stmts[s]
+	a := alignment{stmt: s}
+	claimKeys := map[string]bool{}
+	for _, tk := range c.st.tokens {
+		if claimKeys[tk.key] {
+			continue
+		}
+		claimKeys[tk.key] = true
+		a.total++
+		known := ix.known[tk.key]
+		if known {
+			a.known++
+		}
+		if u, ok := cs.keys[tk.key]; ok {
+			a.matched++
+			if u.oldOnly && (ix.isSalient(tk) || u.salient) {
+				a.oldSalient = true
+			}
+		} else if ix.topicKeys[cs.item][tk.key] {
+			a.matched++
+		}
+	}
+	for k, u := range cs.keys {
+		if u.own && !claimKeys[k] {
+			a.unmatchedOwn++
+			if u.salient || ix.salient[k] {
+				a.unmatchedSalient++
+			}
+		}
+	}
+	for _, tk := range c.st.tokens {
+		if !tk.cjk && !ix.known[tk.key] && tk.salient {
+			a.novelSalient = true
+		}
+	}
+	for fi, f := range c.st.figs {
+		a.total++
+		if figKnown[fi] {
+			a.known++
+		} else {
+			a.figNovel++
+		}
+		equal, comparable, current := false, false, false
+		for _, g := range ix.topicFigs[cs.item] {
+			if sameValue(f, g) {
+				equal, current = true, true
+			}
+		}
+		for _, g := range cs.st.figs {
+			if sameValue(f, g) {
+				equal = true
+				current = current || !g.old
+			} else if comparableFigures(f, g) && f.cat != "" {
+				comparable = true
+			}
+		}
+		switch {
+		case equal:
+			a.figMatched++
+			a.matched++
+			if !current {
+				a.figOld++
+			}
+		case comparable:
+			a.figConflict++
+		}
+	}
+	matchedKnown := a.matched // every matched word is known by construction
+	if a.known > 0 {
+		a.kc = float64(matchedKnown) / float64(a.known)
+	}
+	if a.total > 0 {
+		a.tc = float64(a.matched) / float64(a.total)
+	}
+	for _, g := range cs.st.figs {
+		used := false
+		for _, f := range c.st.figs {
+			if sameValue(f, g) {
+				used = true
+			}
+		}
+		if !used {
+			a.unmatchedOwn++
+			a.unmatchedSalient++
+		}
+	}
+	return a
+}
+
+// better orders alignments: more known coverage, then more total coverage, then a figure
+// conflict over none (the statement about the same quantity), then the finer statement.
+func (ix *contextIndex) better(a, b alignment) bool {
+	if a.kc != b.kc {
+		return a.kc > b.kc
+	}
+	if a.tc != b.tc {
+		return a.tc > b.tc
+	}
+	if a.figMatched != b.figMatched {
+		return a.figMatched > b.figMatched
+	}
+	if (a.figConflict > 0) != (b.figConflict > 0) {
+		return a.figConflict > 0
+	}
+	la, lb := levelRank(ix.stmts[a.stmt].level), levelRank(ix.stmts[b.stmt].level)
+	if la != lb {
+		return la < lb
+	}
+	return a.unmatchedOwn < b.unmatchedOwn
+}
+
+func levelRank(level int) int {
+	switch level {
+	case 1:
+		return 0
+	case 0:
+		return 1
+	}
+	return 2
+}
+
+// conflicted reports whether clause s supports the claim only by joining pieces that speak of
+// different things ("Anna leads sales, Jonas marketing" does not say Jonas leads sales): the piece
+// holding most of the claim names something of its own (a word or a figure the claim lacks), and a
+// name or figure of the claim is found only in another piece.
+func (ix *contextIndex) conflicted(c *claim, s int, figKnown []bool) bool {
+	pieces := ix.stmts[s].pieces
+	if len(pieces) < 2 {
+		return false
+	}
+	best, bestA := -1, alignment{}
+	for _, p := range pieces {
+		a := ix.align(c, p, figKnown)
+		if best < 0 || a.matched > bestA.matched {
+			best, bestA = p, a
+		}
+	}
+	if bestA.unmatchedOwn == 0 {
+		return false
+	}
+	bp := ix.stmts[best]
+	for k, p := range pieces {
+		if p == best {
+			continue
+		}
+		q := ix.stmts[p]
+		holds := false
+		for _, tk := range c.st.tokens {
+			if _, inBest := bp.keys[tk.key]; inBest {
+				continue
+			}
+			if _, ok := q.keys[tk.key]; ok && ix.isSalient(tk) {
+				holds = true
+			}
+		}
+		for _, f := range c.st.figs {
+			if !slices.ContainsFunc(bp.st.figs, func(g figure) bool { return sameValue(f, g) }) &&
+				slices.ContainsFunc(q.st.figs, func(g figure) bool { return sameValue(f, g) }) {
+				holds = true
+			}
+		}
+		if !holds {
+			continue
+		}
+		// the piece speaks of something else if it, or the elliptical piece after it ("y la de
+		// Bilbao, 35"), carries content of its own the claim lacks
+		if ix.align(c, p, figKnown).unmatchedOwn > 0 {
+			return true
+		}
+		if k+1 < len(pieces) && pieces[k+1] != best {
+			if na := ix.align(c, pieces[k+1], figKnown); na.matched == 0 && na.unmatchedOwn > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkClaim aligns a claim with the context and says whether it is supported.
+func (ix *contextIndex) checkClaim(c *claim) ClaimStatus {
+	st := ClaimStatus{Start: c.start, End: c.end, Text: c.text}
+	figKnown := make([]bool, len(c.st.figs))
+	for fi, f := range c.st.figs {
+		for _, s := range ix.stmts {
+			if slices.ContainsFunc(s.st.figs, func(g figure) bool { return sameValue(f, g) || comparableFigures(f, g) && f.cat != "" }) {
+				figKnown[fi] = true
+				break
+			}
+		}
+	}
+	allowed := func(item int) bool { return len(c.cites) == 0 || slices.Contains(c.cites, item) }
+	best, found := ix.bestAlignment(c, figKnown, allowed)
+	if !found {
+		st.State, st.Reason = ClaimUnsupported, "no context statement shares its content"
+		return st
+	}
+	st.State, st.Reason = ix.judge(c, best)
+	cs := ix.stmts[best.stmt]
+	st.ContextID, st.Aligned = ix.items[cs.item].ID, strings.TrimSpace(cs.st.text)
+	if st.State != ClaimSupported && len(c.cites) > 0 {
+		if other, ok := ix.bestAlignment(c, figKnown, func(item int) bool { return !slices.Contains(c.cites, item) }); ok {
+			if state, _ := ix.judge(c, other); state == ClaimSupported {
+				st.State = ClaimOtherItem
+				st.ContextID = ix.items[ix.stmts[other.stmt].item].ID
+				st.Reason = fmt.Sprintf("it cites %s but only %q supports it", ix.citedIDs(c), st.ContextID)
+			}
+		}
+	}
+	return st
+}
+
+func (ix *contextIndex) citedIDs(c *claim) string {
+	var ids []string
+	for _, i := range c.cites {
+		ids = append(ids, fmt.Sprintf("%q", ix.items[i].ID))
+	}
+	return strings.Join(ids, ", ")
+}
+
+// bestAlignment finds the best statement among the allowed items.
+func (ix *contextIndex) bestAlignment(c *claim, figKnown []bool, allowed func(int) bool) (alignment, bool) {
+	var best alignment
+	found := false
+	for s := range ix.stmts {
+		if !allowed(ix.stmts[s].item) {
+			continue
+		}
+		a := ix.align(c, s, figKnown)
+		if a.matched == 0 && a.figConflict == 0 {
+			continue
+		}
+		if ix.stmts[s].level == 0 && ix.conflicted(c, s, figKnown) {
+			continue
+		}
+		if !found || ix.better(a, best) {
+			best, found = a, true
+		}
+	}
+	return best, found
+}
+
+// judge turns an alignment into a state and a reason.
+func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
+	cs := ix.stmts[a.stmt]
+	id := ix.items[cs.item].ID
+	switch {
+	case a.figConflict > 0 && a.kc >= reverseKnown-0.2:
+		return ClaimContradicted, fmt.Sprintf("%q gives another figure: %q", id, strings.TrimSpace(cs.st.text))
+	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg):
+		if ix.polarity(c, a.stmt) {
+			return ClaimContradicted, fmt.Sprintf("%q says the opposite: %q", id, strings.TrimSpace(cs.st.text))
+		}
+		return ClaimContradicted, fmt.Sprintf("it denies what %q states: %q", id, strings.TrimSpace(cs.st.text))
+	case !c.st.history && !c.st.change && (a.figOld > 0 || a.oldSalient) && a.kc >= weakKnown:
+		return ClaimSuperseded, fmt.Sprintf("%q marks that value as superseded: %q", id, strings.TrimSpace(cs.st.text))
+	case a.kc < supportKnown && a.kc >= reverseKnown && a.unmatchedSalient > 0 && ix.missingElsewhere(c, a):
+		return ClaimOtherEntity, fmt.Sprintf("%q says it of something else: %q", id, strings.TrimSpace(cs.st.text))
+	case a.novelSalient:
+		return ClaimUnsupported, fmt.Sprintf("it names something the context never mentions (closest: %q in %q)", strings.TrimSpace(cs.st.text), id)
+	case a.kc >= supportKnown && a.tc >= supportTotal && a.figNovel == 0:
+		return ClaimSupported, fmt.Sprintf("%q says it: %q", id, strings.TrimSpace(cs.st.text))
+	case a.kc >= weakKnown && a.tc >= weakTotal && a.figNovel == 0:
+		return ClaimWeak, fmt.Sprintf("%q says part of it: %q", id, strings.TrimSpace(cs.st.text))
+	}
+	return ClaimUnsupported, fmt.Sprintf("no context statement says it (closest: %q in %q)", strings.TrimSpace(cs.st.text), id)
+}
+
+// missingElsewhere reports whether a claim word the aligned statement lacks is one the context
+// uses elsewhere: the claim names something the context attaches to another statement.
+func (ix *contextIndex) missingElsewhere(c *claim, a alignment) bool {
+	cs := ix.stmts[a.stmt]
+	for _, tk := range c.st.tokens {
+		if _, ok := cs.keys[tk.key]; !ok && ix.known[tk.key] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,134 @@
+package eval
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// claim is one checkable statement of a response: a clause that asserts something, with the
+// context items its sentence cites.
+type claim struct {
+	start, end int // byte span in the response
+	text       string
+	cites      []int // context items named by source markers in the claim's sentence
+	st         statement
+}
+
+// maxClaims bounds how many claims one response is checked for; the rest are not checked and the
+// summary says so.
+const maxClaims = 128
+
+// extractClaims splits a response into claims. Questions, greetings and offers of help, and
+// abstentions ("I could not find that in the documents") make no claim and are left out, so a
+// response made only of them has none.
+func extractClaims(response string, context []ContextItem) []claim {
+	masked, markers := maskMarkers(response, context)
+	var out []claim
+	for _, sent := range splitStatements(masked, splitSentences) {
+		sentence := masked[sent[0]:sent[1]]
+		if strings.HasSuffix(sentence, "?") || strings.HasSuffix(sentence, "？") {
+			continue
+		}
+		var cites []int
+		for _, m := range markers {
+			if m.pos >= sent[0] && m.pos <= sent[1] && m.item >= 0 {
+				cites = append(cites, m.item)
+			}
+		}
+		if pleasantPhrases.any(scanWords(lowerSameLength(sentence))) {
+			if st := analyze(sentence); len(st.figs) == 0 && len(st.tokens) <= 4 {
+				continue // "Thanks for your patience while I looked into this."
+			}
+		}
+		for _, cl := range splitStatements(sentence, splitClauses) {
+			for _, part := range splitConjuncts(sentence[cl[0]:cl[1]]) {
+				s, e := sent[0]+cl[0]+part[0], sent[0]+cl[0]+part[1]
+				c := claim{start: s, end: e, text: response[s:e], cites: cites, st: analyze(masked[s:e])}
+				if !makesClaim(c.st, scanWords(lowerSameLength(masked[s:e]))) {
+					continue
+				}
+				out = append(out, c)
+				if len(out) == maxClaims {
+					return out
+				}
+			}
+		}
+	}
+	return out
+}
+
+// marker is a source marker ("[pricing]", "[2]") and the item it names (-1 for none).
+type marker struct {
+	pos, item int
+	key       string
+}
+
+// maskMarkers blanks source markers so their names are not read as words, and says which item
+// each names.
+func maskMarkers(response string, context []ContextItem) (string, []marker) {
+	b := []byte(response)
+	var out []marker
+	for _, m := range sourceRe.FindAllStringSubmatchIndex(response, MaxCitations) {
+		if m[1] < len(response) && response[m[1]] == '(' {
+			continue
+		}
+		key := strings.ToLower(response[m[2]:m[3]])
+		out = append(out, marker{pos: m[0], item: itemFor(key, context), key: key})
+		for i := m[0]; i < m[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b), out
+}
+
+// splitConjuncts splits a clause at "and" (and its equivalents) when both sides assert something
+// of their own: two content words or a figure each ("the deposit is two months' rent").
+func splitConjuncts(clause string) [][2]int {
+	pieces := splitStatements(clause, splitFine)
+	if len(pieces) < 2 {
+		return [][2]int{{0, len(clause)}}
+	}
+	var out [][2]int
+	cur := [2]int{0, 0}
+	for i, p := range pieces {
+		if i == 0 {
+			cur = [2]int{0, p[1]}
+			continue
+		}
+		joiner := strings.ToLower(strings.TrimSpace(clause[cur[1]:p[0]]))
+		word := leadingWord(clause[p[0]:])
+		conj := joiner == "," && conjunction(word) || joiner == "" && conjunction(word) || joiner == ", and" || joiner == "和"
+		left, right := analyze(clause[cur[0]:cur[1]]), analyze(clause[p[0]:p[1]])
+		list := joiner == "," && len(left.figs) > 0 && len(right.figs) > 0 && len(left.tokens) > 0 && len(right.tokens) > 0
+		if conj && weight(left) >= 2 && weight(right) >= 2 || list {
+			out = append(out, cur)
+			cur = p
+			continue
+		}
+		cur[1] = p[1]
+	}
+	return append(out, cur)
+}
+
+// weight is how much a piece asserts: its content words plus its figures.
+func weight(st statement) int {
+	return len(st.tokens) + len(st.figs)
+}
+
+// makesClaim reports whether a statement asserts anything: it has content, and it is not an
+// abstention, a statement about the material itself, or a pleasantry.
+func makesClaim(st statement, ws []word) bool {
+	if len(st.tokens) == 0 && len(st.figs) == 0 {
+		return false
+	}
+	if abstainPhrases.any(ws) {
+		return false
+	}
+	if sourcePhrases.any(ws) && (st.neg || metaVerbPhrases.any(ws)) {
+		return false
+	}
+	if pleasantPhrases.any(ws) && len(st.figs) == 0 && len(st.tokens) <= 3 {
+		return false
+	}
+	return utf8.RuneCountInString(strings.TrimSpace(st.text)) > 1
+}

@@ -1,0 +1,140 @@
+package eval
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Floors on the training split, the text the metrics were tuned on: a regression there is a
+// broken change. The held-out split is measured, never gated: gating it would make it a
+// development set.
+const (
+	floorTrainInjectionPrecision = 0.95
+	floorTrainInjectionRecall    = 0.90
+	ceilTrainInjectionFPR        = 0.05
+	floorTrainGroundedAccuracy   = 0.95
+	floorTrainDecided            = 0.90
+)
+
+// corpusSets are the measured sets, in report order.
+var corpusSets = []struct{ name, injection, groundedness string }{
+	{"training split", "injection_train.jsonl", "groundedness_train.jsonl"},
+	{"held-out split", "injection_heldout.jsonl", "groundedness_heldout.jsonl"},
+}
+
+// TestMeasureEvalCorpus scores both splits of the corpus with the deterministic tier only, holds
+// the training split to floors, and with SENTINEL_MEASURE_OUT set writes the figures (per
+// family, per difficulty, the share decided without a judge, the latency per item) as a markdown
+// fragment for make measure.
+func TestMeasureEvalCorpus(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("### eval: corpus (deterministic tier)\n\n")
+	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl` "+
+		"with the deterministic tier alone (`ScreenInjection`, `ScoreGroundedness`; no judge) at threshold %.2f. Positive = the concern is present "+
+		"(an injection; an ungrounded response). Precision, recall and FPR count a score at or above the threshold as flagged; \"decided\" is the "+
+		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. The held-out split and "+
+		"the tool-text probe (`injection_tooltext_probe.jsonl`) were committed before any code scored them and are never tuned on; their first-run "+
+		"figures are recorded in docs/scoring.md. The training split is "+
+		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
+		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin)
+
+	for _, set := range corpusSets {
+		inj := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/"+set.injection)), corpusThreshold)
+		gnd := newReport(scoreGroundednessItems(readJSONL[groundednessItem](t, "testdata/corpus/"+set.groundedness)), corpusThreshold)
+		t.Logf("%s: injection P %.3f R %.3f FPR %.3f decided %.3f; groundedness acc %.3f denials %d/%d decided %.3f",
+			set.name, inj.all.precision(), inj.all.recall(), inj.all.fpr(), inj.all.decidedRate(), gnd.all.accuracy(), gnd.caught, gnd.denials, gnd.all.decidedRate())
+		if set.name == "training split" {
+			checkTrainingFloors(t, inj, gnd)
+		}
+		writeInjectionReport(&b, set.name, inj)
+		writeGroundednessReport(&b, set.name, gnd)
+	}
+	probe := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")), corpusThreshold)
+	t.Logf("tool-text probe: injection P %.3f R %.3f FPR %.3f decided %.3f", probe.all.precision(), probe.all.recall(), probe.all.fpr(), probe.all.decidedRate())
+	writeInjectionReport(&b, "tool-text probe (unseen; short tool descriptions and results)", probe)
+	writeLegacyReport(t, &b)
+
+	if out := os.Getenv("SENTINEL_MEASURE_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			t.Fatalf("writing %s: %v", out, err)
+		}
+	}
+}
+
+func checkTrainingFloors(t *testing.T, inj, gnd *report) {
+	t.Helper()
+	for _, chk := range []struct {
+		name      string
+		got, want float64
+		atMost    bool
+	}{
+		{"injection precision", inj.all.precision(), floorTrainInjectionPrecision, false},
+		{"injection recall", inj.all.recall(), floorTrainInjectionRecall, false},
+		{"injection FPR", inj.all.fpr(), ceilTrainInjectionFPR, true},
+		{"injection decided without a judge", inj.all.decidedRate(), floorTrainDecided, false},
+		{"groundedness accuracy", gnd.all.accuracy(), floorTrainGroundedAccuracy, false},
+		{"groundedness decided without a judge", gnd.all.decidedRate(), floorTrainDecided, false},
+	} {
+		if chk.atMost && chk.got > chk.want || !chk.atMost && chk.got < chk.want {
+			t.Errorf("training split: %s = %.3f, floor %.3f", chk.name, chk.got, chk.want)
+		}
+	}
+	if gnd.caught != gnd.denials {
+		t.Errorf("training split: %d of %d denial cases caught, want all", gnd.caught, gnd.denials)
+	}
+}
+
+var difficulties3 = []string{"easy", "medium", "hard"}
+
+func writeInjectionReport(b *strings.Builder, set string, r *report) {
+	c := r.all
+	fmt.Fprintf(b, "#### flag_injection, %s (%d items)\n\n", set, c.total())
+	fmt.Fprintf(b, "Precision %.3f, recall %.3f, FPR %.3f, decided without a judge %.3f; latency per item p50 %s, p99 %s.\n\n",
+		c.precision(), c.recall(), c.fpr(), c.decidedRate(), r.percentile(50).Round(time.Microsecond), r.percentile(99).Round(time.Microsecond))
+	b.WriteString("| slice | items | precision | recall | FPR | decided |\n|---|---|---|---|---|---|\n")
+	b.WriteString(rows("family", r.byFamily, injectionFamilies, false))
+	b.WriteString(rows("difficulty", r.byDifficulty, difficulties3, false))
+	fmt.Fprintf(b, "\nMisclassified at the threshold: %s.\n\n", listOrNone(r.misses))
+}
+
+func writeGroundednessReport(b *strings.Builder, set string, r *report) {
+	c := r.all
+	fmt.Fprintf(b, "#### check_groundedness, %s (%d items)\n\n", set, c.total())
+	fmt.Fprintf(b, "Accuracy %.3f, precision %.3f, recall %.3f, FPR %.3f, decided without a judge %.3f; denial cases caught %d of %d "+
+		"(%d without a judge); flagged responses whose evidence does not name the labelled claim: %s; latency per item p50 %s, p99 %s.\n\n",
+		c.accuracy(), c.precision(), c.recall(), c.fpr(), c.decidedRate(), r.caught, r.denials, r.clear, listOrNone(r.unnamed),
+		r.percentile(50).Round(time.Microsecond), r.percentile(99).Round(time.Microsecond))
+	b.WriteString("| slice | items | precision | recall | FPR | accuracy | decided |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString(rows("family", r.byFamily, groundednessFamilies, true))
+	b.WriteString(rows("difficulty", r.byDifficulty, difficulties3, true))
+	fmt.Fprintf(b, "\nMisclassified at the threshold: %s.\n\n", listOrNone(r.misses))
+}
+
+// writeLegacyReport summarises the older development files and the supplementary training
+// items: training material, seen by tuning.
+func writeLegacyReport(t *testing.T, b *strings.Builder) {
+	b.WriteString("#### Training material outside the split (seen by tuning)\n\n| set | items | precision | recall | FPR | decided |\n|---|---|---|---|---|---|\n")
+	extra := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl")), corpusThreshold)
+	fmt.Fprintf(b, "| flag_injection, supplementary training items | %d | %s | %s | %s | %s |\n", extra.all.total(),
+		cell(extra.all.tp, extra.all.tp+extra.all.fp), cell(extra.all.tp, extra.all.tp+extra.all.fn), cell(extra.all.fp, extra.all.fp+extra.all.tn), cell(extra.all.decided, extra.all.total()))
+	for _, f := range []string{"injection.jsonl", "injection_holdout.jsonl", "injection_blind.jsonl"} {
+		var items []injectionItem
+		for _, c := range readJSONL[injectionCase](t, "testdata/corpus/"+f) {
+			items = append(items, injectionItem{ID: c.ID, Label: c.Label, Family: c.Kind, Difficulty: "medium", Text: c.Text})
+		}
+		r := newReport(scoreInjectionItems(items), corpusThreshold).all
+		fmt.Fprintf(b, "| flag_injection, `%s` | %d | %s | %s | %s | %s |\n", f, r.total(), cell(r.tp, r.tp+r.fp), cell(r.tp, r.tp+r.fn), cell(r.fp, r.fp+r.tn), cell(r.decided, r.total()))
+	}
+	for _, f := range []string{"groundedness.jsonl", "groundedness_holdout.jsonl", "groundedness_blind.jsonl"} {
+		var items []groundednessItem
+		for _, c := range readJSONL[groundednessCase](t, "testdata/corpus/"+f) {
+			items = append(items, groundednessItem{ID: c.ID, Label: c.Label, Family: c.Kind, Difficulty: "medium", Response: c.Response, Context: c.Context, Denial: c.Kind == "negation_trap"})
+		}
+		r := newReport(scoreGroundednessItems(items), corpusThreshold).all
+		fmt.Fprintf(b, "| check_groundedness, `%s` | %d | %s | %s | %s | %s |\n", f, r.total(), cell(r.tp, r.tp+r.fp), cell(r.tp, r.tp+r.fn), cell(r.fp, r.fp+r.tn), cell(r.decided, r.total()))
+	}
+	b.WriteString("\n")
+}

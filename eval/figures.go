@@ -1,0 +1,755 @@
+package eval
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// figure is one quantity a statement states: its value in a canonical unit of its category, so
+// "2 hours" and "120 minutes", "$1,200" and "1200 dollars", "1.5 kg" and "1,500 grams" compare
+// equal and a changed digit or order of magnitude does not.
+type figure struct {
+	values []float64 // candidate values: "1.250" is 1.25 in English and 1250 in German
+	ident  string    // for a reference or version ("section 15.5.5"): the identifier as written
+	cat    string    // unit category: "%", "cur:eur", "time" (minutes), "len" (m), "mass" (g), "vol" (l), "data" (GB), "clock", "date", "year", "version", "n:<noun>", or "" for a bare number
+	start  int       // byte span in the statement text
+	end    int
+	old    bool // the statement marks it as superseded
+	new    bool // the statement marks it as current
+}
+
+// unitDef is one unit word: its category and the factor to the category's canonical unit.
+type unitDef struct {
+	cat    string
+	factor float64
+}
+
+// units maps unit words and symbols (lower case) to their category. Plural and case forms are
+// listed where stripping a final "s" does not reach them.
+var units = func() map[string]unitDef {
+	m := map[string]unitDef{}
+	add := func(cat string, factor float64, words ...string) {
+		for _, w := range words {
+			m[w] = unitDef{cat, factor}
+		}
+	}
+	add("%", 1, "%", "％", "percent", "pourcent", "prozent", "процент", "процента", "процентов", "パーセント", "por ciento", "per cent", "pour cent", "percento")
+	add("time", 1.0/60, "second", "seconds", "sec", "secs", "seconde", "secondes", "segundo", "segundos", "sekunde", "sekunden", "секунд", "秒")
+	add("time", 1, "minute", "minutes", "min", "mins", "minuto", "minutos", "minuten", "минут", "минуты", "минута", "分钟", "分")
+	add("time", 60, "hour", "hours", "h", "hr", "hrs", "heure", "heures", "hora", "horas", "stunde", "stunden", "час", "часа", "часов", "小时", "時間")
+	add("time", 1440, "day", "days", "jour", "jours", "día", "días", "dia", "dias", "tag", "tage", "tagen", "werktag", "werktage", "werktagen", "день", "дня", "дней", "天", "日", "日間")
+	add("time", 10080, "week", "weeks", "semaine", "semaines", "semana", "semanas", "woche", "wochen", "неделя", "недели", "недель", "周", "週間", "週")
+	add("time", 43200, "month", "months", "mois", "mes", "meses", "monat", "monate", "monaten", "месяц", "месяца", "месяцев", "个月", "ヶ月", "か月", "カ月")
+	add("time", 525600, "year", "years", "an", "ans", "année", "années", "año", "años", "jahr", "jahre", "jahren", "год", "года", "лет", "年間")
+	add("len", 0.001, "mm", "millimetre", "millimetres", "millimeter", "millimeters")
+	add("len", 0.01, "cm", "centimetre", "centimetres", "centimeter", "centimeters")
+	add("len", 1, "m", "metre", "metres", "meter", "meters", "mètre", "mètres", "metro", "metros", "метр", "метра", "метров", "米", "メートル")
+	add("len", 1000, "km", "kilometre", "kilometres", "kilometer", "kilometers", "kilomètre", "kilomètres", "kilómetro", "kilómetros", "километр", "километра", "километров", "公里", "キロ")
+	add("len", 1609.344, "mile", "miles")
+	add("len", 0.0254, "inch", "inches", "zoll", "英寸", "インチ")
+	add("mass", 0.001, "mg")
+	add("mass", 1, "g", "gram", "grams", "gramme", "grammes", "gramm", "gramo", "gramos", "грамм", "грамма", "граммов", "克")
+	add("mass", 1000, "kg", "kilo", "kilos", "kilogram", "kilograms", "kilogramme", "kilogramm", "килограмм", "公斤")
+	add("mass", 1e6, "tonne", "tonnes", "ton", "tons", "t")
+	add("vol", 0.001, "ml")
+	add("vol", 1, "l", "litre", "litres", "liter", "liters", "litro", "litros", "литр", "литра", "литров", "升", "リットル")
+	add("data", 0.001, "mb", "megabyte", "megabytes")
+	add("data", 1, "gb", "gigabyte", "gigabytes")
+	add("data", 1000, "tb", "terabyte", "terabytes")
+	add("cur:usd", 1, "$", "usd", "dollar", "dollars", "dólar", "dólares", "доллар", "долларов")
+	add("cur:eur", 1, "€", "eur", "euro", "euros", "евро")
+	add("cur:gbp", 1, "£", "gbp", "pound", "pounds")
+	add("cur:jpy", 1, "¥", "円", "yen", "jpy")
+	add("cur:cny", 1, "元", "yuan", "rmb", "cny")
+	add("cur:rub", 1, "₽", "руб", "рубль", "рубля", "рублей")
+	return m
+}()
+
+// unitSkipWords sit between a figure and its unit ("3 working days", "5 mg twice").
+var unitSkipWords = map[string]bool{"working": true, "business": true, "calendar": true, "full": true, "whole": true,
+	"more": true, "additional": true, "extra": true, "consecutive": true, "man": true}
+
+// multipliers scale the figure before them ("2.1 million", "48 тысяч", "48k").
+var multipliers = map[string]float64{"k": 1e3, "thousand": 1e3, "thousands": 1e3, "mille": 1e3, "mil": 1e3, "tausend": 1e3,
+	"тысяч": 1e3, "тысячи": 1e3, "тысяча": 1e3, "тыс": 1e3, "million": 1e6, "millions": 1e6, "millón": 1e6,
+	"millones": 1e6, "millionen": 1e6, "mio": 1e6, "миллион": 1e6, "миллиона": 1e6, "миллионов": 1e6, "млн": 1e6,
+	"billion": 1e9, "billions": 1e9, "bn": 1e9, "milliard": 1e9, "milliards": 1e9, "mrd": 1e9, "млрд": 1e9}
+
+// numberWords are spelled-out numbers; a spelled number is a figure only when a unit or a noun
+// follows it, so "the new one" is not.
+var numberWords = map[string]float64{
+	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+	"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12, "single": 1, "twice": 2,
+	"deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "douze": 12,
+	"quinze": 15, "vingt": 20, "trente": 30, "cent": 100,
+	"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
+	"doce": 12, "quince": 15, "veinte": 20, "treinta": 30, "cien": 100,
+	"zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
+	"zwölf": 12, "fünfzehn": 15, "zwanzig": 20, "dreißig": 30, "hundert": 100,
+	"один": 1, "одна": 1, "одно": 1, "два": 2, "две": 2, "три": 3, "четыре": 4, "пять": 5, "шесть": 6, "семь": 7,
+	"восемь": 8, "девять": 9, "десять": 10, "двенадцать": 12, "пятнадцать": 15, "двадцать": 20, "тридцать": 30,
+	"сто": 100, "двух": 2, "трёх": 3, "трех": 3,
+}
+
+// months maps month names to 1..12 for dates ("15 March", "1. Juli", "15 марта").
+var months = func() map[string]int {
+	m := map[string]int{}
+	for i, names := range [][]string{
+		{"january", "jan", "janvier", "enero", "januar", "января", "январь"},
+		{"february", "feb", "février", "febrero", "februar", "февраля", "февраль"},
+		{"march", "mar", "mars", "marzo", "märz", "марта", "март"},
+		{"april", "apr", "avril", "abril", "апреля", "апрель"},
+		{"may", "mai", "mayo", "мая", "май"},
+		{"june", "jun", "juin", "junio", "juni", "июня", "июнь"},
+		{"july", "jul", "juillet", "julio", "juli", "июля", "июль"},
+		{"august", "aug", "août", "agosto", "августа", "август"},
+		{"september", "sep", "sept", "septembre", "septiembre", "сентября", "сентябрь"},
+		{"october", "oct", "octobre", "octubre", "oktober", "октября", "октябрь"},
+		{"november", "nov", "novembre", "noviembre", "ноября", "ноябрь"},
+		{"december", "dec", "décembre", "diciembre", "dezember", "декабря", "декабрь"},
+	} {
+		for _, n := range names {
+			m[n] = i + 1
+		}
+	}
+	return m
+}()
+
+// versionWords before a number make it a version ("version 3.2", "v2").
+var versionWords = map[string]bool{"version": true, "versión": true, "versione": true, "версия": true, "release": true, "v": true}
+
+// referenceWords before a number make it the name of a part of a document ("section 9.2", "Article
+// 14"): compared with the same kind of part only.
+var referenceWords = map[string]bool{"section": true, "sec": true, "clause": true, "article": true, "art": true,
+	"chapter": true, "appendix": true, "annex": true, "table": true, "figure": true, "fig": true, "paragraph": true,
+	"para": true, "page": true, "rule": true, "step": true, "item": true, "rfc": true, "§": true, "artikel": true,
+	"abschnitt": true, "kapitel": true, "tabelle": true, "abbildung": true, "seite": true, "chapitre": true,
+	"tableau": true, "paragraphe": true, "artículo": true, "sección": true, "capítulo": true, "tabla": true,
+	"статья": true, "статьи": true, "раздел": true, "пункт": true, "глава": true, "таблица": true}
+
+// rangeWords join two numbers that share the unit of the second ("2 to 3 days", "9–14").
+var rangeWords = map[string]bool{"to": true, "-": true, "–": true, "—": true, "à": true, "a": true, "bis": true, "до": true,
+	"~": true, "〜": true, "至": true, "or": true, "ou": true, "o": true, "oder": true, "или": true, "and": true, "y": true, "und": true}
+
+// cjkNumerals are Chinese and Japanese numeral characters.
+const cjkNumerals = "零〇一二两三四五六七八九十百千万億"
+
+// cjkClassifiers after a CJK numeral make it a figure ("三百人", "一天", "五倍").
+const cjkClassifiers = "人名元円天日年月个個次倍岁歳米克层楼位张本件台部周週分秒时時寸号号%％"
+
+// extractFigures finds the figures of a lower-cased, NFKC-normalised statement. It returns them in
+// order with the text in which every figure's span is blanked, so the words left are content.
+func extractFigures(t string) ([]figure, string) {
+	var figs []figure
+	blank := []byte(t)
+	words := scanWords(t)
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		f, used, ok := figureAt(t, words, i)
+		if !ok {
+			continue
+		}
+		figs = append(figs, f)
+		for k := range blank[f.start:f.end] {
+			blank[f.start+k] = ' '
+		}
+		i += used - 1
+		_ = w
+	}
+	figs = joinRanges(figs, t)
+	figs = mergeDurations(figs, t)
+	return figs, string(blank)
+}
+
+// word is one run of the statement: letters, digits (with separators), a symbol, or a CJK run.
+type word struct {
+	s          string
+	start, end int
+	kind       byte // 'n' number, 'w' word, 'c' CJK run, 's' symbol
+}
+
+// scanWords splits t into numbers, words, CJK runs and single symbols, skipping spaces.
+func scanWords(t string) []word {
+	var out []word
+	for i := 0; i < len(t); {
+		r, size := utf8.DecodeRuneInString(t[i:])
+		switch {
+		case unicode.IsSpace(r):
+			i += size
+		case r >= '0' && r <= '9':
+			j := i
+			for j < len(t) {
+				c := t[j]
+				if c >= '0' && c <= '9' {
+					j++
+					continue
+				}
+				// a separator followed by a digit continues the number: 1,200 1.5 1 200 (a single
+				// space joins only groups of exactly three digits)
+				if (c == ',' || c == '.') && j+1 < len(t) && t[j+1] >= '0' && t[j+1] <= '9' {
+					j++
+					continue
+				}
+				if sep, n := groupSpace(t[j:]); n > 0 && digitGroup3(t[j+sep:]) {
+					j += sep
+					continue
+				}
+				break
+			}
+			out = append(out, word{t[i:j], i, j, 'n'})
+			i = j
+		case isCJK(r):
+			// a run of Han or kana, cut before a numeral so "有员工三百人" reads "有员工" and "三百人"
+			j := i + size
+			for j < len(t) {
+				r2, s2 := utf8.DecodeRuneInString(t[j:])
+				if !isCJK(r2) {
+					break
+				}
+				prev, _ := utf8.DecodeLastRuneInString(t[i:j])
+				if strings.ContainsRune(cjkNumerals, r2) && !strings.ContainsRune(cjkNumerals, prev) {
+					break
+				}
+				j += s2
+			}
+			out = append(out, word{t[i:j], i, j, 'c'})
+			i = j
+		case unicode.IsLetter(r) || unicode.IsMark(r):
+			j := i
+			for j < len(t) {
+				r2, s2 := utf8.DecodeRuneInString(t[j:])
+				if unicode.IsLetter(r2) || unicode.IsMark(r2) || (r2 == '\'' || r2 == '-') && j+s2 < len(t) && isLetterAt(t, j+s2) {
+					j += s2
+					continue
+				}
+				if isCJK(r2) {
+					break
+				}
+				break
+			}
+			out = append(out, word{t[i:j], i, j, 'w'})
+			i = j
+		default:
+			out = append(out, word{t[i : i+size], i, i + size, 's'})
+			i += size
+		}
+	}
+	return out
+}
+
+func isLetterAt(t string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(t[i:])
+	return unicode.IsLetter(r) && !isCJK(r)
+}
+
+// groupSpace reports how many bytes of space (one ASCII, no-break or thin space) start s.
+func groupSpace(s string) (int, int) {
+	for _, sp := range []string{" ", "\u00a0", "\u202f", "\u2009"} {
+		if strings.HasPrefix(s, sp) {
+			return len(sp), 1
+		}
+	}
+	return 0, 0
+}
+
+// digitGroup3 reports whether s starts with exactly three digits.
+func digitGroup3(s string) bool {
+	if len(s) < 3 {
+		return false
+	}
+	for i := range 3 {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) == 3 || s[3] < '0' || s[3] > '9'
+}
+
+func isCJK(r rune) bool {
+	if r < 0x2E80 {
+		return false
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー' || r == '々'
+}
+
+// figureAt reads a figure starting at words[i], returning how many words it used.
+func figureAt(t string, words []word, i int) (figure, int, bool) {
+	w := words[i]
+	switch w.kind {
+	case 'n':
+		return numericFigure(t, words, i)
+	case 'w':
+		if f, used, ok := dateFigure(words, i); ok {
+			return f, used, true
+		}
+		if v, ok := numberWords[w.s]; ok && i+1 < len(words) {
+			f := figure{values: []float64{v}, start: w.start, end: w.end}
+			used := 1
+			if v2, ok := numberWords[words[i+1].s]; ok && v >= 20 && v < 100 && v2 < 10 { // twenty four
+				f.values, f.end, used = []float64{v + v2}, words[i+1].end, 2
+			}
+			if strings.ContainsRune(w.s, '-') {
+				return f, used, false
+			}
+			if n, cat, factor, ok := unitAfter(words, i+used); ok {
+				f.cat, f.end = cat, words[i+used+n-1].end
+				f.values = scale(f.values, factor)
+				return f, used + n, true
+			}
+			if k := i + used; k+1 < len(words) && rangeWords[words[k].s] && (words[k+1].kind == 'n' || numberWords[words[k+1].s] > 0) {
+				return f, used, true // "two to three days": the range gives it the unit
+			}
+			return f, used, false
+		}
+		if parts := strings.Split(w.s, "-"); len(parts) == 2 { // twenty-four, three-second
+			a, okA := numberWords[parts[0]]
+			if u, ok := units[parts[1]]; okA && ok {
+				return figure{values: []float64{a * u.factor}, cat: u.cat, start: w.start, end: w.end}, 1, true
+			}
+			b, okB := numberWords[parts[1]]
+			if okA && okB && a >= 20 && b < 10 {
+				f := figure{values: []float64{a + b}, start: w.start, end: w.end}
+				if n, cat, factor, ok := unitAfter(words, i+1); ok {
+					f.cat, f.end, f.values = cat, words[i+n].end, scale(f.values, factor)
+					return f, 1 + n, true
+				}
+				return f, 1, true
+			}
+		}
+		if u, ok := units[w.s]; ok && strings.HasPrefix(u.cat, "cur:") && i+1 < len(words) && words[i+1].kind == 'n' {
+			f, used, ok := numericFigure(t, words, i+1) // "USD 5"
+			if ok && f.cat == "" {
+				f.cat, f.start = u.cat, w.start
+				return f, used + 1, true
+			}
+		}
+	case 'c':
+		return cjkFigure(w)
+	case 's':
+		if u, ok := units[w.s]; ok && strings.HasPrefix(u.cat, "cur:") && i+1 < len(words) && words[i+1].kind == 'n' {
+			f, used, ok := numericFigure(t, words, i+1) // "$5", "€4.90"
+			if ok {
+				f.cat, f.start = u.cat, w.start
+				return f, used + 1, true
+			}
+		}
+	}
+	return figure{}, 0, false
+}
+
+// numericFigure reads a number in digits and what qualifies it.
+func numericFigure(t string, words []word, i int) (figure, int, bool) {
+	w := words[i]
+	f := figure{values: parseNumber(w.s), start: w.start, end: w.end}
+	if i > 0 && (versionWords[words[i-1].s] || referenceWords[words[i-1].s]) {
+		f.cat, f.ident = "version", strings.TrimRight(w.s, ".")
+		if referenceWords[words[i-1].s] {
+			f.cat = "ref:" + words[i-1].s
+		}
+		return f, 1, true
+	}
+	if len(f.values) == 0 {
+		return figure{}, 0, false
+	}
+	used := 1
+	// clock time 14:30, 9 am, 5 pm
+	if i+2 < len(words) && words[i+1].s == ":" && words[i+2].kind == 'n' && len(words[i+2].s) == 2 && words[i+1].start == w.end {
+		h, m := f.values[0], parseNumber(words[i+2].s)
+		if h < 24 && len(m) > 0 && m[0] < 60 {
+			f.values, f.cat, f.end = []float64{h*60 + m[0]}, "clock", words[i+2].end
+			used = 3
+			if i+3 < len(words) && (words[i+3].s == "pm" || words[i+3].s == "am") {
+				if words[i+3].s == "pm" && h < 12 {
+					f.values[0] += 720
+				}
+				f.end, used = words[i+3].end, 4
+			}
+			return f, used, true
+		}
+	}
+	if i+1 < len(words) && (words[i+1].s == "am" || words[i+1].s == "pm") && f.values[0] <= 12 {
+		v := math.Mod(f.values[0], 12) * 60
+		if words[i+1].s == "pm" {
+			v += 720
+		}
+		return figure{values: []float64{v}, cat: "clock", start: w.start, end: words[i+1].end}, 2, true
+	}
+	if i+1 < len(words) && (words[i+1].s == "th" || words[i+1].s == "st" || words[i+1].s == "nd" || words[i+1].s == "rd") &&
+		i+2 < len(words) && (words[i+2].s == "century" || words[i+2].s == "centuries") && words[i+1].start == w.end {
+		return figure{values: f.values, cat: "century", start: w.start, end: words[i+2].end}, 3, true
+	}
+	if v := f.values[0]; len(f.values) == 1 && i+1 < len(words) && words[i+1].s == "s" && words[i+1].start == w.end && v >= 1000 && math.Mod(v, 100) == 0 {
+		return figure{values: []float64{math.Floor(v/100) + 1}, cat: "century", start: w.start, end: words[i+1].end}, 2, true // the 1600s
+	}
+	if v := f.values[0]; len(f.values) == 1 && v >= 1800 && v <= 2100 && v == math.Trunc(v) && !strings.ContainsAny(w.s, ",. ") {
+		if _, unit := unitAfterKnown(words, i+1); !unit {
+			f.cat = "year"
+			return f, used, true
+		}
+	}
+	if df, n, ok := dateFigure(words, i); ok {
+		return df, n, true
+	}
+	if i+1 < len(words) {
+		if m, ok := multipliers[words[i+1].s]; ok {
+			f.values = scale(f.values, m)
+			f.end = words[i+1].end
+			used++
+		} else if words[i+1].kind == 'c' {
+			if m := cjkMultiplier(words[i+1].s); m > 1 {
+				f.values = scale(f.values, m)
+			}
+		}
+	}
+	if n, cat, factor, ok := unitAfter(words, i+used); ok {
+		f.cat, f.end = cat, words[i+used+n-1].end
+		f.values = scale(f.values, factor)
+		return f, used + n, true
+	}
+	if i+used < len(words) && words[i+used].kind == 'c' {
+		if cat, factor, n, ok := cjkUnit(words[i+used].s); ok {
+			f.cat, f.end = cat, words[i+used].start+n
+			f.values = scale(f.values, factor)
+			return f, used, true
+		}
+	}
+	if len(f.values) == 1 && f.values[0] >= 1000 && f.values[0] <= 2100 && f.values[0] == math.Trunc(f.values[0]) && !strings.ContainsAny(w.s, ",. ") {
+		f.cat = "year"
+	}
+	return f, used, true
+}
+
+// unitAfterKnown reports whether a unit word (not a counted noun) follows position i.
+func unitAfterKnown(words []word, i int) (int, bool) {
+	n, cat, _, ok := unitAfter(words, i)
+	return n, ok && !strings.HasPrefix(cat, "n:")
+}
+
+// unitAfter reads the unit that follows position i: a unit word (possibly after "working"), or a
+// noun that the figure counts ("120 staff"). n is how many words it used.
+func unitAfter(words []word, i int) (n int, cat string, factor float64, ok bool) {
+	skip := 0
+	for i+skip < len(words) && unitSkipWords[words[i+skip].s] {
+		skip++
+	}
+	if i+skip >= len(words) {
+		return 0, "", 0, false
+	}
+	w := words[i+skip]
+	if i+skip+1 < len(words) {
+		two := w.s + " " + words[i+skip+1].s
+		if u, ok := units[two]; ok {
+			return skip + 2, u.cat, u.factor, true
+		}
+	}
+	if u, ok := units[w.s]; ok {
+		return skip + 1, u.cat, u.factor, true
+	}
+	if w.kind == 's' && w.s == "-" && i+skip+1 < len(words) { // 30-day
+		if u, ok := units[words[i+skip+1].s]; ok {
+			return skip + 2, u.cat, u.factor, true
+		}
+	}
+	if w.kind == 'w' && utf8.RuneCountInString(w.s) > 2 && !isStopWord(w.s) && !negationSet[w.s] {
+		if u, ok := units[strings.TrimSuffix(w.s, "s")]; ok {
+			return skip + 1, u.cat, u.factor, true
+		}
+		return skip + 1, "n:" + stem(w.s), 1, true
+	}
+	return 0, "", 0, false
+}
+
+// dateFigure reads "15 March" or "March 15" (value month*100+day) at words[i].
+func dateFigure(words []word, i int) (figure, int, bool) {
+	w := words[i]
+	if w.kind == 'n' && i+1 < len(words) {
+		next := i + 1
+		if words[next].s == "." && next+1 < len(words) { // 1. Juli
+			next++
+		}
+		if m, ok := months[words[next].s]; ok {
+			d := parseNumber(w.s)
+			if len(d) == 1 && d[0] >= 1 && d[0] <= 31 {
+				return figure{values: []float64{float64(m*100) + d[0]}, cat: "date", start: w.start, end: words[next].end}, next - i + 1, true
+			}
+		}
+	}
+	if m, ok := months[w.s]; ok && w.kind == 'w' && len(w.s) > 3 && i+1 < len(words) && words[i+1].kind == 'n' {
+		d := parseNumber(words[i+1].s)
+		if len(d) == 1 && d[0] >= 1 && d[0] <= 31 {
+			return figure{values: []float64{float64(m*100) + d[0]}, cat: "date", start: w.start, end: words[i+1].end}, 2, true
+		}
+	}
+	return figure{}, 0, false
+}
+
+// parseNumber returns the values a digit string can mean: "1,200" is 1200, "12,5" is 12.5,
+// "1.250" is 1.25 or 1250, "1 200" is 1200.
+func parseNumber(s string) []float64 {
+	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u2009", "").Replace(s)
+	commas, dots := strings.Count(s, ","), strings.Count(s, ".")
+	parse := func(x string) []float64 {
+		f, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			return nil
+		}
+		return []float64{f}
+	}
+	groups3 := func(sep string) bool {
+		parts := strings.Split(s, sep)
+		for _, p := range parts[1:] {
+			if len(p) != 3 {
+				return false
+			}
+		}
+		return len(parts[0]) <= 3 && len(parts[0]) > 0
+	}
+	switch {
+	case commas > 0 && dots > 0:
+		if strings.LastIndex(s, ".") > strings.LastIndex(s, ",") {
+			return parse(strings.ReplaceAll(s, ",", ""))
+		}
+		return parse(strings.ReplaceAll(strings.ReplaceAll(s, ".", ""), ",", "."))
+	case commas > 0:
+		if groups3(",") {
+			return parse(strings.ReplaceAll(s, ",", ""))
+		}
+		if commas == 1 {
+			return parse(strings.ReplaceAll(s, ",", "."))
+		}
+	case dots > 1:
+		if groups3(".") {
+			return parse(strings.ReplaceAll(s, ".", ""))
+		}
+	case dots == 1 && groups3("."):
+		return append(parse(s), parse(strings.ReplaceAll(s, ".", ""))...)
+	default:
+		return parse(s)
+	}
+	return nil
+}
+
+func scale(vs []float64, f float64) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = v * f
+	}
+	return out
+}
+
+// cjkFigure reads a CJK run that starts with a numeral ("三百人", "百分之十五", "一天").
+func cjkFigure(w word) (figure, int, bool) {
+	s := w.s
+	pct := false
+	if strings.HasPrefix(s, "百分之") {
+		s, pct = s[len("百分之"):], true
+	}
+	n := 0
+	for n < len(s) {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		if !strings.ContainsRune(cjkNumerals, r) {
+			break
+		}
+		n += size
+	}
+	if n == 0 {
+		return figure{}, 0, false
+	}
+	num, rest := s[:n], s[n:]
+	single := utf8.RuneCountInString(num) == 1
+	v, ok := parseCJKNumber(num)
+	if !ok {
+		return figure{}, 0, false
+	}
+	f := figure{values: []float64{v}, start: w.start, end: w.start + (len(w.s) - len(s)) + n}
+	if pct {
+		f.cat = "%"
+		return f, 1, true
+	}
+	if strings.HasPrefix(rest, "年") && !strings.HasPrefix(rest, "年間") {
+		if v >= 1000 {
+			f.cat = "year"
+		} else {
+			f.cat, f.values = "time", scale(f.values, 525600)
+		}
+		f.end += len("年")
+		return f, 1, true
+	}
+	if cat, factor, n, ok := cjkUnit(rest); ok {
+		f.cat, f.values = cat, scale(f.values, factor)
+		f.end += n
+		return f, 1, true
+	}
+	first, _ := utf8.DecodeRuneInString(rest)
+	if rest == "" || strings.ContainsRune(cjkClassifiers, first) || !single {
+		return f, 1, rest == "" || strings.ContainsRune(cjkClassifiers, first) || !single
+	}
+	return figure{}, 0, false
+}
+
+// parseCJKNumber reads Chinese numerals: 三百 300, 一百五十 150, 六十 60, 二零零五 2005.
+func parseCJKNumber(s string) (float64, bool) {
+	digit := map[rune]float64{'零': 0, '〇': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
+	unit := map[rune]float64{'十': 10, '百': 100, '千': 1000}
+	big := map[rune]float64{'万': 1e4, '億': 1e8}
+	positional := true
+	for _, r := range s {
+		if _, ok := digit[r]; !ok {
+			positional = false
+		}
+	}
+	if positional && utf8.RuneCountInString(s) > 1 {
+		v := 0.0
+		for _, r := range s {
+			v = v*10 + digit[r]
+		}
+		return v, true
+	}
+	total, section, cur := 0.0, 0.0, 0.0
+	for _, r := range s {
+		switch {
+		case r == '零' || r == '〇':
+		case unit[r] > 0:
+			if cur == 0 {
+				cur = 1
+			}
+			section += cur * unit[r]
+			cur = 0
+		case big[r] > 0:
+			total += (section + cur) * big[r]
+			section, cur = 0, 0
+		default:
+			d, ok := digit[r]
+			if !ok {
+				return 0, false
+			}
+			cur = d
+		}
+	}
+	return total + section + cur, true
+}
+
+// cjkUnit reads a unit at the start of a CJK run ("元", "公里", "个月", "人") and its length.
+func cjkUnit(s string) (string, float64, int, bool) {
+	best := ""
+	for w := range units {
+		if w != "" && strings.HasPrefix(s, w) && len(w) > len(best) && isCJKString(w) {
+			best = w
+		}
+	}
+	if best != "" {
+		return units[best].cat, units[best].factor, len(best), true
+	}
+	for _, cls := range []string{"人", "名", "位"} { // people, however counted
+		if strings.HasPrefix(s, cls) {
+			return "n:人", 1, len(cls), true
+		}
+	}
+	for _, cls := range []string{"个", "個", "倍", "岁", "歳", "层", "台", "件"} {
+		if strings.HasPrefix(s, cls) {
+			return "n:" + cls, 1, len(cls), true
+		}
+	}
+	return "", 0, 0, false
+}
+
+// cjkMultiplier is the scale of a CJK run that follows a digit ("5万").
+func cjkMultiplier(s string) float64 {
+	switch {
+	case strings.HasPrefix(s, "万"):
+		return 1e4
+	case strings.HasPrefix(s, "億"):
+		return 1e8
+	case strings.HasPrefix(s, "千"):
+		return 1e3
+	}
+	return 1
+}
+
+func isCJKString(s string) bool {
+	for _, r := range s {
+		if !isCJK(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// joinRanges gives the first number of a range the unit of the second: "2 to 3 days".
+func joinRanges(figs []figure, t string) []figure {
+	for i := 0; i+1 < len(figs); i++ {
+		a, b := &figs[i], figs[i+1]
+		if a.cat != "" && a.cat != "year" || b.cat == "" {
+			continue
+		}
+		between := strings.TrimSpace(t[a.end:b.start])
+		if rangeWords[between] || between == "" {
+			if a.cat == "year" && b.cat != "year" {
+				continue
+			}
+			a.cat = b.cat
+			if u, ok := unitFactorOf(t, b); ok {
+				a.values = scale(a.values, u)
+			}
+		}
+	}
+	return figs
+}
+
+// unitFactorOf recovers the factor a figure's unit applied, from its values and text.
+func unitFactorOf(t string, f figure) (float64, bool) {
+	first := strings.Fields(t[f.start:f.end])[0]
+	raw := parseNumber(first)
+	if v, ok := numberWords[first]; ok {
+		raw = []float64{v}
+	}
+	if len(raw) == 0 || raw[0] == 0 || len(f.values) == 0 {
+		return 1, false
+	}
+	return f.values[0] / raw[0], true
+}
+
+// mergeDurations adds adjacent durations: "3 hours 40 minutes" is 220 minutes.
+func mergeDurations(figs []figure, t string) []figure {
+	out := figs[:0]
+	for _, f := range figs {
+		if n := len(out); n > 0 && f.cat == "time" && out[n-1].cat == "time" && strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t[out[n-1].end:f.start]), "and")) == "" &&
+			len(f.values) == 1 && len(out[n-1].values) == 1 && f.values[0] < out[n-1].values[0] {
+			out[n-1].values[0] += f.values[0]
+			out[n-1].end = f.end
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// sameValue reports whether two figures can mean the same quantity.
+func sameValue(a, b figure) bool {
+	counted := strings.HasPrefix(a.cat, "n:") && strings.HasPrefix(b.cat, "n:") // "one checked bag", "1 bag"
+	if !comparableFigures(a, b) && a.cat != "" && b.cat != "" && !counted {
+		return false
+	}
+	if a.ident != "" || b.ident != "" {
+		return a.ident == b.ident
+	}
+	for _, x := range a.values {
+		for _, y := range b.values {
+			if math.Abs(x-y) <= 1e-9*math.Max(1, math.Abs(x)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// comparableFigures reports whether two figures measure the same kind of thing, so a different
+// value is a contradiction rather than another fact.
+func comparableFigures(a, b figure) bool {
+	return a.cat == b.cat
+}

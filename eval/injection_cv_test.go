@@ -1,0 +1,197 @@
+package eval
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// cvFolds assigns the training split's items to folds by group (an item and its near-copies of
+// the same family share a fold, as they share a split), so cross-validation does not score an
+// item against its twin.
+func cvFolds(items []injectionItem, k int) []int {
+	parent := make([]int, len(items))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	words := make([]map[string]bool, len(items))
+	for i, c := range items {
+		words[i] = itemWords(c)
+	}
+	for i := range items {
+		for j := i + 1; j < len(items); j++ {
+			if items[i].Family == items[j].Family && jaccard(words[i], words[j]) >= 0.4 {
+				parent[find(i)] = find(j)
+			}
+		}
+	}
+	minID := map[int]string{}
+	for i, c := range items {
+		r := find(i)
+		if id, ok := minID[r]; !ok || c.ID < id {
+			minID[r] = c.ID
+		}
+	}
+	folds := make([]int, len(items))
+	for i := range items {
+		h := sha256.Sum256([]byte("sentinel-cv-v1:" + minID[find(i)]))
+		folds[i] = int(h[0]) % k
+	}
+	return folds
+}
+
+// TestInjectionModelCrossValidation reports how the learned component and its combination with
+// the pattern families do on training items they were not fitted on. It is how the recipe was
+// chosen; it reads the training split only. Run with SENTINEL_CV=1.
+func TestInjectionModelCrossValidation(t *testing.T) {
+	if os.Getenv("SENTINEL_CV") == "" {
+		t.Skip("set SENTINEL_CV=1 to cross-validate the learned component on the training split")
+	}
+	cfgs := []trainConfig{trainRecipe}
+	if g := os.Getenv("SENTINEL_CV_GRID"); g != "" {
+		cfgs = nil
+		for _, part := range strings.Split(g, ";") {
+			var c trainConfig
+			fmt.Sscanf(part, "%d,%g,%g,%g", &c.epochs, &c.rate, &c.l2, &c.nb)
+			cfgs = append(cfgs, c)
+		}
+	}
+	for _, cfg := range cfgs {
+		out := crossValidate(t, cfg)
+		t.Logf("recipe %+v", cfg)
+		reportCV(t, "patterns", out, func(r cvResult) float64 { return r.pat })
+		reportCV(t, "model", out, func(r cvResult) float64 { return r.model })
+		reportCV(t, "max", out, func(r cvResult) float64 { return max(r.model, r.pat) })
+		reportCV(t, "strong-pattern", out, func(r cvResult) float64 { return strongPattern(r.pat, r.model) })
+		reportCV(t, "final (calibrated)", out, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+		for _, m := range []float64{0, 0.05, 0.1, 0.2, 0.3} {
+			// the damped floor applied only when the model gives the text at least m
+			reportCV(t, fmt.Sprintf("damped floor if model >= %.2f", m), out, func(r cvResult) float64 {
+				if r.model < m {
+					return calibrate(strongPattern(r.pat, r.model), calibrationCut, calibrationSlope)
+				}
+				return max(calibrate(strongPattern(r.pat, r.model), calibrationCut, calibrationSlope), floorIf(r.damped))
+			})
+		}
+		for _, k := range []float64{3, 4, 5, 6} {
+			reportCV(t, fmt.Sprintf("slope %.1f", k), out, func(r cvResult) float64 { return calibrate(strongPattern(r.pat, r.model), calibrationCut, k) })
+		}
+
+	}
+}
+
+// cvResult is one training item scored by a model that was not fitted on it.
+type cvResult struct {
+	id, family         string
+	positive           bool
+	model, pat, damped float64
+}
+
+func crossValidate(t *testing.T, cfg trainConfig) []cvResult {
+	items := slices.Concat(readJSONL[injectionItem](t, "testdata/corpus/injection_train.jsonl"),
+		readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl"))
+	legacy := injectionTrainingDocs(t)[len(items):]
+	const k = 5
+	folds := cvFolds(items, k)
+	legacyX := make([]sparse, len(legacy))
+	for i, d := range legacy {
+		legacyX[i] = featurize(d.text)
+	}
+	itemX := make([]sparse, len(items))
+	for i, c := range items {
+		itemX[i] = featurize(joinedText(c.Text, c.Context))
+	}
+	var out []cvResult
+	for f := range k {
+		train, trainX := append([]trainingDoc(nil), legacy...), append([]sparse(nil), legacyX...)
+		for i, c := range items {
+			if folds[i] != f {
+				train = append(train, trainingDoc{joinedText(c.Text, c.Context), c.Label == "injection"})
+				trainX = append(trainX, itemX[i])
+			}
+		}
+		m := fit(trainX, train, cfg)
+		for i, c := range items {
+			if folds[i] != f {
+				continue
+			}
+			a := assessInjection(joinedText(c.Text, c.Context))
+			p, _ := m.assess(a)
+			out = append(out, cvResult{c.ID, c.Family, c.Label == "injection", p, patternScreen(InjectionInput{Text: c.Text, Context: c.Context}), dampedStrength(a.hits)})
+		}
+	}
+	return out
+}
+
+func reportCV(t *testing.T, name string, out []cvResult, score func(r cvResult) float64) {
+	var c tally
+	fam := map[string]*tally{}
+	var miss []string
+	for _, r := range out {
+		s := score(r)
+		c.add(r.positive, s, 0.5)
+		if fam[r.family] == nil {
+			fam[r.family] = &tally{}
+		}
+		fam[r.family].add(r.positive, s, 0.5)
+		if (s >= 0.5) != r.positive {
+			miss = append(miss, fmt.Sprintf("%s(%.2f)", r.id, s))
+		}
+	}
+	var fs []string
+	for _, f := range injectionFamilies {
+		if x := fam[f]; x != nil {
+			fs = append(fs, fmt.Sprintf("%s R%.2f F%.2f", f, x.recall(), x.fpr()))
+		}
+	}
+	sort.Strings(miss)
+	// recall at the threshold where the false-positive rate first reaches 5%
+	var neg, posScores []float64
+	for _, r := range out {
+		if r.positive {
+			posScores = append(posScores, score(r))
+		} else {
+			neg = append(neg, score(r))
+		}
+	}
+	sort.Float64s(neg)
+	cut := neg[len(neg)-1-len(neg)*5/100]
+	hit := 0
+	for _, p := range posScores {
+		if p > cut {
+			hit++
+		}
+	}
+	t.Logf("%s: P %.3f R %.3f FPR %.3f decided %.3f | R@FPR5%% %.3f (cut %.3f) | %s", name, c.precision(), c.recall(), c.fpr(), c.decidedRate(),
+		float64(hit)/float64(len(posScores)), cut, strings.Join(fs, ", "))
+	if os.Getenv("SENTINEL_CV_MISSES") != "" {
+		t.Logf("   misses: %s", strings.Join(miss, " "))
+	}
+}
+
+// strongPattern lets a strong pattern raise the model's probability, a weak one not at all.
+func strongPattern(pat, model float64) float64 {
+	if pat >= 0.75 {
+		return max(model, pat)
+	}
+	return model
+}
+
+// floorIf is dampedFloor for a strong damped match, else 0.
+func floorIf(damped float64) float64 {
+	if damped >= strongPatternScore {
+		return dampedFloor
+	}
+	return 0
+}

@@ -1,0 +1,311 @@
+package eval
+
+import (
+	"bytes"
+	"embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The learned component of flag_injection: a logistic model over hashed character 3- to 5-grams
+// and word 1- and 2-grams of the normalised text, trained by `go generate` (injection_model_train_test.go)
+// from the training split of the corpus and the older development files only, and shipped as
+// model/injection.lrm. It reads a text in windows of modelWindow bytes and reports the most
+// suspicious one, so an instruction buried in a long benign tool result is not averaged away.
+//
+//go:generate go test -count=1 -run ^TestGenerateInjectionModel$ . -args -generate-model
+
+// Model layout.
+const (
+	modelBits   = 17
+	modelSize   = 1 << modelBits
+	modelWindow = 400 // bytes of normalised text per window
+	modelStride = 200
+	modelMagic  = "sentinel-lrm/3\n"
+	// modelName is pinned in evidence and versions.
+	modelName = "injection.lrm v3"
+	// ModelFile is where the trained model lives, relative to the eval package.
+	modelFile = "model/injection.lrm"
+)
+
+// Feature kinds, each hashed with its own seed.
+const (
+	seedChar3 uint32 = 0x9e3779b1
+	seedChar4 uint32 = 0x85ebca77
+	seedChar5 uint32 = 0xc2b2ae3d
+	seedWord  uint32 = 0x27d4eb2f
+	seedPair  uint32 = 0x165667b1
+)
+
+// linearModel is the trained model: logit = bias + scale × Σ weight[h] / √(number of n-grams in
+// the window) + Σ global[j] × feature[j].
+type linearModel struct {
+	bias    float64
+	scale   float64
+	weights []int8
+	global  [numGlobal]float64
+}
+
+//go:embed model
+var modelFS embed.FS
+
+// injectionModel is the embedded model, or nil when model/injection.lrm is missing or unreadable
+// (then the pattern families decide alone; TestInjectionModelIsEmbedded fails on such a build).
+var injectionModel, injectionModelErr = loadInjectionModel()
+
+func loadInjectionModel() (*linearModel, error) {
+	data, err := modelFS.ReadFile(modelFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", modelFile, err)
+	}
+	return decodeModel(data)
+}
+
+// errModelFormat is returned for a model file that is not in the expected layout.
+var errModelFormat = errors.New("not a sentinel-lrm/3 model with the features this build reads")
+
+// modelHeader is the magic line and the float64s before the weights: bias, scale, and one weight
+// per text-level feature.
+const modelHeader = len(modelMagic) + 8*(2+numGlobal)
+
+func decodeModel(data []byte) (*linearModel, error) {
+	if !bytes.HasPrefix(data, []byte(modelMagic)) || len(data) != modelHeader+modelSize {
+		return nil, errModelFormat
+	}
+	p := data[len(modelMagic):]
+	f := func(i int) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(p[8*i : 8*i+8])) }
+	m := &linearModel{bias: f(0), scale: f(1), weights: make([]int8, modelSize)}
+	for j := range numGlobal {
+		m.global[j] = f(2 + j)
+	}
+	for i, b := range data[modelHeader:] {
+		m.weights[i] = int8(b)
+	}
+	for _, v := range append([]float64{m.bias, m.scale}, m.global[:]...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, errModelFormat
+		}
+	}
+	return m, nil
+}
+
+func encodeModel(m *linearModel) []byte {
+	out := make([]byte, 0, modelHeader+modelSize)
+	out = append(out, modelMagic...)
+	for _, v := range append([]float64{m.bias, m.scale}, m.global[:]...) {
+		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(v))
+	}
+	for _, w := range m.weights {
+		out = append(out, byte(w))
+	}
+	return out
+}
+
+// fnv32 hashes s with FNV-1a, starting from a seed.
+func fnv32(seed uint32, s string) uint32 {
+	h := 2166136261 ^ seed
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// modelFeatures calls fn with the byte position and bucket of every feature occurrence of text
+// (already normalised: lower case, folded): for each rune, the character 3-, 4- and 5-grams that
+// start there, hashed in one pass over their bytes; and each word and pair of words.
+func modelFeatures(text string, fn func(pos int, bucket uint32)) {
+	// rune starts of the last six runes, so character n-grams are n runes whatever the script
+	var starts [6]int
+	n := 0
+	ngrams := func(s int) { // the n-grams starting at rune start s, ending at or before len(text)
+		h := 2166136261 ^ seedChar3
+		runes := 0
+		for i := s; i < len(text); i++ {
+			c := text[i]
+			h ^= uint32(c)
+			h *= 16777619
+			if i+1 < len(text) && text[i+1]&0xC0 == 0x80 {
+				continue // inside a rune
+			}
+			runes++
+			if runes >= 3 {
+				fn(s, (h^uint32(runes)*0x9e3779b9)&(modelSize-1))
+			}
+			if runes == 5 {
+				return
+			}
+		}
+	}
+	wordStart, prevWord := -1, ""
+	emitWord := func(end int) {
+		if wordStart < 0 {
+			return
+		}
+		w := text[wordStart:end]
+		fn(wordStart, fnv32(seedWord, w)&(modelSize-1))
+		if prevWord != "" {
+			fn(wordStart, (fnv32(seedPair, prevWord)^fnv32(seedPair+1, w))&(modelSize-1))
+		}
+		prevWord, wordStart = w, -1
+	}
+	for i, r := range text {
+		copy(starts[:5], starts[1:6])
+		starts[5] = i
+		n++
+		ngrams(i)
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'') || r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if wordStart < 0 {
+				wordStart = i
+			}
+			if r >= utf8.RuneSelf && isCJK(r) { // each Han or kana character is a word of its own
+				emitWord(i + utf8.RuneLen(r))
+			}
+			continue
+		}
+		emitWord(i)
+	}
+	emitWord(len(text))
+}
+
+// assess is the model's probability that the assessed text is an injection, with the byte span
+// of the original text it found most suspicious: its text-level features plus the n-grams of the
+// most suspicious window of modelWindow bytes (stepping modelStride) of the normalised text or of
+// any decoded payload.
+func (m *linearModel) assess(a assessment) (float64, [2]int) {
+	g := m.bias
+	for j, v := range a.global {
+		g += m.global[j] * v
+	}
+	z, s, e := m.bestWindow(a.n.Text)
+	where := [2]int{}
+	if e > s {
+		where[0], where[1] = a.n.OriginalSpan(s, e)
+	}
+	for i, p := range a.payloads {
+		if pz, _, _ := m.bestWindow(p); pz > z {
+			z, where = pz, [2]int{a.n.Payloads[i].Start, a.n.Payloads[i].End}
+		}
+	}
+	return sigmoid(g + z), where
+}
+
+// bestWindow is the highest n-gram term of any window of text, and that window's span. Windows
+// are two consecutive blocks of modelStride bytes, so one pass accumulates per-block sums.
+func (m *linearModel) bestWindow(text string) (float64, int, int) {
+	if text == "" {
+		return 0, 0, 0
+	}
+	blocks := len(text)/modelStride + 1
+	var small [64]float64
+	var smallN [64]int32
+	var sum []float64
+	var cnt []int32
+	if blocks <= len(small) {
+		sum, cnt = small[:blocks], smallN[:blocks]
+	} else {
+		sum, cnt = make([]float64, blocks), make([]int32, blocks)
+	}
+	m.accumulate(text, sum, cnt)
+	best, bs, be := math.Inf(-1), 0, 0
+	for b := range blocks {
+		s, c := sum[b], cnt[b]
+		if b+1 < blocks {
+			s, c = s+sum[b+1], c+cnt[b+1]
+		}
+		if c > 0 {
+			if z := m.scale * s / math.Sqrt(float64(c)); z > best {
+				best, bs, be = z, b*modelStride, min(len(text), b*modelStride+modelWindow)
+			}
+		}
+		if b*modelStride+modelWindow >= len(text) {
+			break
+		}
+	}
+	if math.IsInf(best, -1) {
+		return 0, 0, 0
+	}
+	return best, bs, be
+}
+
+// accumulate adds every feature's weight to the block it starts in. It is modelFeatures with the
+// per-feature call inlined, because this loop is most of the model's cost on long tool results.
+func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
+	w := m.weights
+	wordStart, prevHash := -1, uint32(0)
+	havePrev := false
+	for i := 0; i < len(text); {
+		c := text[i]
+		size := 1
+		r := rune(c)
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		// character 3-, 4- and 5-grams starting here
+		b := i / modelStride
+		h := 2166136261 ^ seedChar3
+		runes := 0
+		for j := i; j < len(text); j++ {
+			h ^= uint32(text[j])
+			h *= 16777619
+			if j+1 < len(text) && text[j+1]&0xC0 == 0x80 {
+				continue
+			}
+			runes++
+			if runes >= 3 {
+				sum[b] += float64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
+				cnt[b]++
+				if runes == 5 {
+					break
+				}
+			}
+		}
+		word := c < utf8.RuneSelf && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'') ||
+			c >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		end := -1
+		switch {
+		case word && c >= utf8.RuneSelf && isCJK(r):
+			if wordStart < 0 {
+				wordStart = i
+			}
+			end = i + size
+		case word:
+			if wordStart < 0 {
+				wordStart = i
+			}
+		default:
+			end = i
+		}
+		if end >= 0 && wordStart >= 0 {
+			wh := fnv32(seedWord, text[wordStart:end])
+			wb := wordStart / modelStride
+			sum[wb] += float64(w[wh&(modelSize-1)])
+			cnt[wb]++
+			ph := fnv32(seedPair, text[wordStart:end])
+			if havePrev {
+				sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
+				cnt[wb]++
+			}
+			prevHash, havePrev, wordStart = ph, true, -1
+		}
+		i += size
+	}
+	if wordStart >= 0 {
+		wh := fnv32(seedWord, text[wordStart:])
+		wb := wordStart / modelStride
+		sum[wb] += float64(w[wh&(modelSize-1)])
+		cnt[wb]++
+		if havePrev {
+			sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:]))&(modelSize-1)])
+			cnt[wb]++
+		}
+	}
+}
+
+func sigmoid(z float64) float64 {
+	return 1 / (1 + math.Exp(-z))
+}

@@ -1,0 +1,198 @@
+package eval
+
+// Word lists of the claim checker, for the languages the corpus covers: English, French,
+// Spanish, German, Russian, Chinese and Japanese (Italian and Portuguese get the words they share
+// with Spanish and French). Entries are lower case; words in scripts with spaces are matched as
+// whole words, CJK entries as substrings. HEURISTIC: hand-written lists, not a parser; what they
+// miss goes to the ambiguous band or is a documented limit (docs/scoring.md).
+
+// negationCues turn the statement they sit in into its opposite: negation, denial, prohibition,
+// retraction and refutation. A statement's polarity is negative when any cue occurs in it.
+var negationCues = []string{
+	// English
+	"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot", "can't", "won't",
+	"isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "hasn't", "haven't", "hadn't", "mustn't",
+	"shouldn't", "couldn't", "wouldn't", "lacks", "lack", "absent", "prohibited", "prohibits", "forbidden",
+	"forbids", "banned", "bans", "disallowed", "excluded", "excludes", "denied", "denies", "deny", "refuted",
+	"debunked", "disproved", "myth", "untrue", "false", "incorrect", "retracted", "withdrawn", "rescinded",
+	"revoked", "repealed", "discontinued", "abolished", "unavailable", "unsupported", "closed", "disabled",
+	"impossible", "unable",
+	// French
+	"ne", "n'", "pas", "jamais", "aucun", "aucune", "sans", "ni", "interdit", "interdite", "interdits",
+	"interdites", "défendu", "défendue", "démenti", "démentie", "réfuté", "réfutée", "rétracté", "rétractée",
+	"exclu", "exclue", "fermé", "fermée",
+	// Spanish, Italian, Portuguese
+	"nunca", "jamás", "ningún", "ninguna", "ninguno", "nada", "nadie", "sin", "tampoco", "prohibido",
+	"prohibida", "desmintió", "desmentido", "refutado", "retirado", "excluido", "cerrado", "cerrada", "não", "nem",
+	"proibido", "vietato", "senza",
+	// German
+	"nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals", "nichts", "niemand",
+	"ohne", "weder", "verboten", "untersagt", "widerlegt", "zurückgezogen", "gestrichen", "abgeschafft",
+	"dementiert", "ausgeschlossen", "geschlossen",
+	// Russian
+	"не", "нет", "ни", "никогда", "никто", "ничего", "без", "нельзя", "запрещено", "запрещён", "запрещен",
+	"запрещена", "запрещается", "отозвано", "отозван", "отозвана", "опровергнуто", "опровергнут", "закрыт",
+	"закрыто",
+}
+
+// negationCuesCJK are matched as substrings in Han and kana text, except inside the words of
+// negationExceptionsCJK.
+var negationCuesCJK = []string{
+	"不", "没", "無", "无", "未", "非", "勿", "禁止", "否认", "证伪", "撤回", "ない", "ません", "なし", "対象外",
+	"不可", "できない", "ではない",
+}
+
+// negationExceptionsCJK contain a cue character without negating: 非常 "very", 未来 "future",
+// 无线 "wireless", 不错 "good", 少ない "few".
+var negationExceptionsCJK = []string{
+	"非常", "未来", "无论", "無論", "无线", "無線", "不错", "不断", "不过", "不久", "不同", "不少", "不仅", "不但",
+	"少ない", "危ない", "未満",
+}
+
+// negationExceptions are phrases that contain a cue but do not negate the statement.
+var negationExceptions = []string{"not only", "not just", "no doubt", "nothing but", "non seulement", "nicht nur",
+	"no solo", "no sólo", "не только"}
+
+// permissionWords carry the modality a negation or prohibition reverses ("allowed" against
+// "prohibited"); they are neither content nor polarity.
+var permissionWords = []string{
+	"can", "could", "may", "might", "allowed", "permitted", "possible", "able", "available", "permissible",
+	"authorised", "authorized", "open", "opens", "enabled", "included", "includes", "include", "including",
+	"peut", "peuvent", "permis", "autorisé", "autorisée", "possible", "ouvert", "ouverte",
+	"puede", "pueden", "permitido", "permitida", "posible", "abierto", "abierta",
+	"darf", "dürfen", "erlaubt", "möglich", "kann", "können", "geöffnet",
+	"можно", "разрешено", "разрешён", "может", "могут", "открыт",
+}
+
+// stopWords are function words: articles, pronouns, auxiliaries, prepositions, conjunctions,
+// hedges. Content words are everything else.
+var stopWords = []string{
+	// English
+	"a", "an", "the", "this", "that", "these", "those", "it", "its", "they", "them", "their", "there", "here",
+	"he", "she", "his", "her", "we", "our", "you", "your", "i", "me", "my", "is", "are", "was", "were", "be",
+	"been", "being", "am", "has", "have", "had", "do", "does", "did", "will", "would", "shall", "should",
+	"must", "get", "gets", "got", "come", "comes", "make", "makes", "of", "in", "on", "at", "to", "for", "from",
+	"by", "with", "as", "into", "onto", "about", "and", "or", "but", "so", "if", "then", "than", "also", "too",
+	"as", "well", "only", "just", "up", "out", "off", "over", "under", "per", "each", "every", "all", "any",
+	"some", "more", "most", "less", "least", "very", "really", "both", "either", "which", "who", "whom",
+	"whose", "what", "when", "where", "while", "how", "why", "one's", "itself", "themselves", "yet", "still",
+	"except", "sauf", "excepto", "salvo", "außer", "ausser", "кроме", "think", "probably", "seems", "seem", "apparently", "likely", "perhaps", "maybe", "believe", "far", "know",
+	"sure", "completely", "according", "says", "said", "states", "stated", "say", "shows", "show", "explains",
+	"notes", "lists", "listed", "once", "again", "now", "currently", "today", "actually", "indeed", "thing",
+	"things", "way", "ways", "part", "like", "used", "there's", "it's", "that's", "let", "lets",
+	// French
+	"le", "la", "les", "l'", "un", "une", "des", "du", "de", "d'", "et", "ou", "à", "au", "aux", "en", "dans",
+	"sur", "pour", "par", "avec", "est", "sont", "été", "être", "a", "ont", "avait", "il", "elle", "ils",
+	"elles", "on", "ce", "cet", "cette", "ces", "se", "s'", "sa", "son", "ses", "leur", "leurs", "qui", "que",
+	"qu'", "y", "je", "j'", "nous", "vous", "crois", "probablement", "plus", "très", "aussi", "selon",
+	// Spanish, Portuguese, Italian
+	"el", "los", "las", "lo", "unos", "unas", "del", "al", "y", "o", "en", "por", "para", "con", "es", "son",
+	"está", "están", "fue", "ser", "ha", "han", "hay", "se", "su", "sus", "que", "muy", "también", "según",
+	"os", "um", "uma", "da", "dos", "das", "na", "é", "lo", "gli", "di", "che", "e",
+	// German
+	"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und", "oder",
+	"in", "im", "am", "an", "auf", "für", "mit", "von", "vom", "zu", "zum", "zur", "bei", "ist", "sind", "war",
+	"waren", "wird", "werden", "wurde", "wurden", "hat", "haben", "es", "er", "sie", "wir", "ihr", "sich",
+	"laut", "auch", "nur", "sehr", "noch",
+	// Russian
+	"и", "в", "во", "на", "с", "со", "по", "к", "у", "о", "об", "от", "до", "за", "из", "для", "это", "этот",
+	"эта", "он", "она", "оно", "они", "его", "её", "их", "а", "но", "же", "ли", "есть", "был", "была", "было",
+	"были", "также", "только", "всех", "все", "весь",
+}
+
+// abstentionCues say the answer is not in the material: such a statement makes no claim.
+var abstentionCues = []string{
+	// English
+	"couldn't find", "could not find", "can't find", "cannot find", "did not find", "didn't find",
+	"don't know", "do not know", "not sure", "unable to", "not able to", "no information", "doesn't say",
+	"does not say", "don't say", "do not say", "doesn't mention", "does not mention", "don't mention",
+	"do not mention", "say nothing", "says nothing", "not covered", "doesn't cover", "does not cover",
+	"don't cover", "can't tell", "cannot tell", "can't answer", "cannot answer", "not mentioned",
+	"isn't mentioned", "is not mentioned", "no mention", "not specified", "not stated",
+	// French
+	"je n'ai pas trouvé", "je ne sais pas", "aucune information", "pas d'information", "ne précise",
+	"ne mentionne", "pas mentionné",
+	// Spanish
+	"no encuentro", "no encontré", "no sé", "no hay información", "no se menciona", "no menciona",
+	"no indica", "no dice",
+	// German
+	"finde ich", "keine angaben", "keine informationen", "weiß ich nicht", "steht nichts", "nicht angegeben",
+	// Russian
+	"нет информации", "не нашёл", "не нашел", "не знаю", "не указано", "не упоминается",
+}
+
+// abstentionCuesCJK are abstentions in Chinese and Japanese, matched as substrings.
+var abstentionCuesCJK = []string{"没有提到", "未提及", "没有相关信息", "不清楚", "无法确定", "没有提及", "見当たりません",
+	"記載がありません", "わかりません", "分かりません", "情報がありません", "記載はありません"}
+
+// suggestions point the user somewhere else without asserting anything about the world.
+var suggestions = []string{"you may want to", "you might want to", "i recommend", "i'd recommend", "i suggest",
+	"i'd suggest", "feel free to", "you can contact", "you could contact", "you can ask", "you could ask",
+	"please contact", "please reach out"}
+
+// pleasantries open or close an answer without asserting anything.
+var pleasantries = []string{
+	"happy to help", "let me know", "thanks", "thank you", "hello", "hi", "how can i help", "you're welcome",
+	"glad to help", "hope this helps", "feel free", "sorry", "good question",
+	"avec plaisir", "n'hésitez pas", "bonjour", "merci", "con gusto", "no dude", "hola", "gracias",
+	"gern geschehen", "melden sie sich", "hallo", "danke", "пожалуйста", "здравствуйте", "спасибо", "обращайтесь",
+}
+
+// pleasantriesCJK are pleasantries in Chinese and Japanese, matched as substrings.
+var pleasantriesCJK = []string{"很高兴", "请随时", "您好", "谢谢", "お気軽に", "こんにちは", "ありがとうございます"}
+
+// sourceWords name the material itself; a sentence about the material ("the documents do not
+// say") is an abstention, not a claim about the world.
+var sourceWords = []string{"document", "documents", "context", "source", "sources", "material", "materials",
+	"information", "text", "provided", "documentos", "contexto", "documents", "unterlagen", "документах",
+	"资料", "文档", "資料", "文書"}
+
+// oldCues mark the value that follows them as superseded ("previously 18", "formerly John
+// Smith"); newCues mark the current one.
+var (
+	oldCues = []string{"previously", "formerly", "earlier", "used to be", "used to", "old", "superseded",
+		"deprecated", "original", "originally", "auparavant", "anciennement", "précédemment", "ancien",
+		"antes", "anteriormente", "anterior", "früher", "bisher", "vorher", "ранее", "прежде", "раньше",
+		"прежняя", "прежний"}
+	oldCuesCJK = []string{"原为", "原来", "此前", "以前は", "以前", "旧"}
+	newCues    = []string{"now", "currently", "current", "new", "today", "désormais", "maintenant",
+		"actuellement", "ahora", "actualmente", "jetzt", "nun", "neu", "теперь", "сейчас", "текущая"}
+	newCuesCJK = []string{"现在", "现已", "现为", "現在", "现"}
+)
+
+// changeVerbs report that a value was replaced: the value after them is current and a value of the
+// same kind before them (or in the statement before) is superseded.
+var changeVerbs = []string{"rose", "raised", "increased", "reduced", "lowered", "cut", "changed", "extended",
+	"moved", "replaced", "revised", "updated", "succeeded", "stepped down", "resigned", "left the company", "retired",
+	"passé", "passée", "augmenté", "réduit", "remplacé", "ersetzt", "erhöht", "gesenkt", "verlängert",
+	"geändert", "aumentó", "redujo", "cambió", "sustituido", "reemplazado", "изменена", "изменён", "повышена",
+	"снижена", "заменён", "заменен"}
+
+// changeVerbsCJK are change verbs in Chinese and Japanese.
+var changeVerbsCJK = []string{"调整为", "改为", "更改为", "变更", "変更", "改定"}
+
+// historyCues in a claim say it reports a past value on purpose ("used to cost", "before June").
+var historyCues = []string{"used to", "previously", "formerly", "before", "until", "was", "were", "old",
+	"from", "originally", "früher", "auparavant", "antes", "ранее"}
+
+// contrastWords end one statement and start another inside a sentence.
+var contrastWords = []string{"but", "however", "whereas", "while", "although", "though", "yet", "mais",
+	"cependant", "tandis", "pero", "sino", "aunque", "mientras", "aber", "sondern", "jedoch", "während", "но",
+	"однако", "зато", "а", "except", "sauf", "excepto", "salvo", "außer", "ausser", "кроме"}
+
+// refutationCues deny a whole reported proposition ("the claim that the tower was built in 1850
+// was refuted"), so they reach across the commas of their sentence, unlike a plain "not".
+var refutationCues = []string{"refuted", "debunked", "disproved", "myth", "untrue", "false", "retracted",
+	"withdrawn", "rescinded", "denied", "denies", "deny", "widerlegt", "zurückgezogen", "dementiert", "réfuté",
+	"réfutée", "rétracté", "rétractée", "démenti", "démentie", "refutado", "retirado", "desmintió", "desmentido",
+	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана"}
+
+// refutationCuesCJK are refutation cues in Chinese and Japanese.
+var refutationCuesCJK = []string{"证伪", "撤回", "否认", "否定"}
+
+// contrastWordsCJK split Chinese and Japanese statements.
+var contrastWordsCJK = []string{"但是", "但", "而", "不过", "けれど", "けど", "ですが", "ますが", "しかし"}
+
+// anaphors open a statement whose subject is in the statement before.
+var anaphors = []string{"it", "its", "they", "this", "these", "he", "she", "il", "elle", "ils", "elles",
+	"er", "sie", "es", "он", "она", "оно", "они", "это"}

@@ -1,0 +1,575 @@
+package eval
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// statement is one clause of a response or of a context item, analysed for alignment: its
+// content tokens (stemmed), its figures, whether it is negated, and which of its values it marks
+// as superseded.
+type statement struct {
+	text      string
+	tokens    []token
+	figs      []figure
+	neg       bool
+	refutes   bool // carries a refutation cue, whose scope is the whole reported proposition
+	conjStart bool // opens with "and" (or its equivalents): a new predicate, outside a refutation's scope
+	anaphoric bool // opens with a pronoun whose referent is in the statement before
+	history   bool // says it reports a past value ("used to", "previously", "was")
+	past      bool // says so strongly ("used to", "previously", "formerly"): a retraction does not reverse it
+	change    bool // reports a change of value ("rose from", "was replaced by")
+}
+
+// token is one content word, stemmed so inflections meet.
+type token struct {
+	key     string
+	pos     int  // byte offset in the lower-cased statement
+	salient bool // capitalised inside the statement, or carries a digit: a name, a model, a place
+	// initialCap: capitalised as the first word, which may be a name or just a sentence start;
+	// lower: written in lower case (so not a name).
+	initialCap, lower bool
+	old               bool // inside the scope of a supersession cue
+	cjk               bool // a character bigram of Han or kana text, which does not follow word boundaries
+}
+
+// Sets built once from the lexicon.
+var (
+	stopSet       = setOf(stopWords)
+	permissionSet = setOf(permissionWords)
+	negationSet   = setOf(negationCues)
+	anaphorSet    = setOf(anaphors)
+	contrastSet   = setOf(contrastWords)
+)
+
+func setOf(words []string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+func isStopWord(w string) bool { return stopSet[w] || permissionSet[w] }
+
+// apostrophes folds typographic apostrophes so "can’t" is "can't".
+var apostrophes = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'", "`", "'")
+
+// Levels of splitStatements.
+const (
+	splitSentences = iota // sentence ends and line breaks only
+	splitClauses          // also semicolons and contrastive conjunctions ("but", "mais", "但")
+	splitFine             // also commas, brackets and "and": the pieces a sentence listing several facts is made of
+)
+
+// splitStatements splits text at the given level. Spans are byte offsets in text.
+func splitStatements(text string, level int) [][2]int {
+	fine := level == splitFine
+	var out [][2]int
+	start := 0
+	emit := func(end int) {
+		s, e := trimSpan(text, start, end)
+		if e > s {
+			out = append(out, [2]int{s, e})
+		}
+	}
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		cut, skip := 0, size
+		switch {
+		case r == '\n' || r == '。' || r == '！' || r == '？' || r == '!' || r == '?':
+			cut = i + size
+		case level > splitSentences && (r == ';' || r == '；'):
+			cut = i + size
+		case r == '.':
+			if sentenceDot(text, i) {
+				cut = i + size
+			}
+		case fine && (r == ',' || r == '，' || r == '、' || r == '(' || r == ')' || r == '（' || r == '）'):
+			if r != ',' || !digitAround(text, i) {
+				cut = i + size
+			}
+		case level > splitSentences && (r == ',' || r == ' ' || r == '，' || r == '、'):
+			// a contrastive word after a comma or a space starts a new statement
+			j := i + size
+			for j < len(text) && text[j] == ' ' {
+				j++
+			}
+			if w := leadingWord(text[j:]); contrastSet[w] || fine && conjunction(w) {
+				cut, skip = i, j-i
+			} else if cw := leadingCJKContrast(text[j:]); cw != "" && (r == '，' || r == '、') {
+				cut, skip = i, j-i+len(cw)
+			}
+		case level > splitSentences && r >= 0x3000:
+			if cw := leadingCJKContrast(text[i:]); cw != "" && i > 0 {
+				cut, skip = i, len(cw)
+			}
+		}
+		if cut > 0 {
+			emit(cut)
+			start = cut + (skip - size)
+			if r != '.' && r != ',' && cut == i {
+				start = i + skip
+			}
+		}
+		i += skip
+	}
+	emit(len(text))
+	return out
+}
+
+func conjunction(w string) bool {
+	switch w {
+	case "and", "et", "y", "und", "и", "e", "including", "y,":
+		return true
+	}
+	return false
+}
+
+// leadingWord is the lower-cased first word of s.
+func leadingWord(s string) string {
+	end := 0
+	for end < len(s) {
+		r, size := utf8.DecodeRuneInString(s[end:])
+		if !unicode.IsLetter(r) || isCJK(r) {
+			break
+		}
+		end += size
+	}
+	return strings.ToLower(s[:end])
+}
+
+func leadingCJKContrast(s string) string {
+	for _, w := range contrastWordsCJK {
+		if strings.HasPrefix(s, w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// sentenceDot reports whether the '.' at i ends a sentence: followed by space or end, and not
+// after an abbreviation, an initial or inside a number.
+func sentenceDot(t string, i int) bool {
+	if i+1 < len(t) && t[i+1] != ' ' && t[i+1] != '\n' && t[i+1] != '"' && t[i+1] != ')' {
+		return false
+	}
+	j := i
+	for j > 0 && isASCIILetter(t[j-1]) {
+		j--
+	}
+	w := strings.ToLower(t[j:i])
+	switch w {
+	case "dr", "mr", "mrs", "ms", "st", "e.g", "i.e", "etc", "vs", "no", "nr", "fig", "sec", "art", "para", "approx", "inc", "ltd", "co", "jr", "sr", "prof", "z.b", "bzw", "ca", "ggf", "usw":
+		return false
+	}
+	return i-j != 1 || j <= 0 || t[j-1] != ' ' || t[j] < 'A' || t[j] > 'Z'
+}
+
+func digitAround(t string, i int) bool {
+	return i > 0 && i+1 < len(t) && t[i-1] >= '0' && t[i-1] <= '9' && t[i+1] >= '0' && t[i+1] <= '9'
+}
+
+// trimSpan trims spaces and closing punctuation from both ends of text[s:e].
+func trimSpan(text string, s, e int) (int, int) {
+	for s < e {
+		r, size := utf8.DecodeRuneInString(text[s:])
+		if !unicode.IsSpace(r) && !strings.ContainsRune(",;:-–—、，", r) {
+			break
+		}
+		s += size
+	}
+	for e > s {
+		r, size := utf8.DecodeLastRuneInString(text[s:e])
+		if !unicode.IsSpace(r) && !strings.ContainsRune(",;:-–—、，", r) {
+			break
+		}
+		e -= size
+	}
+	return s, e
+}
+
+// analyze turns a statement's text into tokens, figures, polarity and supersession marks.
+func analyze(raw string) statement {
+	st := statement{text: raw}
+	t := norm.NFKC.String(apostrophes.Replace(strings.ToValidUTF8(raw, "\uFFFD")))
+	lower := lowerSameLength(t)
+	st.figs, lower = extractFigures(lower)
+	lower = maskExceptions(lower)
+	ws := scanWords(lower)
+	st.neg = hasNegation(lower, t, ws)
+	st.refutes = refutationPhrases.any(ws)
+	st.conjStart = conjunction(leadingWord(lower))
+	markSupersession(&st, lower, ws)
+	st.history = historyPhrases.any(ws)
+	st.past = pastPhrases.any(ws)
+	st.tokens = contentTokens(t, ws)
+	markOldTokens(&st, ws)
+	if w := leadingWord(lower); anaphorSet[w] {
+		st.anaphoric = true
+	}
+	return st
+}
+
+// lowerSameLength lower-cases s rune by rune, keeping a rune whose lower case has another UTF-8
+// length, so byte offsets in the result are offsets in s.
+func lowerSameLength(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		l := unicode.ToLower(r)
+		if utf8.RuneLen(l) != utf8.RuneLen(r) {
+			l = r
+		}
+		b = utf8.AppendRune(b, l)
+	}
+	return string(b)
+}
+
+// maskExceptions blanks phrases that contain a negation cue without negating ("not only").
+func maskExceptions(s string) string {
+	for _, e := range negationExceptions {
+		if strings.Contains(s, e) {
+			s = strings.ReplaceAll(s, e, strings.Repeat(" ", len(e)))
+		}
+	}
+	for _, e := range negationExceptionsCJK {
+		if strings.Contains(s, e) {
+			s = strings.ReplaceAll(s, e, "□"+strings.Repeat("□", utf8.RuneCountInString(e)-1))
+		}
+	}
+	return s
+}
+
+// hasNegation reports whether a lower-cased statement carries a negation cue. A cue written as
+// part of a name ("404 Not Found") does not count: capitalised inside the statement and followed
+// by another capitalised word.
+func hasNegation(s, cased string, words []word) bool {
+	for k, w := range words {
+		switch w.kind {
+		case 'w':
+			if k > 0 && k+1 < len(words) && len(cased) == len(s) && titleCase(cased[w.start:w.end]) && titleCase(cased[words[k+1].start:words[k+1].end]) {
+				continue
+			}
+			for _, part := range elisions(w.s) {
+				if negationSet[part] || strings.HasSuffix(part, "n't") {
+					return true
+				}
+			}
+		case 'c':
+			for _, c := range negationCuesCJK {
+				if strings.Contains(w.s, c) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func titleCase(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// elisions splits French and Italian elided articles and pronouns: "l'abonnement" is "l'" and
+// "abonnement", "n'inclut" is "n'" and "inclut".
+func elisions(w string) []string {
+	if i := strings.IndexByte(w, '\''); i > 0 && i < 3 && i+1 < len(w) && !strings.HasSuffix(w, "n't") {
+		return []string{w[:i+1], w[i+1:]}
+	}
+	return []string{w}
+}
+
+// contentTokens stems the content words of t (case kept, for salience) using lower for the
+// words, where figures and exceptions are already blanked.
+func contentTokens(t string, words []word) []token {
+	var out []token
+	first := true
+	for _, w := range words {
+		switch w.kind {
+		case 'w':
+			orig := t[w.start:min(len(t), w.end)]
+			for _, part := range elisions(w.s) {
+				if (isStopWord(part) || negationSet[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
+					continue
+				}
+				r, _ := utf8.DecodeRuneInString(orig)
+				runes := utf8.RuneCountInString(part)
+				capital := unicode.IsUpper(r)
+				if runes == 1 {
+					if capital && len(orig) == len(part) && part != "i" { // a letter that names something: Model X, Appendix D
+						out = append(out, token{key: part, salient: true, pos: w.start})
+					}
+					continue
+				}
+				out = append(out, token{key: stem(part), salient: capital && !first, initialCap: capital && first, lower: !capital, pos: w.start})
+			}
+			first = false
+		case 'c':
+			for _, tk := range cjkTokens(w.s) {
+				tk.pos, tk.salient, tk.cjk = w.start, true, true // no capitals to tell names by: every word may be one
+				out = append(out, tk)
+			}
+			first = false
+		case 'n':
+			first = false
+		}
+	}
+	return out
+}
+
+// cjkTokens turns a Han/kana run into tokens: hiragana (particles, endings) and negation cues
+// split the run; each piece gives its character bigrams, or itself when it is one character.
+func cjkTokens(s string) []token {
+	for _, list := range [][]string{negationCuesCJK, changeVerbsCJK, oldCuesCJK, newCuesCJK, {"现已", "現在", "以前"}} {
+		for _, c := range list {
+			s = strings.ReplaceAll(s, c, "・")
+		}
+	}
+	var out []token
+	var piece []rune
+	flush := func() {
+		switch {
+		case len(piece) == 1:
+			out = append(out, token{key: string(piece)})
+		case len(piece) > 1:
+			for i := 0; i+1 < len(piece); i++ {
+				out = append(out, token{key: string(piece[i : i+2])})
+			}
+		}
+		piece = piece[:0]
+	}
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana) || r == '・' || r == '□' || !isCJK(r) || strings.ContainsRune(cjkNumerals, r) || strings.ContainsRune(cjkFunctionChars, r) {
+			flush()
+			continue
+		}
+		piece = append(piece, r)
+	}
+	flush()
+	return out
+}
+
+// cjkFunctionChars are Chinese function characters (particles, copulas, demonstratives) that cut
+// a run into words the way hiragana does in Japanese.
+const cjkFunctionChars = "有是的了在与及也都就而或被把对为以于这那该其此之等将会能可要所"
+
+// irregular maps English irregular forms to their base, so "taken" meets "take".
+var irregular = map[string]string{"taken": "take", "took": "take", "given": "give", "gave": "give", "written": "write",
+	"wrote": "write", "made": "make", "gone": "go", "went": "go", "done": "do", "seen": "see", "saw": "see",
+	"known": "know", "shown": "show", "held": "hold", "built": "build", "sent": "send", "spent": "spend",
+	"paid": "pay", "found": "find", "brought": "bring", "bought": "buy", "taught": "teach", "told": "tell",
+	"sold": "sell", "kept": "keep", "lent": "lend", "ran": "run", "began": "begin", "begun": "begin",
+	"chose": "choose", "chosen": "choose", "drove": "drive", "driven": "drive", "flew": "fly", "flown": "fly",
+	"grew": "grow", "grown": "grow", "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall",
+	"won": "win", "came": "come", "led": "lead", "met": "meet", "left": "leave", "cut": "cut", "lost": "lose",
+	"children": "child", "people": "person", "staff": "staff", "employees": "employee", "women": "woman", "men": "man"}
+
+// stem reduces a lower-case word to a key that its inflections share: a light English suffix
+// strip and a German ge- prefix strip, diacritics folded, then a prefix (five runes for Latin and
+// Greek letters, four for Cyrillic, which inflects more).
+func stem(w string) string {
+	if b, ok := irregular[w]; ok {
+		w = b
+	}
+	w = foldDiacritics(w)
+	r, _ := utf8.DecodeRuneInString(w)
+	n := utf8.RuneCountInString(w)
+	switch {
+	case unicode.Is(unicode.Cyrillic, r):
+		return prefixRunes(stripCyrillicEnding(w), 5)
+	case unicode.Is(unicode.Latin, r):
+		switch {
+		case strings.HasSuffix(w, "ies") && n > 4:
+			w = w[:len(w)-3] + "y"
+		case strings.HasSuffix(w, "ing") && n > 5:
+			w = w[:len(w)-3]
+		case strings.HasSuffix(w, "ed") && n > 4:
+			w = w[:len(w)-2]
+		case strings.HasSuffix(w, "es") && n > 4:
+			w = w[:len(w)-2]
+		case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && n > 3:
+			w = w[:len(w)-1]
+		}
+		if strings.HasPrefix(w, "ge") && utf8.RuneCountInString(w) >= 7 {
+			w = w[2:]
+		}
+		if strings.HasSuffix(w, "e") && utf8.RuneCountInString(w) > 3 {
+			w = w[:len(w)-1]
+		}
+		return prefixRunes(w, 5)
+	case unicode.Is(unicode.Greek, r):
+		return prefixRunes(w, 5)
+	}
+	return w
+}
+
+func prefixRunes(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
+}
+
+// foldDiacritics removes combining marks from Latin letters ("é" is "e", "ä" is "a") and folds
+// Cyrillic "ё" to "е".
+func foldDiacritics(w string) string {
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return w
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(w) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			continue
+		case r == 'ß':
+			b.WriteString("ss")
+		case r == 'ё':
+			b.WriteRune('е')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// markSupersession flags the figures and tokens a statement marks as superseded or current:
+// "from X to Y" (X old, Y new), "previously X", "X (deprecated)", "now Y", "replaced X with Y".
+func markSupersession(st *statement, lower string, ws []word) {
+	st.change = changePhrases.any(ws)
+	oldAt, newAt := oldPhrases.ends(ws), newPhrases.ends(ws)
+	// a cue marks the first figure after it
+	for _, c := range oldAt {
+		if i := firstFigureAfter(st.figs, c, 40); i >= 0 {
+			st.figs[i].old = true
+		}
+	}
+	for _, c := range newAt {
+		if i := firstFigureAfter(st.figs, c, 24); i >= 0 {
+			st.figs[i].new = true
+		}
+	}
+	for i := range st.figs {
+		f := &st.figs[i]
+		before := strings.TrimSpace(lower[max(0, f.start-8):f.start])
+		if st.change && hasLaterComparable(st.figs, i) && (strings.HasSuffix(before, "from") || strings.HasSuffix(before, "von") ||
+			strings.HasSuffix(before, "de") || strings.HasSuffix(before, "с") || strings.HasSuffix(before, "从") || strings.HasSuffix(before, "原为")) {
+			f.old = true
+		}
+		after := lower[f.end:min(len(lower), f.end+40)]
+		if strings.HasPrefix(strings.TrimSpace(after), "(deprecated") || strings.HasPrefix(strings.TrimSpace(after), "(superseded") ||
+			strings.Contains(after, "no longer") || strings.Contains(after, "ya no") || strings.HasPrefix(after, "でしたが") {
+			f.old = true
+		}
+		if i > 0 && st.change && comparableFigures(st.figs[i-1], *f) && !st.figs[i-1].new {
+			st.figs[i-1].old = true
+			f.new = true
+		}
+	}
+	// a statement that calls itself old ("was 32 psi in the old manual") retires all its figures
+	if len(oldAt) > 0 && len(newAt) == 0 {
+		for i := range st.figs {
+			st.figs[i].old = true
+		}
+	}
+	for i := range st.figs {
+		if st.figs[i].new {
+			st.figs[i].old = false
+		}
+	}
+}
+
+// firstFigureAfter is the index of the first figure starting within window bytes after pos.
+func firstFigureAfter(figs []figure, pos, window int) int {
+	for i, f := range figs {
+		if f.start >= pos && f.start-pos <= window {
+			return i
+		}
+	}
+	return -1
+}
+
+func hasLaterComparable(figs []figure, i int) bool {
+	for _, g := range figs[i+1:] {
+		if comparableFigures(figs[i], g) {
+			return true
+		}
+	}
+	return false
+}
+
+// near reports whether a cue ends within window bytes before pos.
+func near(cues []int, pos, window int) bool {
+	for _, c := range cues {
+		if c <= pos && pos-c <= window {
+			return true
+		}
+	}
+	return false
+}
+
+// endCues retire what comes before them in the statement ("Anna Berg stepped down").
+var endCues = []string{"stepped down", "resigned", "left the company", "retired", "no longer in use", "is no longer",
+	"was discontinued", "ist ausgeschieden", "a démissionné", "dimitió", "ушёл в отставку"}
+
+// markOldTokens flags the words a statement marks as superseded: after "from" up to "to" ("moved
+// from Baker Street to King's Road"), shortly after an old cue ("formerly John Smith"), and before
+// an end cue ("Anna Berg stepped down").
+func markOldTokens(st *statement, ws []word) {
+	oldAt, newAt := oldPhrases.ends(ws), newPhrases.ends(ws)
+	from, to := -1, -1
+	if f := fromPhrases.starts(ws); len(f) > 0 {
+		from = f[0]
+		for _, t := range toPhrases.starts(ws) {
+			if t > from {
+				to = t
+				break
+			}
+		}
+	}
+	end := -1
+	if e := endPhrases.starts(ws); len(e) > 0 {
+		end = e[0]
+	}
+	for i := range st.tokens {
+		tk := &st.tokens[i]
+		switch {
+		case from >= 0 && to > from && tk.pos > from && tk.pos < to && st.change:
+			tk.old = true
+		case near(oldAt, tk.pos, 30) && !near(newAt, tk.pos, 30):
+			tk.old = true
+		case end > 0 && tk.pos < end:
+			tk.old = true
+		}
+	}
+}
+
+// cyrillicEndings are Russian case and verb endings, longest first.
+var cyrillicEndings = []string{"ами", "ями", "ого", "его", "ому", "ему", "ыми", "ими", "ией", "ей", "ий", "ый", "ой", "ая",
+	"яя", "ое", "ее", "ые", "ие", "ов", "ев", "ам", "ям", "ах", "ях", "ом", "ем", "ую", "юю", "ть", "ет", "ют", "ит",
+	"ят", "а", "я", "о", "е", "и", "ы", "у", "ю", "ь"}
+
+// stripCyrillicEnding removes one inflectional ending, keeping at least three letters.
+func stripCyrillicEnding(w string) string {
+	n := utf8.RuneCountInString(w)
+	for _, e := range cyrillicEndings {
+		if strings.HasSuffix(w, e) && n-utf8.RuneCountInString(e) >= 3 {
+			return w[:len(w)-len(e)]
+		}
+	}
+	return w
+}
