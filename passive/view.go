@@ -3,9 +3,7 @@ package passive
 import (
 	"bytes"
 	"encoding/json"
-	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -172,61 +170,17 @@ func decodeArray(b []byte) []json.RawMessage { return wire.Array(b) }
 // stringOf decodes a JSON string.
 func stringOf(b json.RawMessage) (string, bool) { return wire.String(b) }
 
-// intOf decodes a JSON integer (no fraction, no exponent).
-func intOf(b json.RawMessage) (int, bool) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || bytes.ContainsAny(b, ".eE") {
-		return 0, false
-	}
-	var n int
-	if json.Unmarshal(b, &n) != nil {
-		return 0, false
-	}
-	return n, true
-}
+// intOf decodes a JSON integer (no fraction, no exponent; null is not one).
+func intOf(b json.RawMessage) (int, bool) { return wire.Int(b) }
 
 // sameID compares two raw JSON-RPC ids by value: 1 and 1 match, "1" and 1 do not.
-func sameID(a, b json.RawMessage) bool {
-	if a == nil || b == nil {
-		return false
-	}
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
-	}
-	return jsonEqual(x, y)
-}
-
-// jsonEqual compares decoded JSON scalars (ids are strings or numbers).
-func jsonEqual(x, y any) bool {
-	switch a := x.(type) {
-	case string:
-		b, ok := y.(string)
-		return ok && a == b
-	case float64:
-		b, ok := y.(float64)
-		return ok && a == b
-	case nil:
-		return y == nil
-	}
-	return false
-}
+func sameID(a, b json.RawMessage) bool { return wire.SameID(a, b) }
 
 // isEventStream reports whether the header's Content-Type is text/event-stream.
 func isEventStream(h http.Header) bool { return mediaType(h) == "text/event-stream" }
 
 // mediaType is the Content-Type's media type, lower-cased, without parameters.
-func mediaType(h http.Header) string {
-	ct := h.Get("Content-Type")
-	if ct == "" {
-		return ""
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
-	}
-	return mt
-}
+func mediaType(h http.Header) string { return wire.MediaType(h.Get("Content-Type")) }
 
 // clip shortens evidence quoted in an outcome so a hostile peer cannot flood a report.
 func clip(s string) string {

@@ -68,6 +68,18 @@ func FuzzScanAgreesWithEncodingJSON(f *testing.F) {
 		if err := EachElement(b, func(v []byte) error { elems = append(elems, v); return nil }); (err == nil) != arrOK || (arrOK && len(elems) != len(wantArr)) {
 			t.Fatalf("EachElement(%q) = %v with %d elements, encoding/json %v with %d", b, err, len(elems), arrOK, len(wantArr))
 		}
+		wantInt, intOK := refInt(b)
+		if gotInt, ok := Int(b); json.Valid(b) && (ok != intOK || gotInt != wantInt) {
+			t.Fatalf("Int(%q) = %d %v, encoding/json %d %v", b, gotInt, ok, wantInt, intOK)
+		}
+		for _, other := range [][]byte{b, []byte("1"), []byte(`"a"`), []byte("null"), []byte(" 1.0 ")} {
+			if got, want := SameID(b, other), refSameID(b, other); got != want {
+				t.Fatalf("SameID(%q, %q) = %v, encoding/json %v", b, other, got, want)
+			}
+		}
+		if got, want := DuplicateKey(b), refDuplicateKey(b); json.Valid(b) && got != want {
+			t.Fatalf("DuplicateKey(%q) = %q, encoding/json's tokens %q", b, got, want)
+		}
 		trimmed := bytes.TrimSpace(b)
 		var wantStr string
 		strOK := len(trimmed) > 0 && trimmed[0] == '"' && json.Unmarshal(b, &wantStr) == nil
@@ -174,6 +186,104 @@ func TestScanStringFindsEveryByteThatEndsAPlainRun(t *testing.T) {
 					t.Fatalf("String(%q) = %q %v, encoding/json %q %v", lit, got, ok, want, wantOK)
 				}
 			}
+		}
+	}
+}
+
+// refInt, refSameID and refDuplicateKey are the readers the passive checks had before they read
+// through wire, on encoding/json: Int, SameID and DuplicateKey must agree with them (DuplicateKey
+// on valid JSON: it says nothing of an object that does not parse).
+func refInt(b []byte) (int, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || bytes.ContainsAny(b, ".eE") || string(b) == "null" { // encoding/json reads null into an int as 0
+		return 0, false
+	}
+	var n int
+	if json.Unmarshal(b, &n) != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+func refSameID(a, b []byte) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
+	}
+	switch p := x.(type) {
+	case string:
+		q, ok := y.(string)
+		return ok && p == q
+	case float64:
+		q, ok := y.(float64)
+		return ok && p == q
+	case nil:
+		return y == nil
+	}
+	return false
+}
+
+func refDuplicateKey(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+func TestScalarReaders(t *testing.T) {
+	ints := []struct {
+		in   string
+		n    int
+		want bool
+	}{{"7", 7, true}, {" -3 ", -3, true}, {"1.0", 0, false}, {"1e3", 0, false}, {`"7"`, 0, false},
+		{"99999999999999999999", 0, false}, {"", 0, false}, {"07", 0, false}, {"null", 0, false}} // null is no integer (encoding/json leaves an int 0 for it)
+	for _, c := range ints {
+		if n, ok := Int([]byte(c.in)); n != c.n || ok != c.want {
+			t.Errorf("Int(%q) = %d %v, want %d %v", c.in, n, ok, c.n, c.want)
+		}
+	}
+	ids := []struct {
+		a, b string
+		want bool
+	}{{"1", "1", true}, {"1", "1.0", true}, {"1", `"1"`, false}, {`"a"`, `"\u0061"`, true}, {"null", "null", true},
+		{"true", "true", false}, {"{}", "{}", false}, {"-0", "0", true}, {"x", "x", true}, {"x", "y", false}}
+	for _, c := range ids {
+		if got := SameID([]byte(c.a), []byte(c.b)); got != c.want {
+			t.Errorf("SameID(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+	if SameID(nil, []byte("1")) {
+		t.Error("a nil id matched")
+	}
+	dups := map[string]string{`{"a":1,"b":2,"a":3}`: "a", `{"a":1,"\u0061":2}`: "a", `{"a":1,"b":2}`: "", `[1,1]`: "", `{"a":1,"a":`: ""}
+	for in, want := range dups {
+		if got := DuplicateKey([]byte(in)); got != want {
+			t.Errorf("DuplicateKey(%s) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]bool{"image/png": true, "text/plain; charset=utf-8": true, "": false, "image/": false} {
+		if got := IsMediaType(in); got != want {
+			t.Errorf("IsMediaType(%q) = %v, want %v", in, got, want)
 		}
 	}
 }
