@@ -255,11 +255,50 @@ func scanArray(b []byte, i, depth int, elem func(val []byte)) (int, error) {
 func unquote(q []byte) string {
 	inner := q[1 : len(q)-1]
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		if s, ok := intern(inner); ok {
+			return s
+		}
 		return string(inner)
 	}
 	var s string
 	_ = json.Unmarshal(q, &s) // q is a valid string literal
 	return s
+}
+
+// interned are the member names and values every MCP message repeats, in byte order: unquote
+// returns these strings instead of a fresh copy (most of what grading a small exchange
+// allocated was copies of its keys). An array of constants is static data, built by nothing at
+// start-up; a comparison with string(b) does not convert b.
+var interned = [...]string{
+	"$schema", "2.0", ProtocolVersion, "_meta", "annotations", "arguments", "array", "assistant",
+	"audio", "blob", "boolean", "cacheScope", "capabilities", "clientInfo", "code", "complete",
+	"content", "contents", "cursor", "data", "description", "error", "id", "image", "inputRequests",
+	"inputSchema", "input_required", "integer", MetaClientCapabilities, MetaClientInfo, MetaLogLevel,
+	MetaProtocolVersion, MetaServerInfo, MetaSubscriptionID, "isError", "items", "jsonrpc",
+	"message", "messages", "method", "mimeType", "name", "nextCursor", "notifications/message",
+	"notifications/progress", "number", "object", "outputSchema", "params", "private", "progress",
+	"progressToken", "prompts", "prompts/get", "prompts/list", "properties", "public", "requestState",
+	"required", "resource", "resourceTemplates", "resource_link", "resources", "resources/list",
+	"resources/read", "result", "resultType", "role", "server/discover", "serverInfo", "string",
+	"structuredContent", "text", "title", "tools", "tools/call", "tools/list", "total", "ttlMs",
+	"type", "uri", "user", "version",
+}
+
+// intern returns the interned string equal to b, if there is one.
+func intern(b []byte) (string, bool) {
+	lo, hi := 0, len(interned)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if string(b) > interned[m] {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(interned) && string(b) == interned[lo] {
+		return interned[lo], true
+	}
+	return "", false
 }
 
 // Object returns the members of a JSON object, each value a slice of b (not a copy); nil when b

@@ -287,3 +287,28 @@ func TestScalarReaders(t *testing.T) {
 		}
 	}
 }
+
+func TestInternedIsSortedAndReturnsItsOwnStrings(t *testing.T) {
+	for i := 1; i < len(interned); i++ {
+		if interned[i-1] >= interned[i] {
+			t.Fatalf("interned[%d] %q is not before interned[%d] %q: the binary search needs byte order", i-1, interned[i-1], i, interned[i])
+		}
+	}
+	for _, s := range interned {
+		if got, ok := intern([]byte(s)); !ok || got != s {
+			t.Fatalf("intern(%q) = %q %v", s, got, ok)
+		}
+		if got := unquote([]byte(`"` + s + `"`)); got != s {
+			t.Fatalf("unquote of %q = %q", s, got)
+		}
+	}
+	for _, s := range []string{"", "a", "zzz", "jsonrp", "jsonrpcx", "Method"} {
+		if got, ok := intern([]byte(s)); ok {
+			t.Fatalf("intern(%q) = %q, want no match", s, got)
+		}
+	}
+	key := []byte(`"jsonrpc"`)
+	if n := testing.AllocsPerRun(100, func() { _ = unquote(key) }); n != 0 {
+		t.Fatalf("unquote of an interned key allocates %v times, want 0", n)
+	}
+}

@@ -166,7 +166,11 @@ func splitObject(raw []byte) (fields map[string]json.RawMessage, strict, err err
 		}
 		return nil, nil, ErrNotObject
 	}
-	fields = map[string]json.RawMessage{}
+	fields = make(map[string]json.RawMessage, 8)
+	// Case-variant twins: the keys seen so far, compared in letter case (a short list for the
+	// few members a message has, a map past that).
+	var seen [8]string
+	keys := seen[:0]
 	var folded map[string]string
 	end, err := scanObject(raw, i, 1, func(q, v []byte) error {
 		key := unquote(q)
@@ -177,15 +181,28 @@ func splitObject(raw []byte) (fields map[string]json.RawMessage, strict, err err
 		if strict != nil {
 			return nil
 		}
+		if folded == nil && len(keys) < len(seen) {
+			for _, prev := range keys {
+				if prev != key && sameLower(prev, key) {
+					strict = fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
+					return nil
+				}
+			}
+			keys = append(keys, key)
+			return nil
+		}
+		if folded == nil {
+			folded = make(map[string]string, 2*len(seen))
+			for _, k := range keys {
+				folded[strings.ToLower(k)] = k
+			}
+		}
 		low := key
 		for k := 0; k < len(key); k++ {
 			if c := key[k]; c >= 0x80 || ('A' <= c && c <= 'Z') {
 				low = strings.ToLower(key)
 				break
 			}
-		}
-		if folded == nil {
-			folded = make(map[string]string, 8)
 		}
 		if prev, twin := folded[low]; twin && prev != key {
 			strict = fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
@@ -200,6 +217,37 @@ func splitObject(raw []byte) (fields map[string]json.RawMessage, strict, err err
 		return nil, nil, errors.New("data after the JSON object")
 	}
 	return fields, strict, nil
+}
+
+// sameLower reports whether strings.ToLower(a) == strings.ToLower(b), without lowering either
+// when both are ASCII (camelCase keys would otherwise cost a copy each).
+func sameLower(a, b string) bool {
+	for k := 0; k < len(a); k++ {
+		if a[k] >= 0x80 {
+			return strings.ToLower(a) == strings.ToLower(b)
+		}
+	}
+	for k := 0; k < len(b); k++ {
+		if b[k] >= 0x80 {
+			return strings.ToLower(a) == strings.ToLower(b)
+		}
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for k := 0; k < len(a); k++ {
+		x, y := a[k], b[k]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // members is params or result split once, by DecodeMessage, for every reader to share.
