@@ -36,6 +36,10 @@ const (
 	exitWait = 5 * time.Second
 	// stderrShown bounds the stderr quoted in a note.
 	stderrShown = 2000
+	// settleWait bounds the wait for a server whose stdout ended or whose stdin broke to be
+	// reaped, so that how it ended is known before it is said: the kernel closes a dying
+	// process's pipes a moment before the process can be reaped.
+	settleWait = stdio.DefaultGrace
 )
 
 // stdioLink is the scan's connection to a stdio server: the current process and its Conn, and
@@ -55,6 +59,9 @@ type stdioLink struct {
 	// re-opens its handshake there).
 	onRestart func(ctx context.Context)
 	notes     []string
+	// gone is set once a request found the current process gone: its stdout ended or its stdin
+	// broke (a write got EPIPE, which can come before the reader sees the end of stdout).
+	gone bool
 }
 
 // pastProcess is what a process that exited during the scan left.
@@ -80,7 +87,18 @@ func (l *stdioLink) spawn() error {
 	}
 	l.proc = p
 	l.conn = stdio.Dial(p, stdio.ConnOptions{MaxLineBytes: l.limits.MaxBodyBytes})
+	l.gone = false
 	return nil
+}
+
+// ended stops the current process, whose stdout has ended, and returns how it ended: a process
+// exiting on its own is first let be reaped (within settleWait), so its exit is not credited to
+// the stdin Stop closes; one that closed its stdout and keeps running is stopped. l.mu is held.
+func (l *stdioLink) ended(ctx context.Context) stdio.Exit {
+	sctx, cancel := context.WithTimeout(ctx, settleWait)
+	defer cancel()
+	l.proc.Settle(sctx)
+	return l.proc.Stop()
 }
 
 // current returns the live process and connection, restarting the server when it has exited.
@@ -104,11 +122,11 @@ func (l *stdioLink) current(ctx context.Context, label string) (*stdio.Conn, err
 	if !servedAny(l.conn.Frames(0, 0)) {
 		// A server that never wrote a message would die the same way again: say how it
 		// ended instead of starting it over.
-		exit := l.proc.Stop()
+		exit := l.ended(ctx)
 		l.mu.Unlock()
 		return nil, fmt.Errorf("the server %s before it wrote any message", exit)
 	}
-	exit := l.proc.Stop()
+	exit := l.ended(ctx)
 	l.past = append(l.past, pastProcess{frames: l.conn.Frames(0, 0), exit: exit, stderr: l.proc.Stderr()})
 	l.restarts++
 	l.notes = append(l.notes, fmt.Sprintf("The server %s before %s; a fresh server was started for the rest of the scan (restart %d of at most %d).%s",
@@ -209,6 +227,11 @@ func (l *stdioLink) roundTrip(ctx context.Context, spec wire.RequestSpec) *wire.
 // exchange converts a stdio exchange, with the transport error (if any) said in Err.
 func (l *stdioLink) exchange(x *wire.StdioExchange, err error) *wire.Exchange {
 	ex := x.Exchange("", l.label)
+	if errors.Is(err, stdio.ErrClosed) {
+		l.mu.Lock()
+		l.gone = true
+		l.mu.Unlock()
+	}
 	switch {
 	case errors.Is(err, stdio.ErrNotReading):
 		ex.Err = "the server did not read its stdin: " + err.Error()
@@ -313,9 +336,23 @@ func (l *stdioLink) takeNotes() []string {
 func (l *stdioLink) whyUnreachable() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	select {
+	case <-l.conn.Closed():
+		l.gone = true
+	default:
+	}
+	if l.gone {
+		// It went: wait for the reap and the rest of its stderr, or the message would say a
+		// server that exited is still running, and quote none of what it said on the way out.
+		ctx, cancel := context.WithTimeout(context.Background(), settleWait)
+		l.proc.Settle(ctx)
+		cancel()
+	}
 	var parts []string
 	if exit, ok := l.proc.Exited(); ok {
 		parts = append(parts, "it "+exit.String())
+	} else if l.gone {
+		parts = append(parts, "it closed its stdout or its stdin and is still running")
 	} else {
 		parts = append(parts, fmt.Sprintf("it is still running, silent for %s after each", l.limits.ReadTimeout))
 	}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -152,12 +154,19 @@ func TestStdioScanOfTheBroker(t *testing.T) {
 // scanner's, not the tool's ten-second default.
 var everythingFlags = []string{"--tool-args", `trigger-long-running-operation={"duration":1,"steps":2}`}
 
-// everythingArgv is the command line of one server-everything release in stdio mode.
+// everythingArgv is the command line of one server-everything release in stdio mode, run by
+// env -i with a small fixed environment: its get-env tool returns the whole environment, which
+// the scan calls (it is read-only) and grades, and a verdict must not depend on the variables of
+// the machine that runs the test.
 func everythingArgv(t *testing.T, version string) []string {
 	t.Helper()
 	node := filepath.Join(RequireTool(t, EnvNodeBin), "node")
 	script := filepath.Join(RequireTool(t, EnvThirdParty), "everything-"+version, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	return []string{node, script, "stdio"}
+	env, err := exec.LookPath("env")
+	if err != nil {
+		t.Skipf("env(1) is needed to give server-everything a fixed environment: %v", err)
+	}
+	return []string{env, "-i", "PATH=/usr/bin:/bin", "HOME=/nonexistent", node, script, "stdio"}
 }
 
 // stdioPeer is a direct pipe to a server, for demonstrating a finding by hand: one request, one
@@ -458,4 +467,85 @@ func processesWith(s string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// TestStdioInterruptLeavesNothingRunning is Ctrl-C at a terminal: SIGINT to the foreground
+// process group, which holds sentinel but not the server (it runs in a group of its own). The
+// server script's path carries a marker, so sentinel, the server's shell and the child it forked
+// (which ignores SIGINT and SIGTERM) can all be found by it; after the interrupt, sentinel ends
+// within the bound with the exit its contract gives, and no process of the server is left.
+//
+//   - `sentinel probe --command`: the server ignores SIGINT and SIGTERM too; the scan still ends,
+//     with exit 2 saying it was interrupted.
+//   - `sentinel shim`: the shim forwards SIGINT to the server, which dies of it; the shim exits
+//     with the server's status, 128+2, and the child the server forked is gone with it.
+func TestStdioInterruptLeavesNothingRunning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds sentinel and interrupts it; skipped under -short")
+	}
+	bin := BuildBinary(t, "sentinel")
+	const forked = "(trap '' TERM INT; while :; do sleep 1; done) & "
+	cases := []struct {
+		name, script string
+		args         func(script string) []string
+		wantCode     int
+		wantStderr   string
+	}{
+		{"probe --command", "trap '' TERM INT; " + forked + "cat >/dev/null; while :; do sleep 1; done",
+			func(script string) []string {
+				return []string{"probe", "--timeout", "100s", "--request-timeout", "60s", "--command", "sh " + script}
+			}, 2, "interrupted"},
+		{"shim", forked + "while :; do sleep 1; done",
+			func(script string) []string {
+				return []string{"shim", "--db", filepath.Join(t.TempDir(), "f.db"), "--", "sh", script}
+			}, 128 + int(syscall.SIGINT), "sentinel shim: grading"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := fmt.Sprintf("sentinel-interrupted-server-%d", time.Now().UnixNano())
+			script := filepath.Join(t.TempDir(), marker+".sh")
+			if err := os.WriteFile(script, []byte(tc.script+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, tc.args(script)...)
+			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's foreground group of its own
+			stdin, err := cmd.StdinPipe()                         // held open: the client has not gone
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan struct{}) // closed once sentinel has been reaped
+			go func() { _ = cmd.Wait(); close(exited) }()
+			t.Cleanup(func() {
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				<-exited
+				_ = stdin.Close()
+			})
+			// sentinel itself, the server's shell and the child it forked all carry the marker.
+			for deadline := time.Now().Add(30 * time.Second); len(processesWith(marker)) < 3; time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the server and its child never started: %v\n%s", processesWith(marker), stderr.String())
+				}
+			}
+			if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(60 * time.Second):
+				t.Fatalf("sentinel %s still running 60s after SIGINT\n%s", tc.name, stderr.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != tc.wantCode || !strings.Contains(stderr.String(), tc.wantStderr) {
+				t.Errorf("exit %d, want %d with %q on stderr\n%s", code, tc.wantCode, tc.wantStderr, tail(stderr.String(), 10))
+			}
+			if pids := processesWith(marker); len(pids) > 0 {
+				t.Errorf("processes %v of the server outlived sentinel", pids)
+			}
+		})
+	}
 }

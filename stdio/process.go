@@ -229,7 +229,9 @@ func (p *Process) Stop() Exit {
 			{"SIGKILL", func() { _ = p.Signal(syscall.SIGKILL) }},
 		}
 		for _, s := range steps {
-			if _, done := p.Exited(); done {
+			// A child that has already ended, reaped or not, ended on its own: no step is
+			// credited with it, however late the reap comes.
+			if _, done := p.Exited(); done || exitedUnreaped(p.PID()) {
 				break
 			}
 			p.stopMu.Lock()
@@ -266,6 +268,25 @@ func (p *Process) Wait(ctx context.Context) (Exit, error) {
 	case <-ctx.Done():
 		return Exit{}, fmt.Errorf("waiting for the stdio server to exit: %w", ctx.Err())
 	}
+}
+
+// Settle waits, within ctx, for a child that is ending on its own to be reaped and for the rest of
+// its stderr, without stopping it, and reports how it ended. A caller that saw the child go (its
+// stdout ended, a write to its stdin broke) calls it before asking how the child ended: the
+// kernel closes a dying process's pipes before it can be reaped, so at that moment Exited still
+// says it runs, and a Stop then would credit the child's own exit to the stdin it closed.
+// ok is false when the child is still running when ctx ends.
+func (p *Process) Settle(ctx context.Context) (exit Exit, ok bool) {
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return Exit{}, false
+	}
+	select {
+	case <-p.stderrDone:
+	case <-ctx.Done():
+	}
+	return p.exit, true
 }
 
 // reap waits for the child and records its exit; it is the only caller of cmd.Wait.

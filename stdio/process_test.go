@@ -332,3 +332,58 @@ func TestCallUntilStopsAtTheAwaitedMessage(t *testing.T) {
 		t.Fatalf("the request was not cancelled: %v", err)
 	}
 }
+
+// TestSettleWaitsForAServerThatWent: the kernel closes a dying server's pipes before the server
+// can be reaped, so at the end of its stdout it may still look alive. Settle waits for the reap
+// and the rest of its stderr; a Stop after it does not credit the server's own exit to the stdin
+// it closes. A server that is still running is reported so when the wait ends, not stopped.
+func TestSettleWaitsForAServerThatWent(t *testing.T) {
+	for range 20 {
+		p, c := start(t, helper(t, "exit"))
+		<-c.Closed()
+		exit, ok := p.Settle(callCtx(t, within))
+		if !ok || exit.Code != 3 || exit.StoppedBy != "" {
+			t.Fatalf("Settle = %+v, %v; want status 3 on its own", exit, ok)
+		}
+		if !strings.Contains(p.Stderr(), "fatal: missing configuration") {
+			t.Fatalf("stderr after Settle = %q", p.Stderr())
+		}
+		if again := p.Stop(); again != exit {
+			t.Fatalf("Stop after Settle = %+v, want %+v", again, exit)
+		}
+	}
+	p, _ := start(t, helper(t, "noread"))
+	if exit, ok := p.Settle(callCtx(t, 200*time.Millisecond)); ok {
+		t.Fatalf("Settle on a running server = %+v, true", exit)
+	}
+	if _, gone := p.Exited(); gone {
+		t.Fatal("Settle stopped a running server")
+	}
+}
+
+// TestStopCreditsNoStepWithAnExitThatCameFirst: a server that exits on its own is a zombie until
+// the reaping goroutine runs, which on a loaded machine can be after Stop has begun. Stop looks
+// for that zombie without reaping it, so how the server ended never depends on who ran first:
+// "exited with status 3", never "... after stdin closed". A server still running is stopped.
+func TestStopCreditsNoStepWithAnExitThatCameFirst(t *testing.T) {
+	for range 20 {
+		p, _ := start(t, helper(t, "exit"))
+		deadline := time.Now().Add(within)
+		for !exitedUnreaped(p.PID()) {
+			if time.Now().After(deadline) {
+				t.Fatal("the exit helper never exited")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if exit := p.Stop(); exit.Code != 3 || exit.StoppedBy != "" || exit.String() != "exited with status 3" {
+			t.Fatalf("Stop of a server that had exited = %+v (%s), want status 3 on its own", exit, exit)
+		}
+	}
+	p, _ := start(t, helper(t, "noread"))
+	if exitedUnreaped(p.PID()) {
+		t.Fatal("a running server is reported as exited")
+	}
+	if exit := p.Stop(); exit.StoppedBy == "" {
+		t.Fatalf("Stop of a running server = %+v, want the step that ended it", exit)
+	}
+}

@@ -186,7 +186,6 @@ func startShimGrading(ctx context.Context, c shimConfig, target string, log *slo
 	adminCtx, stopAdmin := context.WithCancel(context.Background())
 	g.stopAdmin = stopAdmin
 	g.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return adminCtx }}
-	go func() { _ = g.srv.Serve(ln) }()
 	adminURL := "http://" + ln.Addr().String()
 	g.statePath = pc.recordState(log, adminstate.State{Kind: "shim", PID: os.Getpid(), Admin: adminURL, Listen: target, Token: token, Started: time.Now().UTC()})
 	tokenAt := c.tokenFile
@@ -196,6 +195,8 @@ func startShimGrading(ctx context.Context, c shimConfig, target string, log *slo
 	// stderr, never stdout: stdout is the server's alone.
 	fmt.Fprintf(stderr, "sentinel shim: grading %s into %s; admin on %s (token in %s); watch with: sentinel tui --admin %s\n",
 		target, redactDSN(c.db), adminURL, tokenAt, adminURL)
+	// Serving starts after that line, as the proxy's does: whoever gets an answer was told first.
+	go func() { _ = g.srv.Serve(ln) }()
 	return g, nil
 }
 
