@@ -3,6 +3,7 @@ package active
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -36,11 +37,13 @@ func (t *Target) envelopeControl(ctx context.Context) (ok bool, ex *wire.Exchang
 // missing or mismatched header, a missing _meta key, an unknown method, an unsupported version).
 // Like a probe's, their failures mean nothing when the envelope control was refused too. Rules
 // about what the server emitted whatever it was sent (error codes, the JSON-RPC envelope) are not
-// among them: those failures stand.
-var refusalRules = ids("removed-methods-absent", "pv-header-required", "pv-header-body-match", "mcp-method-required", "mcp-method-match",
-	"mcp-name-required", "mcp-name-match", "meta-required-reject", "meta-required-http-400", "unknown-method-404",
-	"unsupported-version-error", "unsupported-version-http-400", "missing-capability-error", "missing-capability-http-400",
-	"notification-202", "notification-reject-status")
+// among them: those failures stand. Resolved on first use, not at start-up.
+var refusalRules = sync.OnceValue(func() []string {
+	return ids("removed-methods-absent", "pv-header-required", "pv-header-body-match", "mcp-method-required", "mcp-method-match",
+		"mcp-name-required", "mcp-name-match", "meta-required-reject", "meta-required-http-400", "unknown-method-404",
+		"unsupported-version-error", "unsupported-version-http-400", "missing-capability-error", "missing-capability-http-400",
+		"notification-202", "notification-reject-status")
+})
 
 // controlledPassive applies the envelope control to the passive outcomes of a legacy session:
 // failures of the refusalRules become indeterminate when the control was refused.
@@ -57,7 +60,7 @@ func (t *Target) controlledPassive(ctx context.Context, out []rules.Outcome) []r
 		return out
 	}
 	refusal := map[string]bool{}
-	for _, id := range refusalRules {
+	for _, id := range refusalRules() {
 		refusal[id] = true
 	}
 	var judged []rules.Outcome

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -49,8 +50,9 @@ func (t *Target) discover(ctx context.Context) error {
 		}
 		if slices.Contains(t.SupportedVersions, wire.ProtocolVersion) {
 			t.Era, t.Modern = EraModern, true
-			t.listPrimitives(ctx)
-			t.ServesLegacy(ctx) // settles the legacy-clients feature before gating
+			// The lists and the legacy initialize (which settles the legacy-clients feature
+			// before gating) depend on nothing but the discover: they go at once.
+			t.parallel(ctx, t.listPrimitives, func(ctx context.Context) { t.ServesLegacy(ctx) })
 			return nil
 		}
 		t.EraWhy = fmt.Sprintf("server/discover answered but its supportedVersions %v does not list %s", t.SupportedVersions, wire.ProtocolVersion)
@@ -181,51 +183,11 @@ func (t *Target) ServesLegacy(ctx context.Context) (version string, ex *wire.Exc
 
 // listPrimitives reads the first page of each declared list and works out which tools the scan
 // may call. Failures here are left to the probes and passive checks to judge; which lists were
-// read is recorded, because only a list the server served proves that something is absent.
+// read is recorded, because only a list the server served proves that something is absent. The
+// three lists depend on nothing but the discover, so they are read at once; the search for a
+// tool that answers input_required needs the tools list, so it comes after.
 func (t *Target) listPrimitives(ctx context.Context) {
-	if t.HasCapability("tools") {
-		var res struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if ex := t.Call(ctx, "tools/list", nil, wire.WithLabel("tools/list")); t.readList(ex, "tools", &res) {
-			t.notePagination(ex)
-		}
-		for _, raw := range res.Tools {
-			if tl, ok := parseTool(raw); ok {
-				t.Tools = append(t.Tools, tl)
-			}
-		}
-		// Every choice the probes make among tools is made in name order, so identical scans
-		// make identical choices whatever order the server lists them in.
-		slices.SortStableFunc(t.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	}
-	if t.HasCapability("prompts") {
-		var res struct {
-			Prompts []struct {
-				Name string `json:"name"`
-			} `json:"prompts"`
-		}
-		if ex := t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list")); t.readList(ex, "prompts", &res) {
-			t.notePagination(ex)
-		}
-		for _, p := range res.Prompts {
-			t.Prompts = append(t.Prompts, p.Name)
-		}
-		slices.Sort(t.Prompts)
-	}
-	if t.HasCapability("resources") {
-		var res struct {
-			Resources []struct {
-				URI string `json:"uri"`
-			} `json:"resources"`
-		}
-		if ex := t.Call(ctx, "resources/list", nil, wire.WithLabel("resources/list")); t.readList(ex, "resources", &res) {
-			t.notePagination(ex)
-		}
-		for _, r := range res.Resources {
-			t.Resources = append(t.Resources, r.URI)
-		}
-	}
+	t.parallel(ctx, t.readTools, t.readPrompts, t.readResources)
 	allowed := map[string]bool{}
 	for _, n := range t.Options.AllowCall {
 		allowed[n] = true
@@ -246,6 +208,87 @@ func (t *Target) listPrimitives(ctx context.Context) {
 			t.Note("--allow-call %q names no tool the server lists; it was ignored", n)
 		}
 	}
+}
+
+// readTools reads the first page of tools/list when tools are declared.
+func (t *Target) readTools(ctx context.Context) {
+	if !t.HasCapability("tools") {
+		return
+	}
+	var res struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if ex := t.firstPage(ctx, "tools/list", "tools/list"); t.readList(ex, "tools", &res) {
+		t.notePagination(ex)
+	}
+	var tools []Tool
+	for _, raw := range res.Tools {
+		if tl, ok := parseTool(raw); ok {
+			tools = append(tools, tl)
+		}
+	}
+	// Every choice the probes make among tools is made in name order, so identical scans
+	// make identical choices whatever order the server lists them in.
+	slices.SortStableFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	t.Tools = tools
+}
+
+// readPrompts reads the first page of prompts/list when prompts are declared.
+func (t *Target) readPrompts(ctx context.Context) {
+	if !t.HasCapability("prompts") {
+		return
+	}
+	var res struct {
+		Prompts []struct {
+			Name string `json:"name"`
+		} `json:"prompts"`
+	}
+	if ex := t.firstPage(ctx, "prompts/list", "prompts/list"); t.readList(ex, "prompts", &res) {
+		t.notePagination(ex)
+	}
+	var names []string
+	for _, p := range res.Prompts {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	t.Prompts = names
+}
+
+// readResources reads the first page of resources/list when resources are declared.
+func (t *Target) readResources(ctx context.Context) {
+	if !t.HasCapability("resources") {
+		return
+	}
+	var res struct {
+		Resources []struct {
+			URI string `json:"uri"`
+		} `json:"resources"`
+	}
+	if ex := t.firstPage(ctx, "resources/list", "resources/list"); t.readList(ex, "resources", &res) {
+		t.notePagination(ex)
+	}
+	var uris []string
+	for _, r := range res.Resources {
+		uris = append(uris, r.URI)
+	}
+	t.Resources = uris
+}
+
+// parallel runs fs at once and returns when all have finished, when the scan may send requests
+// concurrently (Options.Concurrency above 1); one after the other otherwise. Each f writes only
+// its own fields of t, or takes t.mu.
+func (t *Target) parallel(ctx context.Context, fs ...func(context.Context)) {
+	if t.Options.Concurrency <= 1 {
+		for _, f := range fs {
+			f(ctx)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for _, f := range fs {
+		wg.Go(func() { f(ctx) })
+	}
+	wg.Wait()
 }
 
 // readList decodes a list reply into v and records whether the server served the list: a
@@ -278,7 +321,9 @@ func (t *Target) Listed(method string) bool {
 // notePagination records that a list answered with a nextCursor: the server paginates.
 func (t *Target) notePagination(ex *wire.Exchange) {
 	if c, ok := ex.Reply().ResultString("nextCursor"); ok && c != "" {
+		t.mu.Lock()
 		t.Paginated = true
+		t.mu.Unlock()
 	}
 }
 

@@ -22,7 +22,14 @@ var MRTRCapabilities = map[string]any{
 
 // findMRTRTool calls each callable tool (readOnlyHint or --allow-call, at most
 // maxMRTRCandidates) once with minimal arguments built from its input schema, and records the
-// first that answers with resultType "input_required".
+// first that answers with resultType "input_required". A call whose stream carries a request
+// from the server (the 2025 way of asking: sampling/createMessage, roots/list) is read no
+// further: the tool asks the old way, not with input_required, and a legacy server would only
+// hold the stream open until it gave up on an answer the scan never sends — seconds on the
+// path of every probe. The probes that call the tool read its stream to the end. Over stdio the
+// call is read to its end too: there is one channel, and what the server sends after a read
+// that stopped early (its notifications/cancelled, its response) would land among the next
+// requests' messages instead of on the call it belongs to.
 func (t *Target) findMRTRTool(ctx context.Context) {
 	n := 0
 	for _, name := range t.Callable {
@@ -36,8 +43,11 @@ func (t *Target) findMRTRTool(ctx context.Context) {
 			args = a
 		}
 		params := map[string]any{"name": name, "arguments": args}
-		ex := t.Call(ctx, "tools/call", params,
-			wire.WithMeta(wire.MetaClientCapabilities, MRTRCapabilities), wire.WithLabel("tools/call "+name+" (looking for input_required)"))
+		opts := []wire.CallOption{wire.WithMeta(wire.MetaClientCapabilities, MRTRCapabilities), wire.WithLabel("tools/call " + name + " (looking for input_required)")}
+		if t.stdio == nil {
+			opts = append(opts, wire.ReadUntil(func(m *wire.Message) bool { return m.IsRequest() }))
+		}
+		ex := t.Call(ctx, "tools/call", params, opts...)
 		if ex.Delivered() && ex.Reply() != nil && ex.Reply().ResultType() == "input_required" {
 			t.MRTRTool = name
 			return

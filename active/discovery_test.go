@@ -2,10 +2,16 @@ package active
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
 )
 
 func TestMinimalArgumentsFillsOnlyRequiredProperties(t *testing.T) {
@@ -82,5 +88,73 @@ func TestFeatureSaysAbsentUnusableOrUsable(t *testing.T) {
 		if (!p || !u) && why == "" {
 			t.Errorf("%s: no reason given", tc.name)
 		}
+	}
+}
+
+// askingServer is a 2026-07-28 server whose one read-only tool asks the client the 2025 way: its
+// tools/call stream carries a sampling/createMessage request and then stays open, waiting for an
+// answer the scan never sends, until release is closed.
+func askingServer(t *testing.T) (url string, release chan struct{}) {
+	release = make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		result := func(res string) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, res)
+		}
+		switch req.Method {
+		case "server/discover":
+			result(`{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"public"}`)
+		case "tools/list":
+			result(`{"resultType":"complete","tools":[{"name":"ask","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}],"ttlMs":0,"cacheScope":"public"}`)
+		case "tools/call":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":1}}\n\n")
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}`, req.ID)
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv.URL, release
+}
+
+// TestDiscoveryStopsReadingWhenAToolAsksTheOldWay: looking for a tool that answers input_required,
+// discovery reads a tools/call stream only until the server sends a request of its own, instead
+// of holding every probe back until the server gives up on an answer. The exchange says it was
+// cut by that (not by the read deadline), and still carries the request for the rules that judge it.
+func TestDiscoveryStopsReadingWhenAToolAsksTheOldWay(t *testing.T) {
+	url, _ := askingServer(t)
+	// One active-only rule, so no probe calls the tool; the read deadline is long, so a
+	// discovery that waited for the stream to end would be cut by it instead.
+	out := scan(t, url, Options{Rules: []string{"origin-invalid-403"}, Limits: wire.Limits{ReadTimeout: time.Minute}})
+	var found *wire.Exchange
+	for _, ex := range out.Exchanges {
+		if strings.Contains(ex.Summary(), "tools/call") {
+			found = ex
+			break // discovery's: it ends before any probe starts
+		}
+	}
+	if found == nil || found.Response == nil {
+		t.Fatalf("discovery sent no tools/call: %d exchanges", len(out.Exchanges))
+	}
+	if !found.Response.Truncated || found.Response.TruncatedBy != wire.TruncatedUntil {
+		t.Errorf("the tools/call stream was cut by %q (truncated %v), want %q", found.Response.TruncatedBy, found.Response.Truncated, wire.TruncatedUntil)
+	}
+	if len(found.Response.Messages) != 1 || !found.Response.Messages[0].IsRequest() {
+		t.Errorf("the exchange keeps %d messages, want the server's request", len(found.Response.Messages))
+	}
+	if out.Target.MRTRTool != "" {
+		t.Errorf("a tool that asks the 2025 way was taken for an input_required tool: %q", out.Target.MRTRTool)
 	}
 }

@@ -52,7 +52,15 @@ func cacheableCalls(t *Target) []struct {
 func probeCacheHints(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	var out []rules.Outcome
 	for _, c := range cacheableCalls(t) {
-		ex := t.Call(ctx, c.method, c.params, wire.WithLabel(c.method))
+		var ex *wire.Exchange
+		switch {
+		case c.method == "server/discover":
+			ex = t.sharedDiscover(ctx, c.method)
+		case c.params == nil:
+			ex = t.firstPage(ctx, c.method, c.method)
+		default:
+			ex = t.Call(ctx, c.method, c.params, wire.WithLabel(c.method))
+		}
 		if cut(ex) {
 			out = append(out, undecidedCut(rules.IDOf("cache-hints-present"), c.method, ex))
 			continue
@@ -71,7 +79,7 @@ func listWithPages(ctx context.Context, t *Target) (method string, first *wire.E
 		if !t.HasCapability(c.capability) {
 			continue
 		}
-		ex := t.Call(ctx, c.method, nil, wire.WithLabel(c.method+", first page"))
+		ex := t.firstPage(ctx, c.method, c.method+", first page")
 		if r := resultOf(ex); r != nil {
 			var next string
 			if json.Unmarshal(r["nextCursor"], &next) == nil && next != "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -102,8 +101,8 @@ func probeDeclared(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 // labels (a letter first, a letter or digit last), a slash, then a name (alphanumeric at both
 // ends; '-', '_' and '.' inside).
 var (
-	extLabel = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
-	extName  = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+	extLabel = lazyRegexp(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+	extName  = lazyRegexp(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 )
 
 // ExtensionIDProblem says what is wrong with an extension identifier, "" when it is well formed.
@@ -113,11 +112,11 @@ func ExtensionIDProblem(id string) string {
 		return "it has no prefix ending in one '/'"
 	}
 	for _, l := range strings.Split(prefix, ".") {
-		if !extLabel.MatchString(l) {
+		if !extLabel().MatchString(l) {
 			return fmt.Sprintf("prefix label %q must start with a letter and end with a letter or digit", l)
 		}
 	}
-	if !extName.MatchString(name) {
+	if !extName().MatchString(name) {
 		return fmt.Sprintf("name %q must start and end with a letter or digit", name)
 	}
 	return ""

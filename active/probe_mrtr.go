@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -567,7 +566,7 @@ func elicitations(it *interim) map[string]map[string]json.RawMessage {
 }
 
 // urlRE finds URLs a user could click.
-var urlRE = regexp.MustCompile(`(?i)\b(?:https?|ftp)://[^\s"'<>]+`)
+var urlRE = lazyRegexp(`(?i)\b(?:https?|ftp)://[^\s"'<>]+`)
 
 // probeMRTRElicitation grades the elicitations an MRTR tool sends.
 //
@@ -607,7 +606,7 @@ func probeMRTRElicitation(ctx context.Context, t *Target) ([]rules.Outcome, erro
 		}
 		formSeen, formKey, formSchema = true, k, params["requestedSchema"]
 		raw, _ := json.Marshal(params)
-		if m := urlRE.FindString(string(raw)); m != "" {
+		if m := urlRE().FindString(string(raw)); m != "" {
 			out = append(out, stamp(rules.Failed(noURLs, fmt.Sprintf("%s; form elicitation inputRequests[%q] carries the URL %q", observed(label, ex), k, m)), ex))
 		} else {
 			out = append(out, stamp(rules.Passed(noURLs, observed(label, ex)+"; no URL in the form elicitation"), ex))

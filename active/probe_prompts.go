@@ -47,7 +47,7 @@ type listedPrompt struct {
 // (refused, malformed), and then no conclusion about what it lacks may be drawn. ex is the
 // exchange, for the outcome's evidence.
 func listPrompts(ctx context.Context, t *Target) (prompts []listedPrompt, ex *wire.Exchange, ok bool) {
-	ex = t.Call(ctx, "prompts/list", nil, wire.WithLabel("prompts/list"))
+	ex = t.firstPage(ctx, "prompts/list", "prompts/list")
 	var res struct {
 		Prompts *[]listedPrompt `json:"prompts"`
 	}

@@ -45,7 +45,7 @@ func probeResourcesList(ctx context.Context, t *Target) ([]rules.Outcome, error)
 // listCurrent judges one list method: a result carrying the named array.
 func listCurrent(ctx context.Context, t *Target, rule, method, member string) rules.Outcome {
 	id := rules.IDOf(rule)
-	ex := t.Call(ctx, method, nil, wire.WithLabel(method))
+	ex := t.firstPage(ctx, method, method)
 	if cut(ex) {
 		return undecidedCut(id, method, ex)
 	}
@@ -114,7 +114,7 @@ func fileURIs(ctx context.Context, t *Target) []string {
 			out = append(out, u)
 		}
 	}
-	ex := t.Call(ctx, "resources/templates/list", nil, wire.WithLabel("resources/templates/list"))
+	ex := t.firstPage(ctx, "resources/templates/list", "resources/templates/list")
 	var res struct {
 		ResourceTemplates []struct {
 			URITemplate string `json:"uriTemplate"`

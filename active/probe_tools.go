@@ -129,7 +129,7 @@ func complete(ex *wire.Exchange) bool { return ex.Reply().Completed() }
 func probeToolsList(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	h := passive.NewHistory()
 	label := "tools/list"
-	first := t.Call(ctx, "tools/list", nil, wire.WithLabel(label))
+	first := t.firstPage(ctx, "tools/list", label)
 	if cut(first) {
 		return []rules.Outcome{undecidedCut(rules.IDOf("tools-list-current"), label, first)}, nil
 	}

@@ -30,7 +30,12 @@ func probePostEndpoint(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 	if t.HasCapability("tools") {
 		method = "tools/list"
 	}
-	ex := t.Call(ctx, method, nil, wire.WithLabel(label))
+	var ex *wire.Exchange
+	if method == "tools/list" {
+		ex = t.firstPage(ctx, method, label)
+	} else {
+		ex = t.sharedDiscover(ctx, label)
+	}
 	return []rules.Outcome{served(rules.IDOf("single-post-endpoint"), "POST "+method, ex)}, nil
 }
 

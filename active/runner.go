@@ -105,7 +105,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Client == nil {
 		o.Client = &http.Client{
-			Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 8, TLSHandshakeTimeout: 10 * time.Second},
+			// As many idle connections as probes run at once, so every probe's next request
+			// reuses a kept-alive connection instead of dialling (and, over TLS, handshaking).
+			Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: max(8, o.Concurrency), TLSHandshakeTimeout: 10 * time.Second},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
@@ -161,8 +163,15 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	scanCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 
-	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory(), stdio: link}
-	if err := t.discover(scanCtx); err != nil {
+	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory(), stdio: link, started: started}
+	discoverCtx, discoverStat := withStep(scanCtx)
+	err = t.discover(discoverCtx)
+	discoverCut := ""
+	if scanCtx.Err() != nil {
+		discoverCut = scanCut(ctx)
+	}
+	t.recordStep(report.DiscoveryStep, started, discoverStat.requests.Load(), discoverCut)
+	if err != nil {
 		if scanCtx.Err() == nil {
 			return nil, err
 		}
@@ -179,7 +188,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		}
 		res := &report.Result{Schema: report.SchemaVersion, Tool: opts.Tool, Target: targetName,
 			Started: started.UTC(), Duration: time.Since(started), Era: "unknown", Notes: t.notesCopy(),
-			Rules: report.Merge(selected, nil), Incomplete: incomplete(unfinished, len(probes), opts.Timeout, t.probeTimeout())}
+			Rules: report.Merge(selected, nil), Incomplete: incomplete(unfinished, len(probes), opts.Timeout, t.probeTimeout()), Probes: t.stepsCopy()}
 		res.Incomplete.Reason += " (server/discover itself was not answered in time)"
 		return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 	}
@@ -196,6 +205,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		res.Notes = t.notesCopy()
 		res.Rules = []report.RuleResult{}
 		res.Duration = time.Since(started)
+		res.Probes = t.stepsCopy()
 		return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 	}
 	opts.Logger.Debug("era gate", "era", t.Era, "modern", t.Modern)
@@ -252,7 +262,12 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	t.mu.Lock()
 	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
 	t.mu.Unlock()
-	outcomes = append(outcomes, t.controlledPassive(scanCtx, passiveOuts)...)
+	controlsStart := time.Now()
+	controlsCtx, controlsStat := withStep(scanCtx)
+	outcomes = append(outcomes, t.controlledPassive(controlsCtx, passiveOuts)...)
+	if n := controlsStat.requests.Load(); n > 0 {
+		t.recordStep(ControlsStep, controlsStart, n, "")
+	}
 	if link != nil {
 		outcomes = append(outcomes, link.finish()...)
 		for _, n := range link.takeNotes() {
@@ -284,6 +299,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	}
 	res.Duration = time.Since(started)
 	res.Notes = t.notesCopy()
+	res.Probes = t.stepsCopy()
 	res.Rules = report.Merge(selected, kept)
 	return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 }
@@ -345,6 +361,10 @@ func each(ids []string, f func(string) rules.Outcome) []rules.Outcome {
 	return out
 }
 
+// ControlsStep names the step, after every probe, that sends the controls passive failures are
+// judged against (listed among the steps only when it sent a request).
+const ControlsStep = "passive-controls"
+
 // How a probe failed to finish; the values of an unfinished probe's cut.
 const (
 	cutScanTimeout  = "scan-timeout"  // the scan's --timeout ran out
@@ -376,10 +396,13 @@ func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rule
 			select {
 			case sem <- struct{}{}:
 				if scanCtx.Err() == nil {
-					res, cut = t.runOne(scanCtx, parent, p)
+					start := time.Now()
+					stepCtx, stat := withStep(scanCtx)
+					res, cut = t.runOne(stepCtx, parent, p)
 					if cut == "" {
-						res = t.controlled(scanCtx, p, res)
+						res = t.controlled(stepCtx, p, res)
 					}
+					t.recordStep(p.Name, start, stat.requests.Load(), cut)
 				} else {
 					cut = scanCut(parent)
 				}

@@ -465,3 +465,41 @@ func TestEveryActiveRuleIsReachedByAProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestScanRecordsEveryStepWithItsTimeAndRequests: the result lists discovery first, then every
+// probe that ran exactly once, each with a start, a duration and the requests it sent, and the
+// requests add up to every exchange of the scan.
+func TestScanRecordsEveryStepWithItsTimeAndRequests(t *testing.T) {
+	srv := (&fakeServer{}).start(t)
+	out := scan(t, srv.URL, Options{Origin: "http://allowed.example"})
+	steps := out.Result.Probes
+	if len(steps) == 0 || steps[0].Name != report.DiscoveryStep || steps[0].StartMs != 0 || steps[0].Requests == 0 {
+		t.Fatalf("first step %+v, want discovery at 0 ms with its requests", steps)
+	}
+	seen := map[string]bool{}
+	total := 0
+	for _, s := range steps {
+		if seen[s.Name] {
+			t.Errorf("step %q listed twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.DurationMs < 0 || s.StartMs < 0 || s.Cut != "" {
+			t.Errorf("step %+v", s)
+		}
+		if s.Name != report.DiscoveryStep && s.StartMs < steps[0].DurationMs {
+			t.Errorf("probe %q started at %.3f ms, before discovery ended at %.3f ms", s.Name, s.StartMs, steps[0].DurationMs)
+		}
+		total += s.Requests
+	}
+	if total != len(out.Exchanges) {
+		t.Errorf("the steps count %d requests, the scan made %d exchanges", total, len(out.Exchanges))
+	}
+	for _, p := range Probes() {
+		if p.Name == report.DiscoveryStep || p.Name == ControlsStep {
+			t.Errorf("probe %q takes a name reserved for a step", p.Name)
+		}
+	}
+	if len(steps) < 20 {
+		t.Errorf("%d steps recorded; a full scan of the fake server runs more probes than that", len(steps))
+	}
+}

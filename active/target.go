@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/passive"
+	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -100,6 +101,10 @@ type Target struct {
 	history   *passive.History
 	notes     []string
 	fresh     *http.Client
+
+	shared  map[string]*sharedCall // first pages sent once per scan (shared.go)
+	started time.Time              // when the scan began, the origin of every step's StartMs
+	steps   []report.ProbeRun      // how each step ran (steps.go)
 }
 
 // Send sends spec to the endpoint (spec.URL empty means Endpoint), adding the operator's headers
@@ -186,6 +191,7 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 			}
 		}
 	}
+	countRequest(ctx)
 	var ex *wire.Exchange
 	switch {
 	case t.stdio != nil && aside(ctx):

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ func Write(w io.Writer, f *File) error {
 	return nil
 }
 
-var fingerprint = regexp.MustCompile(`^[0-9a-f]{16}$`)
+var fingerprint = lazyRegexp(`^[0-9a-f]{16}$`)
 
 // Read decodes a baseline strictly: the schema must be SchemaVersion, unknown fields and
 // trailing data are errors, and every entry needs a rule ID and a 16-hex-digit observation.
@@ -105,7 +104,7 @@ func Read(rd io.Reader) (*File, error) {
 		if !strings.HasPrefix(e.Rule, "MCP/") {
 			return nil, fmt.Errorf("decoding the baseline: entries[%d]: rule %q is not a rule ID (MCP/2026-07-28/LEVEL/name)", i, e.Rule)
 		}
-		if !fingerprint.MatchString(e.Observation) {
+		if !fingerprint().MatchString(e.Observation) {
 			return nil, fmt.Errorf("decoding the baseline: entries[%d] (%s): observation %q is not a 16-hex-digit fingerprint", i, e.Rule, e.Observation)
 		}
 		if e.Level != "" && !e.Level.Valid() {

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -71,7 +70,7 @@ type File struct {
 	Path string `yaml:"-"`
 }
 
-var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found`)
+var unknownField = lazyRegexp(`line (\d+): field (\S+) not found`)
 
 // Read decodes a config strictly and validates it. Relative paths stay as written; Load
 // resolves them.
@@ -87,7 +86,7 @@ func Read(rd io.Reader) (*File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
+		if m := unknownField().FindStringSubmatch(err.Error()); m != nil {
 			return nil, fmt.Errorf("line %s: unknown key %s (known keys: %s)", m[1], m[2], strings.Join(Keys(), ", "))
 		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")

@@ -101,6 +101,9 @@ type Result struct {
 	ExitCode int
 	Stdout   string
 	Stderr   string
+	// CPU is the process's user plus system time: on a shared machine it is less swayed by
+	// the others' load than the wall-clock a measurement times too.
+	CPU time.Duration
 }
 
 // RunBinary runs bin with args to completion (at most RunTimeout) and returns its exit code and
@@ -121,6 +124,9 @@ func RunBinaryEnv(t testing.TB, env []string, bin string, args ...string) Result
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		res.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

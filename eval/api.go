@@ -8,6 +8,10 @@
 // (judge_http.go), which calls a model API; nothing here serves HTTP. The pipeline, the pattern
 // families, the HEURISTIC trust score and the fail-open/fail-closed choice are described in
 // docs/scoring.md.
+//
+// Nothing is built when the package is initialised: the learned model, the pattern families and
+// their regular expressions, the word indexes and the phrase lists are each built on first use
+// (sync.OnceValue), because every Sentinel command links eval and most never score a text.
 package eval
 
 import (

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // CitationKind says what a citation points at.
@@ -58,11 +59,21 @@ type CitationStatus struct {
 }
 
 var (
-	sourceRe    = regexp.MustCompile(`[\[【]\s*([0-9]{1,3}|[A-Za-z][\w.:-]{0,40})\s*[\]】]`)
-	referenceRe = regexp.MustCompile(`(?i)(?:\b(section|sec\.|clause|article|art\.|chapter|appendix|annex|table|figure|fig\.|paragraph|para\.|page|rule|step|item|rfc)\s*|(§)\s*)([0-9]+(?:\.[0-9]+)*[a-z]?\b|[a-z](?:\.[0-9]+)*\b)`)
-	quoteRe     = regexp.MustCompile(`"([^"\n]{8,300})"|“([^”\n]{8,300})”`)
-	numberRe    = regexp.MustCompile(`[$€£]?\s?\b\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[$€£]?\s?\b\d+(?:\.\d+)?%?`)
-	sentenceEnd = regexp.MustCompile(`[.!?](?:\s|$)|\n`)
+	sourceRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[\[【]\s*([0-9]{1,3}|[A-Za-z][\w.:-]{0,40})\s*[\]】]`)
+	})
+	referenceRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\b(section|sec\.|clause|article|art\.|chapter|appendix|annex|table|figure|fig\.|paragraph|para\.|page|rule|step|item|rfc)\s*|(§)\s*)([0-9]+(?:\.[0-9]+)*[a-z]?\b|[a-z](?:\.[0-9]+)*\b)`)
+	})
+	quoteRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"([^"\n]{8,300})"|“([^”\n]{8,300})”`)
+	})
+	numberRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[$€£]?\s?\b\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[$€£]?\s?\b\d+(?:\.\d+)?%?`)
+	})
+	sentenceEnd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[.!?](?:\s|$)|\n`)
+	})
 )
 
 // MaxCitations bounds how many citations ExtractCitations returns and ResolveCitations checks,
@@ -80,13 +91,13 @@ func ExtractCitations(response string) []Citation {
 	taken := func(s, e int) bool {
 		return slices.ContainsFunc(out, func(c Citation) bool { return s < c.End && c.Start < e })
 	}
-	for _, m := range sourceRe.FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range sourceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
 		if m[1] < len(response) && response[m[1]] == '(' {
 			continue // a markdown link, not a marker
 		}
 		out = append(out, Citation{Kind: CitationSource, Text: response[m[0]:m[1]], Key: strings.ToLower(response[m[2]:m[3]]), Start: m[0], End: m[1]})
 	}
-	for _, m := range quoteRe.FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range quoteRe().FindAllStringSubmatchIndex(response, MaxCitations) {
 		gs, ge := m[2], m[3]
 		if gs < 0 {
 			gs, ge = m[4], m[5]
@@ -97,7 +108,7 @@ func ExtractCitations(response string) []Citation {
 		}
 		out = append(out, Citation{Kind: CitationQuote, Text: response[m[0]:m[1]], Key: q, Start: m[0], End: m[1]})
 	}
-	for _, m := range referenceRe.FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range referenceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
 		if taken(m[0], m[1]) {
 			continue
 		}
@@ -113,7 +124,7 @@ func ExtractCitations(response string) []Citation {
 		out = append(out, Citation{Kind: CitationReference, Text: response[m[0]:m[1]],
 			Key: label + " " + strings.ToLower(response[m[6]:m[7]]), Start: m[0], End: m[1]})
 	}
-	for _, m := range numberRe.FindAllStringIndex(response, MaxCitations) {
+	for _, m := range numberRe().FindAllStringIndex(response, MaxCitations) {
 		s, e := m[0], m[1]
 		for s < e && (response[s] == ' ' || response[s] == '\t') {
 			s++
@@ -153,7 +164,7 @@ func canonicalNumber(raw string) (string, bool) {
 
 // bindSources sets ContextID on claims that share a sentence with a source marker.
 func bindSources(response string, cs []Citation) {
-	bounds := sentenceEnd.FindAllStringIndex(response, -1)
+	bounds := sentenceEnd().FindAllStringIndex(response, -1)
 	// sentenceOf is the index of the first sentence end at or after pos.
 	sentenceOf := func(pos int) int {
 		i, _ := slices.BinarySearchFunc(bounds, pos, func(b []int, p int) int { return cmp.Compare(b[0], p) })

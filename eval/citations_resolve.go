@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Denial windows: how far around a mention ResolveCitations looks for words that deny the
@@ -17,9 +18,13 @@ const (
 
 var (
 	// denialBeforeRe matches the end of the text just before a mention: "there is no", "without a".
-	denialBeforeRe = regexp.MustCompile(`(?:\bno|\bnot\s+(?:a|an|any)|\bthere\s+(?:is|are|was|were)\s+no|\bthere's\s+no|\bwithout(?:\s+an?)?|\blacks?(?:\s+an?)?|\b(?:does|did|do)\s+not\s+(?:have|contain|include)(?:\s+(?:a|an|any))?|\bdoesn't\s+(?:have|contain|include)(?:\s+(?:a|an|any))?|\bnever\s+had(?:\s+an?)?|\bnor|\bneither|\bnon-?existent|\bformer|\bdeleted|\bremoved|\brepealed|\bobsolete)\s*$`)
+	denialBeforeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:\bno|\bnot\s+(?:a|an|any)|\bthere\s+(?:is|are|was|were)\s+no|\bthere's\s+no|\bwithout(?:\s+an?)?|\blacks?(?:\s+an?)?|\b(?:does|did|do)\s+not\s+(?:have|contain|include)(?:\s+(?:a|an|any))?|\bdoesn't\s+(?:have|contain|include)(?:\s+(?:a|an|any))?|\bnever\s+had(?:\s+an?)?|\bnor|\bneither|\bnon-?existent|\bformer|\bdeleted|\bremoved|\brepealed|\bobsolete)\s*$`)
+	})
 	// denialAfterRe matches the start of the text just after a mention: "was removed", "does not exist".
-	denialAfterRe = regexp.MustCompile(`^\s*(?:\([^)]{0,60}\)\s*)?,?\s*(?:(?:was|were|has|have|had|is|are)\s+(?:\w+\s+){0,2}?(?:removed|deleted|repealed|withdrawn|dropped|struck|rescinded|eliminated|retired|omitted|abolished|discontinued)|(?:does|do|did)\s+not\s+exist|doesn't\s+exist|no\s+longer\s+exists?|never\s+existed|(?:is|was)\s+not\s+(?:part\s+of|included|defined|present)|(?:is|was)\s+(?:intentionally\s+)?(?:left\s+)?blank|is\s+reserved|exists?\s+no\s+more)`)
+	denialAfterRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:\([^)]{0,60}\)\s*)?,?\s*(?:(?:was|were|has|have|had|is|are)\s+(?:\w+\s+){0,2}?(?:removed|deleted|repealed|withdrawn|dropped|struck|rescinded|eliminated|retired|omitted|abolished|discontinued)|(?:does|do|did)\s+not\s+exist|doesn't\s+exist|no\s+longer\s+exists?|never\s+existed|(?:is|was)\s+not\s+(?:part\s+of|included|defined|present)|(?:is|was)\s+(?:intentionally\s+)?(?:left\s+)?blank|is\s+reserved|exists?\s+no\s+more)`)
+	})
 )
 
 // ResolveCitations checks each citation against the context items. A citation that cites an item
@@ -60,7 +65,7 @@ func (r *resolver) figuresOf(i int) itemFigures {
 		r.figures = make([]itemFigures, len(r.context))
 		for k, text := range r.lowered {
 			f := itemFigures{values: map[string]bool{}, units: map[string]bool{}}
-			for _, m := range numberRe.FindAllStringIndex(text, -1) {
+			for _, m := range numberRe().FindAllStringIndex(text, -1) {
 				if v, ok := canonicalNumber(text[m[0]:m[1]]); ok {
 					f.values[v] = true
 					if u := numberUnit(text, m[0], m[1]); u != "" {
@@ -240,5 +245,5 @@ func isDenied(text string, s, e int) bool {
 	if k := strings.Index(after, ". "); k >= 0 {
 		after = after[:k]
 	}
-	return denialBeforeRe.MatchString(before) || denialAfterRe.MatchString(after)
+	return denialBeforeRe().MatchString(before) || denialAfterRe().MatchString(after)
 }

@@ -35,7 +35,7 @@ func extractClaims(response string, context []ContextItem) []claim {
 				cites = append(cites, m.item)
 			}
 		}
-		if pleasantPhrases.any(scanWords(lowerSameLength(sentence))) {
+		if pleasantPhrases().any(scanWords(lowerSameLength(sentence))) {
 			if st := analyze(sentence); len(st.figs) == 0 && len(st.tokens) <= 4 {
 				continue // "Thanks for your patience while I looked into this."
 			}
@@ -68,7 +68,7 @@ type marker struct {
 func maskMarkers(response string, context []ContextItem) (string, []marker) {
 	b := []byte(response)
 	var out []marker
-	for _, m := range sourceRe.FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range sourceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
 		if m[1] < len(response) && response[m[1]] == '(' {
 			continue
 		}
@@ -121,13 +121,13 @@ func makesClaim(st statement, ws []word) bool {
 	if len(st.tokens) == 0 && len(st.figs) == 0 {
 		return false
 	}
-	if abstainPhrases.any(ws) {
+	if abstainPhrases().any(ws) {
 		return false
 	}
-	if sourcePhrases.any(ws) && (st.neg || metaVerbPhrases.any(ws)) {
+	if sourcePhrases().any(ws) && (st.neg || metaVerbPhrases().any(ws)) {
 		return false
 	}
-	if pleasantPhrases.any(ws) && len(st.figs) == 0 && len(st.tokens) <= 3 {
+	if pleasantPhrases().any(ws) && len(st.figs) == 0 && len(st.tokens) <= 3 {
 		return false
 	}
 	return utf8.RuneCountInString(strings.TrimSpace(st.text)) > 1

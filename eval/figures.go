@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -29,7 +30,7 @@ type unitDef struct {
 
 // units maps unit words and symbols (lower case) to their category. Plural and case forms are
 // listed where stripping a final "s" does not reach them.
-var units = func() map[string]unitDef {
+var units = sync.OnceValue(func() map[string]unitDef {
 	m := map[string]unitDef{}
 	add := func(cat string, factor float64, words ...string) {
 		for _, w := range words {
@@ -66,7 +67,7 @@ var units = func() map[string]unitDef {
 	add("cur:cny", 1, "元", "yuan", "rmb", "cny")
 	add("cur:rub", 1, "₽", "руб", "рубль", "рубля", "рублей")
 	return m
-}()
+})
 
 // unitSkipWords sit between a figure and its unit ("3 working days", "5 mg twice").
 var unitSkipWords = map[string]bool{"working": true, "business": true, "calendar": true, "full": true, "whole": true,
@@ -80,24 +81,26 @@ var multipliers = map[string]float64{"k": 1e3, "thousand": 1e3, "thousands": 1e3
 
 // numberWords are spelled-out numbers; a spelled number is a figure only when a unit or a noun
 // follows it, so "the new one" is not.
-var numberWords = map[string]float64{
-	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-	"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12, "single": 1, "twice": 2,
-	"deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "douze": 12,
-	"quinze": 15, "vingt": 20, "trente": 30, "cent": 100,
-	"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
-	"doce": 12, "quince": 15, "veinte": 20, "treinta": 30, "cien": 100,
-	"zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
-	"zwölf": 12, "fünfzehn": 15, "zwanzig": 20, "dreißig": 30, "hundert": 100,
-	"один": 1, "одна": 1, "одно": 1, "два": 2, "две": 2, "три": 3, "четыре": 4, "пять": 5, "шесть": 6, "семь": 7,
-	"восемь": 8, "девять": 9, "десять": 10, "двенадцать": 12, "пятнадцать": 15, "двадцать": 20, "тридцать": 30,
-	"сто": 100, "двух": 2, "трёх": 3, "трех": 3,
-}
+var numberWords = sync.OnceValue(func() map[string]float64 {
+	return map[string]float64{
+		"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+		"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+		"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+		"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12, "single": 1, "twice": 2,
+		"deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "douze": 12,
+		"quinze": 15, "vingt": 20, "trente": 30, "cent": 100,
+		"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
+		"doce": 12, "quince": 15, "veinte": 20, "treinta": 30, "cien": 100,
+		"zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
+		"zwölf": 12, "fünfzehn": 15, "zwanzig": 20, "dreißig": 30, "hundert": 100,
+		"один": 1, "одна": 1, "одно": 1, "два": 2, "две": 2, "три": 3, "четыре": 4, "пять": 5, "шесть": 6, "семь": 7,
+		"восемь": 8, "девять": 9, "десять": 10, "двенадцать": 12, "пятнадцать": 15, "двадцать": 20, "тридцать": 30,
+		"сто": 100, "двух": 2, "трёх": 3, "трех": 3,
+	}
+})
 
 // months maps month names to 1..12 for dates ("15 March", "1. Juli", "15 марта").
-var months = func() map[string]int {
+var months = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	for i, names := range [][]string{
 		{"january", "jan", "janvier", "enero", "januar", "января", "январь"},
@@ -118,7 +121,7 @@ var months = func() map[string]int {
 		}
 	}
 	return m
-}()
+})
 
 // versionWords before a number make it a version ("version 3.2", "v2").
 var versionWords = map[string]bool{"version": true, "versión": true, "versione": true, "версия": true, "release": true, "v": true}
@@ -287,10 +290,10 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 		if f, used, ok := dateFigure(words, i); ok {
 			return f, used, true
 		}
-		if v, ok := numberWords[w.s]; ok && i+1 < len(words) {
+		if v, ok := numberWords()[w.s]; ok && i+1 < len(words) {
 			f := figure{values: []float64{v}, start: w.start, end: w.end}
 			used := 1
-			if v2, ok := numberWords[words[i+1].s]; ok && v >= 20 && v < 100 && v2 < 10 { // twenty four
+			if v2, ok := numberWords()[words[i+1].s]; ok && v >= 20 && v < 100 && v2 < 10 { // twenty four
 				f.values, f.end, used = []float64{v + v2}, words[i+1].end, 2
 			}
 			if strings.ContainsRune(w.s, '-') {
@@ -301,17 +304,17 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 				f.values = scale(f.values, factor)
 				return f, used + n, true
 			}
-			if k := i + used; k+1 < len(words) && rangeWords[words[k].s] && (words[k+1].kind == 'n' || numberWords[words[k+1].s] > 0) {
+			if k := i + used; k+1 < len(words) && rangeWords[words[k].s] && (words[k+1].kind == 'n' || numberWords()[words[k+1].s] > 0) {
 				return f, used, true // "two to three days": the range gives it the unit
 			}
 			return f, used, false
 		}
 		if parts := strings.Split(w.s, "-"); len(parts) == 2 { // twenty-four, three-second
-			a, okA := numberWords[parts[0]]
-			if u, ok := units[parts[1]]; okA && ok {
+			a, okA := numberWords()[parts[0]]
+			if u, ok := units()[parts[1]]; okA && ok {
 				return figure{values: []float64{a * u.factor}, cat: u.cat, start: w.start, end: w.end}, 1, true
 			}
-			b, okB := numberWords[parts[1]]
+			b, okB := numberWords()[parts[1]]
 			if okA && okB && a >= 20 && b < 10 {
 				f := figure{values: []float64{a + b}, start: w.start, end: w.end}
 				if n, cat, factor, ok := unitAfter(words, i+1); ok {
@@ -321,7 +324,7 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 				return f, 1, true
 			}
 		}
-		if u, ok := units[w.s]; ok && strings.HasPrefix(u.cat, "cur:") && i+1 < len(words) && words[i+1].kind == 'n' {
+		if u, ok := units()[w.s]; ok && strings.HasPrefix(u.cat, "cur:") && i+1 < len(words) && words[i+1].kind == 'n' {
 			f, used, ok := numericFigure(t, words, i+1) // "USD 5"
 			if ok && f.cat == "" {
 				f.cat, f.start = u.cat, w.start
@@ -331,7 +334,7 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 	case 'c':
 		return cjkFigure(w)
 	case 's':
-		if u, ok := units[w.s]; ok && strings.HasPrefix(u.cat, "cur:") && i+1 < len(words) && words[i+1].kind == 'n' {
+		if u, ok := units()[w.s]; ok && strings.HasPrefix(u.cat, "cur:") && i+1 < len(words) && words[i+1].kind == 'n' {
 			f, used, ok := numericFigure(t, words, i+1) // "$5", "€4.90"
 			if ok {
 				f.cat, f.start = u.cat, w.start
@@ -443,20 +446,20 @@ func unitAfter(words []word, i int) (n int, cat string, factor float64, ok bool)
 	w := words[i+skip]
 	if i+skip+1 < len(words) {
 		two := w.s + " " + words[i+skip+1].s
-		if u, ok := units[two]; ok {
+		if u, ok := units()[two]; ok {
 			return skip + 2, u.cat, u.factor, true
 		}
 	}
-	if u, ok := units[w.s]; ok {
+	if u, ok := units()[w.s]; ok {
 		return skip + 1, u.cat, u.factor, true
 	}
 	if w.kind == 's' && w.s == "-" && i+skip+1 < len(words) { // 30-day
-		if u, ok := units[words[i+skip+1].s]; ok {
+		if u, ok := units()[words[i+skip+1].s]; ok {
 			return skip + 2, u.cat, u.factor, true
 		}
 	}
-	if w.kind == 'w' && utf8.RuneCountInString(w.s) > 2 && !isStopWord(w.s) && !negationSet[w.s] {
-		if u, ok := units[strings.TrimSuffix(w.s, "s")]; ok {
+	if w.kind == 'w' && utf8.RuneCountInString(w.s) > 2 && !isStopWord(w.s) && !negationSet()[w.s] {
+		if u, ok := units()[strings.TrimSuffix(w.s, "s")]; ok {
 			return skip + 1, u.cat, u.factor, true
 		}
 		return skip + 1, "n:" + stem(w.s), 1, true
@@ -472,14 +475,14 @@ func dateFigure(words []word, i int) (figure, int, bool) {
 		if words[next].s == "." && next+1 < len(words) { // 1. Juli
 			next++
 		}
-		if m, ok := months[words[next].s]; ok {
+		if m, ok := months()[words[next].s]; ok {
 			d := parseNumber(w.s)
 			if len(d) == 1 && d[0] >= 1 && d[0] <= 31 {
 				return figure{values: []float64{float64(m*100) + d[0]}, cat: "date", start: w.start, end: words[next].end}, next - i + 1, true
 			}
 		}
 	}
-	if m, ok := months[w.s]; ok && w.kind == 'w' && len(w.s) > 3 && i+1 < len(words) && words[i+1].kind == 'n' {
+	if m, ok := months()[w.s]; ok && w.kind == 'w' && len(w.s) > 3 && i+1 < len(words) && words[i+1].kind == 'n' {
 		d := parseNumber(words[i+1].s)
 		if len(d) == 1 && d[0] >= 1 && d[0] <= 31 {
 			return figure{values: []float64{float64(m*100) + d[0]}, cat: "date", start: w.start, end: words[i+1].end}, 2, true
@@ -637,13 +640,13 @@ func parseCJKNumber(s string) (float64, bool) {
 // cjkUnit reads a unit at the start of a CJK run ("元", "公里", "个月", "人") and its length.
 func cjkUnit(s string) (string, float64, int, bool) {
 	best := ""
-	for w := range units {
+	for w := range units() {
 		if w != "" && strings.HasPrefix(s, w) && len(w) > len(best) && isCJKString(w) {
 			best = w
 		}
 	}
 	if best != "" {
-		return units[best].cat, units[best].factor, len(best), true
+		return units()[best].cat, units()[best].factor, len(best), true
 	}
 	for _, cls := range []string{"人", "名", "位"} { // people, however counted
 		if strings.HasPrefix(s, cls) {
@@ -705,7 +708,7 @@ func joinRanges(figs []figure, t string) []figure {
 func unitFactorOf(t string, f figure) (float64, bool) {
 	first := strings.Fields(t[f.start:f.end])[0]
 	raw := parseNumber(first)
-	if v, ok := numberWords[first]; ok {
+	if v, ok := numberWords()[first]; ok {
 		raw = []float64{v}
 	}
 	if len(raw) == 0 || raw[0] == 0 || len(f.values) == 0 {

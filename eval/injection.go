@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -87,10 +88,10 @@ func DetectInjection(text string) InjectionScan {
 	a := assessInjection(text)
 	scan := summarize(text, &a.n, a.hits)
 	scan.PatternScore = scan.Score
-	if injectionModel == nil {
+	if injectionModel() == nil {
 		return scan
 	}
-	p, where := injectionModel.assess(a)
+	p, where := injectionModel().assess(a)
 	scan.ModelScore = round3(p)
 	scan.Score = round3(combineInjection(scan.PatternScore, p, dampedStrength(a.hits)))
 	if p >= learnedEvidenceFloor && where[1] > where[0] && !slices.ContainsFunc(scan.Evidence, func(e Span) bool { return e.Start < where[1] && where[0] < e.End }) {
@@ -223,18 +224,32 @@ type scanWord struct {
 	id   int
 }
 
-var scanWords_, scanFinder = buildScanIndex()
+// scanIndex is the one-pass search index of every anchor, need word and feature word, built on
+// first use.
+var scanIndex = sync.OnceValue(func() scanIndexed {
+	words, finder := buildScanIndex()
+	return scanIndexed{words, finder}
+})
+
+// scanIndexed is the built scan index: what each word found stands for, and the finder.
+type scanIndexed struct {
+	words  []scanWord
+	finder *multiIndex
+}
+
+func scanWords_() []scanWord  { return scanIndex().words }
+func scanFinder() *multiIndex { return scanIndex().finder }
 
 func buildScanIndex() ([]scanWord, *multiIndex) {
 	var sw []scanWord
 	var words []string
-	for i, a := range anchorList {
+	for i, a := range anchorList() {
 		sw, words = append(sw, scanWord{'a', i}), append(words, a)
 	}
-	for i, w := range needList {
+	for i, w := range needList() {
 		sw, words = append(sw, scanWord{'n', i}), append(words, w)
 	}
-	for i, fw := range featureWords {
+	for i, fw := range featureWords() {
 		sw, words = append(sw, scanWord{'f', i}), append(words, fw.word)
 	}
 	return sw, newMultiIndex(words)
@@ -243,26 +258,26 @@ func buildScanIndex() ([]scanWord, *multiIndex) {
 // matchPatternsAndFeatures matches every pattern family on t in one pass over it; with features
 // set, the same pass also records the text-level features.
 func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cueIndex), features *[numGlobal]float64) {
-	seen := make([]int, len(anchorList))
+	seen := make([]int, len(anchorList()))
 	// every need word's positions, so a pattern's need check is a search in a short sorted list
 	// instead of a scan of its window
-	needAt := make([][]int32, len(needList))
+	needAt := make([][]int32, len(needList()))
 	type occurrence struct{ anchor, pos int32 }
 	var anchors []occurrence
 	var cues cueIndex
-	scanFinder.each(t, func(i, pos int) bool {
-		switch w := scanWords_[i]; w.kind {
+	scanFinder().each(t, func(i, pos int) bool {
+		switch w := scanWords_()[i]; w.kind {
 		case 'a':
-			if seen[w.id] < maxAnchorHits && boundaryBefore(t, pos, anchorList[w.id]) {
+			if seen[w.id] < maxAnchorHits && boundaryBefore(t, pos, anchorList()[w.id]) {
 				seen[w.id]++
 				anchors = append(anchors, occurrence{int32(w.id), int32(pos)})
 			}
 		case 'n':
-			if len(needAt[w.id]) < maxAnchorHits && boundaryBefore(t, pos, needList[w.id]) {
+			if len(needAt[w.id]) < maxAnchorHits && boundaryBefore(t, pos, needList()[w.id]) {
 				needAt[w.id] = append(needAt[w.id], int32(pos))
 			}
 		case 'f':
-			fw := featureWords[w.id]
+			fw := featureWords()[w.id]
 			if features != nil {
 				noteFeature(t, pos, fw, features)
 			}
@@ -273,10 +288,10 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 		return true
 	})
 	for _, o := range anchors {
-		a, pos := anchorList[o.anchor], int(o.pos)
+		a, pos := anchorList()[o.anchor], int(o.pos)
 		var window string
 		glued := wordContinues(t, pos+len(a), a) // "run" inside "runbook"
-		for _, p := range anchorIndex[a] {
+		for _, p := range anchorIndex()[a] {
 			if p.lineStart && !atLineStart(t, pos) || glued && !p.suffixOK {
 				continue
 			}
@@ -286,7 +301,7 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 			if window == "" {
 				window = t[pos:min(len(t), pos+patternWindow)]
 			}
-			if loc := p.re.FindStringIndex(window); loc != nil {
+			if loc := p.re().FindStringIndex(window); loc != nil {
 				emit(p, pos, pos+loc[1], &cues)
 			}
 		}
@@ -318,7 +333,7 @@ func needWithin(needAt [][]int32, ids []int, lo, hi int) bool {
 	for _, id := range ids {
 		ps := needAt[id]
 		i, _ := slices.BinarySearch(ps, int32(lo))
-		if i < len(ps) && int(ps[i]) < hi-len(needList[id])+1 {
+		if i < len(ps) && int(ps[i]) < hi-len(needList()[id])+1 {
 			return true
 		}
 	}

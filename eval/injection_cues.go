@@ -1,5 +1,7 @@
 package eval
 
+import "sync"
+
 import "slices"
 
 // FamilyAgentDirected marks text that no pattern matched but that, within one short window,
@@ -33,8 +35,23 @@ var cueKinds = [][]string{
 	{"important", "!!!", "attention", "urgent", "immediately", "p.s.", "note:"},
 }
 
-// cueWords flattens cueKinds for one-pass search; cueKindOf[i] is cueWords[i]'s kind.
-var cueWords, cueKindOf, cueFinder = buildCueIndex()
+// cueTable flattens cueKinds for one-pass search, on first use: cueWords()[i] is of kind
+// cueKindOf()[i].
+var cueTable = sync.OnceValue(func() cueIndexed {
+	words, kinds, finder := buildCueIndex()
+	return cueIndexed{words, kinds, finder}
+})
+
+// cueIndexed is the built cue index, made on first use.
+type cueIndexed struct {
+	words  []string
+	kindOf []int
+	finder *multiIndex
+}
+
+func cueWords() []string     { return cueTable().words }
+func cueKindOf() []int       { return cueTable().kindOf }
+func cueFinder() *multiIndex { return cueTable().finder }
 
 func buildCueIndex() ([]string, []int, *multiIndex) {
 	var words []string
@@ -52,10 +69,10 @@ func buildCueIndex() ([]string, []int, *multiIndex) {
 func agentDirectedHit(n *Normalized) (hit, bool) {
 	type occ struct{ pos, end, kind int }
 	var occs []occ
-	cueFinder.each(n.Text, func(wi, pos int) bool {
-		w := cueWords[wi]
+	cueFinder().each(n.Text, func(wi, pos int) bool {
+		w := cueWords()[wi]
 		if containsWord(n.Text[max(0, pos-1):min(len(n.Text), pos+len(w)+2)], w) {
-			occs = append(occs, occ{pos, pos + len(w), cueKindOf[wi]})
+			occs = append(occs, occ{pos, pos + len(w), cueKindOf()[wi]})
 		}
 		return len(occs) < maxCueOccurrences
 	})

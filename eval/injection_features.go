@@ -1,5 +1,6 @@
 package eval
 
+import "sync"
 import "math"
 
 // FamilyLearned marks evidence from the learned component: the window of the text it found most
@@ -51,7 +52,9 @@ type featureWord struct {
 	imperative bool // counts only when it opens a sentence or line
 }
 
-var featureWords = buildFeatureIndex()
+var featureWords = sync.OnceValue(func() []featureWord {
+	return buildFeatureIndex()
+})
 
 func buildFeatureIndex() []featureWord {
 	var fw []featureWord

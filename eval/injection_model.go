@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -53,9 +54,16 @@ type linearModel struct {
 //go:embed model
 var modelFS embed.FS
 
+// loadedModel decodes the embedded model on first use, not at start-up: every command links
+// eval, and most never score a text.
+var loadedModel = sync.OnceValues(loadInjectionModel)
+
 // injectionModel is the embedded model, or nil when model/injection.lrm is missing or unreadable
 // (then the pattern families decide alone; TestInjectionModelIsEmbedded fails on such a build).
-var injectionModel, injectionModelErr = loadInjectionModel()
+func injectionModel() *linearModel { m, _ := loadedModel(); return m }
+
+// injectionModelErr is why injectionModel is nil.
+func injectionModelErr() error { _, err := loadedModel(); return err }
 
 func loadInjectionModel() (*linearModel, error) {
 	data, err := modelFS.ReadFile(modelFile)

@@ -218,14 +218,14 @@ func TestGenerateInjectionModel(t *testing.T) {
 }
 
 func TestInjectionModelIsEmbedded(t *testing.T) {
-	if injectionModel == nil {
-		t.Fatalf("the learned component is missing (%v): run go generate ./eval", injectionModelErr)
+	if injectionModel() == nil {
+		t.Fatalf("the learned component is missing (%v): run go generate ./eval", injectionModelErr())
 	}
 }
 
 // The inlined accumulation the detector uses reads exactly the features the trainer counts.
 func TestAccumulateMatchesModelFeatures(t *testing.T) {
-	m := injectionModel
+	m := injectionModel()
 	if m == nil {
 		t.Skip("no model")
 	}

@@ -254,7 +254,7 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 				continue
 			}
 			r := unicode.ToLower(runes[j].r)
-			_, isConf := confusables[r]
+			_, isConf := confusables()[r]
 			switch {
 			case isConf:
 				conf++
@@ -267,7 +267,7 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 		if conf > 0 && (latin > 0 || other == 0) {
 			n.addSignal(SignalConfusable, int(runes[i].off))
 			for k := i; k < j; k++ {
-				if f, ok := confusables[unicode.ToLower(runes[k].r)]; ok {
+				if f, ok := confusables()[unicode.ToLower(runes[k].r)]; ok {
 					runes[k].r = f
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"html"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -25,13 +26,13 @@ const (
 var rot13Anchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret", "assistant"}
 
 // rot13AnchorsRotated are the anchors as they appear in a ROT13 payload.
-var rot13AnchorsRotated = func() []string {
+var rot13AnchorsRotated = sync.OnceValue(func() []string {
 	out := make([]string, len(rot13Anchors))
 	for i, w := range rot13Anchors {
 		out[i] = rot13(w)
 	}
 	return out
-}()
+})
 
 // decodePayloads finds base64, hex, URL-encoded and ROT13 runs that decode to readable text.
 func (n *Normalized) decodePayloads() {
@@ -394,7 +395,7 @@ func (n *Normalized) scanROT13() {
 	// the text itself, and rotate it only when it is a payload
 	hits := 0
 	for i, w := range rot13Anchors {
-		if strings.Contains(n.Text, rot13AnchorsRotated[i]) && !strings.Contains(n.Text, w) {
+		if strings.Contains(n.Text, rot13AnchorsRotated()[i]) && !strings.Contains(n.Text, w) {
 			hits++
 		}
 	}

@@ -1,5 +1,6 @@
 package eval
 
+import "sync"
 import "strings"
 
 // phraseList finds cue phrases in a statement by its words: a phrase matches where its words
@@ -87,17 +88,43 @@ func (p *phraseList) starts(ws []word) []int {
 
 // The cue lists, compiled.
 var (
-	refutationPhrases = newPhraseList(refutationCues, refutationCuesCJK)
-	historyPhrases    = newPhraseList(historyCues)
-	pastPhrases       = newPhraseList([]string{"used to", "previously", "formerly", "originally", "früher", "auparavant", "anteriormente", "ранее"})
-	changePhrases     = newPhraseList(changeVerbs, changeVerbsCJK)
-	oldPhrases        = newPhraseList(oldCues, oldCuesCJK)
-	newPhrases        = newPhraseList(newCues, newCuesCJK)
-	endPhrases        = newPhraseList(endCues)
-	abstainPhrases    = newPhraseList(abstentionCues, abstentionCuesCJK, suggestions)
-	pleasantPhrases   = newPhraseList(pleasantries, pleasantriesCJK)
-	sourcePhrases     = newPhraseList(sourceWords)
-	metaVerbPhrases   = newPhraseList([]string{"mention", "mentions", "say", "says", "cover", "covers", "state", "states"})
-	fromPhrases       = newPhraseList([]string{"from"})
-	toPhrases         = newPhraseList([]string{"to"})
+	refutationPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(refutationCues, refutationCuesCJK)
+	})
+	historyPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(historyCues)
+	})
+	pastPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList([]string{"used to", "previously", "formerly", "originally", "früher", "auparavant", "anteriormente", "ранее"})
+	})
+	changePhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(changeVerbs, changeVerbsCJK)
+	})
+	oldPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(oldCues, oldCuesCJK)
+	})
+	newPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(newCues, newCuesCJK)
+	})
+	endPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(endCues)
+	})
+	abstainPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(abstentionCues, abstentionCuesCJK, suggestions)
+	})
+	pleasantPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(pleasantries, pleasantriesCJK)
+	})
+	sourcePhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(sourceWords)
+	})
+	metaVerbPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList([]string{"mention", "mentions", "say", "says", "cover", "covers", "state", "states"})
+	})
+	fromPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList([]string{"from"})
+	})
+	toPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList([]string{"to"})
+	})
 )

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -133,7 +134,7 @@ func (m MetricPolicy) problems() []*PolicyError {
 	if m.Weight < 0 || math.IsNaN(m.Weight) || math.IsInf(m.Weight, 0) {
 		add("weight", fmt.Sprintf("weight %v is not a non-negative number", m.Weight), `set "weight" to a positive number, or 0 for 1`)
 	}
-	if m.Judge != "" && !judgeNameRe.MatchString(m.Judge) {
+	if m.Judge != "" && !judgeNameRe().MatchString(m.Judge) {
 		add("judge", fmt.Sprintf("judge %s is not a judge name", quoteShort(m.Judge)), `set "judge" to the name of a configured judge (letters, digits, "-", "_", "."), or leave it out for the default judge`)
 	}
 	return out
@@ -237,7 +238,9 @@ func quoteShort(v string) string {
 }
 
 // judgeNameRe is what a judge's name may be: short, no spaces, safe to log.
-var judgeNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var judgeNameRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+})
 
 // JudgeBudget is the metric's judge deadline: MaxJudgeLatencyMs, or DefaultMaxJudgeLatency at 0.
 func (m MetricPolicy) JudgeBudget() time.Duration {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -38,11 +39,21 @@ type token struct {
 
 // Sets built once from the lexicon.
 var (
-	stopSet       = setOf(stopWords)
-	permissionSet = setOf(permissionWords)
-	negationSet   = setOf(negationCues)
-	anaphorSet    = setOf(anaphors)
-	contrastSet   = setOf(contrastWords)
+	stopSet = sync.OnceValue(func() map[string]bool {
+		return setOf(stopWords)
+	})
+	permissionSet = sync.OnceValue(func() map[string]bool {
+		return setOf(permissionWords)
+	})
+	negationSet = sync.OnceValue(func() map[string]bool {
+		return setOf(negationCues)
+	})
+	anaphorSet = sync.OnceValue(func() map[string]bool {
+		return setOf(anaphors)
+	})
+	contrastSet = sync.OnceValue(func() map[string]bool {
+		return setOf(contrastWords)
+	})
 )
 
 func setOf(words []string) map[string]bool {
@@ -53,10 +64,12 @@ func setOf(words []string) map[string]bool {
 	return m
 }
 
-func isStopWord(w string) bool { return stopSet[w] || permissionSet[w] }
+func isStopWord(w string) bool { return stopSet()[w] || permissionSet()[w] }
 
 // apostrophes folds typographic apostrophes so "can’t" is "can't".
-var apostrophes = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'", "`", "'")
+var apostrophes = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'", "`", "'")
+})
 
 // Levels of splitStatements.
 const (
@@ -98,7 +111,7 @@ func splitStatements(text string, level int) [][2]int {
 			for j < len(text) && text[j] == ' ' {
 				j++
 			}
-			if w := leadingWord(text[j:]); contrastSet[w] || fine && conjunction(w) {
+			if w := leadingWord(text[j:]); contrastSet()[w] || fine && conjunction(w) {
 				cut, skip = i, j-i
 			} else if cw := leadingCJKContrast(text[j:]); cw != "" && (r == '，' || r == '、') {
 				cut, skip = i, j-i+len(cw)
@@ -195,20 +208,20 @@ func trimSpan(text string, s, e int) (int, int) {
 // analyze turns a statement's text into tokens, figures, polarity and supersession marks.
 func analyze(raw string) statement {
 	st := statement{text: raw}
-	t := norm.NFKC.String(apostrophes.Replace(strings.ToValidUTF8(raw, "\uFFFD")))
+	t := norm.NFKC.String(apostrophes().Replace(strings.ToValidUTF8(raw, "\uFFFD")))
 	lower := lowerSameLength(t)
 	st.figs, lower = extractFigures(lower)
 	lower = maskExceptions(lower)
 	ws := scanWords(lower)
 	st.neg = hasNegation(lower, t, ws)
-	st.refutes = refutationPhrases.any(ws)
+	st.refutes = refutationPhrases().any(ws)
 	st.conjStart = conjunction(leadingWord(lower))
 	markSupersession(&st, lower, ws)
-	st.history = historyPhrases.any(ws)
-	st.past = pastPhrases.any(ws)
+	st.history = historyPhrases().any(ws)
+	st.past = pastPhrases().any(ws)
 	st.tokens = contentTokens(t, ws)
 	markOldTokens(&st, ws)
-	if w := leadingWord(lower); anaphorSet[w] {
+	if w := leadingWord(lower); anaphorSet()[w] {
 		st.anaphoric = true
 	}
 	return st
@@ -254,7 +267,7 @@ func hasNegation(s, cased string, words []word) bool {
 				continue
 			}
 			for _, part := range elisions(w.s) {
-				if negationSet[part] || strings.HasSuffix(part, "n't") {
+				if negationSet()[part] || strings.HasSuffix(part, "n't") {
 					return true
 				}
 			}
@@ -293,7 +306,7 @@ func contentTokens(t string, words []word) []token {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
 			for _, part := range elisions(w.s) {
-				if (isStopWord(part) || negationSet[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
+				if (isStopWord(part) || negationSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
 				r, _ := utf8.DecodeRuneInString(orig)
@@ -358,21 +371,23 @@ func cjkTokens(s string) []token {
 const cjkFunctionChars = "有是的了在与及也都就而或被把对为以于这那该其此之等将会能可要所"
 
 // irregular maps English irregular forms to their base, so "taken" meets "take".
-var irregular = map[string]string{"taken": "take", "took": "take", "given": "give", "gave": "give", "written": "write",
-	"wrote": "write", "made": "make", "gone": "go", "went": "go", "done": "do", "seen": "see", "saw": "see",
-	"known": "know", "shown": "show", "held": "hold", "built": "build", "sent": "send", "spent": "spend",
-	"paid": "pay", "found": "find", "brought": "bring", "bought": "buy", "taught": "teach", "told": "tell",
-	"sold": "sell", "kept": "keep", "lent": "lend", "ran": "run", "began": "begin", "begun": "begin",
-	"chose": "choose", "chosen": "choose", "drove": "drive", "driven": "drive", "flew": "fly", "flown": "fly",
-	"grew": "grow", "grown": "grow", "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall",
-	"won": "win", "came": "come", "led": "lead", "met": "meet", "left": "leave", "cut": "cut", "lost": "lose",
-	"children": "child", "people": "person", "staff": "staff", "employees": "employee", "women": "woman", "men": "man"}
+var irregular = sync.OnceValue(func() map[string]string {
+	return map[string]string{"taken": "take", "took": "take", "given": "give", "gave": "give", "written": "write",
+		"wrote": "write", "made": "make", "gone": "go", "went": "go", "done": "do", "seen": "see", "saw": "see",
+		"known": "know", "shown": "show", "held": "hold", "built": "build", "sent": "send", "spent": "spend",
+		"paid": "pay", "found": "find", "brought": "bring", "bought": "buy", "taught": "teach", "told": "tell",
+		"sold": "sell", "kept": "keep", "lent": "lend", "ran": "run", "began": "begin", "begun": "begin",
+		"chose": "choose", "chosen": "choose", "drove": "drive", "driven": "drive", "flew": "fly", "flown": "fly",
+		"grew": "grow", "grown": "grow", "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall",
+		"won": "win", "came": "come", "led": "lead", "met": "meet", "left": "leave", "cut": "cut", "lost": "lose",
+		"children": "child", "people": "person", "staff": "staff", "employees": "employee", "women": "woman", "men": "man"}
+})
 
 // stem reduces a lower-case word to a key that its inflections share: a light English suffix
 // strip and a German ge- prefix strip, diacritics folded, then a prefix (five runes for Latin and
 // Greek letters, four for Cyrillic, which inflects more).
 func stem(w string) string {
-	if b, ok := irregular[w]; ok {
+	if b, ok := irregular()[w]; ok {
 		w = b
 	}
 	w = foldDiacritics(w)
@@ -450,8 +465,8 @@ func foldDiacritics(w string) string {
 // markSupersession flags the figures and tokens a statement marks as superseded or current:
 // "from X to Y" (X old, Y new), "previously X", "X (deprecated)", "now Y", "replaced X with Y".
 func markSupersession(st *statement, lower string, ws []word) {
-	st.change = changePhrases.any(ws)
-	oldAt, newAt := oldPhrases.ends(ws), newPhrases.ends(ws)
+	st.change = changePhrases().any(ws)
+	oldAt, newAt := oldPhrases().ends(ws), newPhrases().ends(ws)
 	// a cue marks the first figure after it
 	for _, c := range oldAt {
 		if i := firstFigureAfter(st.figs, c, 40); i >= 0 {
@@ -530,11 +545,11 @@ var endCues = []string{"stepped down", "resigned", "left the company", "retired"
 // from Baker Street to King's Road"), shortly after an old cue ("formerly John Smith"), and before
 // an end cue ("Anna Berg stepped down").
 func markOldTokens(st *statement, ws []word) {
-	oldAt, newAt := oldPhrases.ends(ws), newPhrases.ends(ws)
+	oldAt, newAt := oldPhrases().ends(ws), newPhrases().ends(ws)
 	from, to := -1, -1
-	if f := fromPhrases.starts(ws); len(f) > 0 {
+	if f := fromPhrases().starts(ws); len(f) > 0 {
 		from = f[0]
-		for _, t := range toPhrases.starts(ws) {
+		for _, t := range toPhrases().starts(ws) {
 			if t > from {
 				to = t
 				break
@@ -542,7 +557,7 @@ func markOldTokens(st *statement, ws []word) {
 		}
 	}
 	end := -1
-	if e := endPhrases.starts(ws); len(e) > 0 {
+	if e := endPhrases().starts(ws); len(e) > 0 {
 		end = e[0]
 	}
 	for i := range st.tokens {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -81,7 +80,7 @@ func isBase64(s string) bool {
 	return err == nil
 }
 
-var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+var schemeRE = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
 // uriProblem says why s is not an RFC 3986 URI with a scheme, or "".
 func uriProblem(s string) string {
@@ -91,7 +90,7 @@ func uriProblem(s string) string {
 		return "empty"
 	case err != nil:
 		return err.Error()
-	case u.Scheme == "" || !schemeRE.MatchString(u.Scheme):
+	case u.Scheme == "" || !schemeRE().MatchString(u.Scheme):
 		return "no scheme"
 	}
 	return ""

@@ -17,9 +17,23 @@ const injectionThreshold = 0.7
 // [0,1] and the evidence spans. Tests replace it; it is nil only if the scoring core offers none,
 // and the check then says nothing.
 var detectInjection = func(text string) (float64, []eval.Span) {
-	s := eval.DetectInjection(text)
-	return s.Score, s.Evidence
+	s := injectionMemo.get(text, func(text string) injectionScore {
+		s := eval.DetectInjection(text)
+		return injectionScore{s.Score, s.Evidence}
+	})
+	return s.score, s.spans
 }
+
+// injectionScore is what the detector said about one text.
+type injectionScore struct {
+	score float64
+	spans []eval.Span
+}
+
+// injectionMemo remembers the detector's verdicts: a scan sees the same tool descriptions on
+// every tools/list it sends, and the deterministic detector gives a text the same score each
+// time. Callers never modify the spans.
+var injectionMemo = newMemo[injectionScore](8192, 16<<20)
 
 // maxInjectionTexts bounds how many texts of one exchange are scanned.
 const maxInjectionTexts = 256
@@ -52,8 +66,8 @@ func checkInjection(v *view, _ *History) []rules.Outcome {
 			texts = append(texts, scanText{"tools/call structuredContent", string(sc)})
 		}
 	case "tools/list":
-		for _, raw := range decodeArray(v.result()["tools"]) {
-			t := decodeObject(raw)
+		_, objs := v.tools()
+		for _, t := range objs {
 			name, _ := stringOf(t["name"])
 			if d, ok := stringOf(t["description"]); ok {
 				texts = append(texts, scanText{fmt.Sprintf("the description of tool %q", clip(name)), d})

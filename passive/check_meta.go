@@ -3,7 +3,6 @@ package passive
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -75,14 +74,14 @@ func checkDiscover(v *view, h *History) []rules.Outcome {
 }
 
 var (
-	metaLabel = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
-	metaName  = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)
+	metaLabel = lazyRegexp(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+	metaName  = lazyRegexp(`^([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)
 	// W3C Trace Context traceparent: version-traceid-parentid-flags, lower-case hex.
-	traceparentRE = regexp.MustCompile(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$`)
+	traceparentRE = lazyRegexp(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$`)
 	// W3C tracestate list member: key=value, with the key grammar of the spec.
-	tracestateKey = regexp.MustCompile(`^([a-z0-9][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})$`)
+	tracestateKey = lazyRegexp(`^([a-z0-9][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})$`)
 	// W3C Baggage key: an RFC 7230 token.
-	baggageKey = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	baggageKey = lazyRegexp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
 // metaKeyProblem says why key breaks the _meta key grammar, or "".
@@ -97,12 +96,12 @@ func metaKeyProblem(key string) string {
 			return "an empty prefix before '/'"
 		}
 		for _, l := range strings.Split(prefix, ".") {
-			if !metaLabel.MatchString(l) {
+			if !metaLabel().MatchString(l) {
 				return fmt.Sprintf("prefix label %q does not start with a letter and end with a letter or digit", l)
 			}
 		}
 	}
-	if !metaName.MatchString(name) {
+	if !metaName().MatchString(name) {
 		return fmt.Sprintf("name %q does not begin and end with an alphanumeric", name)
 	}
 	return ""
@@ -164,7 +163,7 @@ func traceProblem(key, s string, isString bool) string {
 	}
 	switch key {
 	case "traceparent":
-		g := traceparentRE.FindStringSubmatch(s)
+		g := traceparentRE().FindStringSubmatch(s)
 		switch {
 		case g == nil:
 			return "not version-traceid-parentid-flags in lower-case hex"
@@ -188,7 +187,7 @@ func traceProblem(key, s string, isString bool) string {
 				continue
 			}
 			k, val, ok := strings.Cut(m, "=")
-			if !ok || !tracestateKey.MatchString(k) || val == "" || len(val) > 256 {
+			if !ok || !tracestateKey().MatchString(k) || val == "" || len(val) > 256 {
 				return fmt.Sprintf("list member %q is not key=value", clip(m))
 			}
 		}
@@ -196,7 +195,7 @@ func traceProblem(key, s string, isString bool) string {
 		for _, m := range strings.Split(s, ",") {
 			kv, _, _ := strings.Cut(m, ";")
 			k, _, ok := strings.Cut(strings.Trim(kv, " \t"), "=")
-			if !ok || !baggageKey.MatchString(strings.Trim(k, " \t")) {
+			if !ok || !baggageKey().MatchString(strings.Trim(k, " \t")) {
 				return fmt.Sprintf("member %q is not key=value", clip(m))
 			}
 		}

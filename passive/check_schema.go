@@ -53,8 +53,8 @@ func checkXMCPHeader(v *view, _ *History) []rules.Outcome {
 	}
 	var out []rules.Outcome
 	seenAny := false
-	for _, raw := range decodeArray(v.result()["tools"]) {
-		t := decodeObject(raw)
+	_, objs := v.tools()
+	for _, t := range objs {
 		name, _ := stringOf(t["name"])
 		var problems []string
 		found := map[string]bool{}
@@ -136,8 +136,8 @@ func checkSchemaDialect(v *view, _ *History) []rules.Outcome {
 		return nil
 	}
 	n, skipped := 0, 0
-	for _, raw := range decodeArray(v.result()["tools"]) {
-		t := decodeObject(raw)
+	_, objs := v.tools()
+	for _, t := range objs {
 		name, _ := stringOf(t["name"])
 		for _, field := range []string{"inputSchema", "outputSchema"} {
 			s, ok := t[field]
@@ -168,8 +168,18 @@ func checkSchemaDialect(v *view, _ *History) []rules.Outcome {
 // traffic. Each schema is also bounded in size and depth (wire.SchemaTooLarge).
 const maxSchemas = 64
 
-// compileSchema validates one schema against its meta-schema, with no network loader.
+// schemaMemo remembers each schema's verdict by its bytes: a scan reads the same tools/list many
+// times, and compiling is the costliest passive work there is.
+var schemaMemo = newMemo[error](4096, 16<<20)
+
+// compileSchema validates one schema against its meta-schema, with no network loader. The
+// verdict depends on the bytes alone, so it is memoised.
 func compileSchema(raw json.RawMessage) error {
+	return schemaMemo.getBytes(raw, func(b []byte) error { return compileSchemaOnce(b) })
+}
+
+// compileSchemaOnce is compileSchema without the memo.
+func compileSchemaOnce(raw json.RawMessage) error {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return fmt.Errorf("decoding the schema: %w", err)

@@ -6,14 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var toolNameRE = lazyRegexp(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // checkToolsList enforces the published tool definitions of one tools/list page, and compares
 // them with what History saw before.
@@ -27,7 +26,7 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 	if v.method() != "tools/list" || !v.complete() {
 		return nil
 	}
-	tools := decodeArray(v.result()["tools"])
+	tools, objs := v.tools()
 	if tools == nil {
 		return nil
 	}
@@ -36,11 +35,10 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 	seen := map[string]bool{}
 	badName, dupName, badSchema := "", "", ""
 	defs := map[string]string{}
-	for _, raw := range tools {
-		t := decodeObject(raw)
+	for _, t := range objs {
 		name, _ := stringOf(t["name"])
 		names = append(names, name)
-		if !toolNameRE.MatchString(name) && badName == "" {
+		if !toolNameRE().MatchString(name) && badName == "" {
 			badName = name
 		}
 		if seen[name] && dupName == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -32,6 +33,10 @@ type view struct {
 	// res and caps memoise result() and clientCapabilities(): most checks read them.
 	res, caps       map[string]json.RawMessage
 	resDone, capsOK bool
+	// toolRaws and toolObjs memoise tools(): four checks read a tools/list result.
+	toolRaws  []json.RawMessage
+	toolObjs  []map[string]json.RawMessage
+	toolsDone bool
 	// events are the SSE events, framed once (by wire).
 	events []wire.Event
 	// parseErrors are what wire could not parse in the response, in order.
@@ -104,6 +109,21 @@ func (v *view) result() map[string]json.RawMessage {
 	return v.res
 }
 
+// tools decodes result.tools once for every check that reads it: the elements as they were
+// (nil when tools is not an array) and each decoded as an object (nil for one that is not).
+// Checks read the maps and never modify them.
+func (v *view) tools() ([]json.RawMessage, []map[string]json.RawMessage) {
+	if !v.toolsDone {
+		v.toolsDone = true
+		v.toolRaws = decodeArray(v.result()["tools"])
+		v.toolObjs = make([]map[string]json.RawMessage, len(v.toolRaws))
+		for i, raw := range v.toolRaws {
+			v.toolObjs[i] = decodeObject(raw)
+		}
+	}
+	return v.toolRaws, v.toolObjs
+}
+
 // resultType returns the final result's resultType string and whether it was present.
 func (v *view) resultType() (string, bool) {
 	r := v.result()
@@ -160,12 +180,45 @@ func (v *view) reqParamString(key string) (string, bool) {
 // sseEvents returns the response's events, as wire framed them.
 func (v *view) sseEvents() []wire.Event { return v.events }
 
-// decodeObject returns the members of a JSON object (wire's scanner: one pass, values are
-// slices of b); nil when b is not an object. A key twice keeps its last value.
-func decodeObject(b []byte) map[string]json.RawMessage { return wire.Object(b) }
+// memoMinBytes is the size from which decodeObject and decodeArray memoise: a tools/list result
+// and its tool definitions are decoded by many checks on every copy of the list a scan or a
+// proxy sees, while small values cost less to decode than to look up.
+const memoMinBytes = 128
 
-// decodeArray returns the elements of a JSON array (slices of b); nil when b is not an array.
-func decodeArray(b []byte) []json.RawMessage { return wire.Array(b) }
+// objectMemo and arrayMemo remember the decodings of large values. The maps and slices they hand
+// out are shared: checks read them and never modify them.
+var (
+	objectMemo = newMemo[map[string]json.RawMessage](16384, 32<<20)
+	arrayMemo  = newMemo[[]json.RawMessage](1024, 32<<20)
+)
+
+// decodeObject returns the members of a JSON object, read by wire's scanner (one pass, values
+// are slices of the bytes read); nil when b is not an object. A key twice keeps its last value.
+// The map of a large value is shared with other callers (memoised): never modify it.
+func decodeObject(b []byte) map[string]json.RawMessage {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	if len(b) >= memoMinBytes {
+		return objectMemo.getBytes(b, wire.Object)
+	}
+	return wire.Object(b)
+}
+
+// decodeArray returns the elements of a JSON array (wire's scanner, slices of the bytes read);
+// nil when b is not an array. The slice of a large value is shared (memoised): never modify it.
+func decodeArray(b []byte) []json.RawMessage {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '[' {
+		return nil
+	}
+	if len(b) >= memoMinBytes {
+		// Clipped, so that a caller's append copies instead of writing into a shared array.
+		return arrayMemo.getBytes(b, func(b []byte) []json.RawMessage { return slices.Clip(wire.Array(b)) })
+	}
+	return wire.Array(b)
+}
 
 // stringOf decodes a JSON string.
 func stringOf(b json.RawMessage) (string, bool) { return wire.String(b) }

@@ -33,7 +33,7 @@ func (h *htmlRenderer) Render(w io.Writer, r *Result) error {
 		return errNilResult
 	}
 	var buf bytes.Buffer
-	if err := htmlPage.Execute(&buf, h.page(r)); err != nil {
+	if err := htmlPage().Execute(&buf, h.page(r)); err != nil {
 		return fmt.Errorf("building the HTML report: %w", err)
 	}
 	return writeAll(w, "HTML", buf.Bytes())

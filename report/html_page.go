@@ -3,17 +3,23 @@ package report
 import (
 	"html/template"
 	"strings"
+	"sync"
 )
 
-// htmlPage is the HTML report's one template. Its Content-Security-Policy allows inline style
-// and nothing else: no script, no font, no image, no request of any kind.
-var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
-	"clean":      clean,
-	"url":        safeURL,
-	"upper":      strings.ToUpper,
-	"levelClass": levelClass,
-	"plural":     plural,
-}).Parse(`<!DOCTYPE html>
+// htmlPage is the HTML report's one template, parsed on first use (a command that writes no HTML
+// never parses it). Its Content-Security-Policy allows inline style and nothing else: no script,
+// no font, no image, no request of any kind.
+var htmlPage = sync.OnceValue(htmlTemplate)
+
+// htmlTemplate parses the page; only htmlPage calls it.
+func htmlTemplate() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"clean":      clean,
+		"url":        safeURL,
+		"upper":      strings.ToUpper,
+		"levelClass": levelClass,
+		"plural":     plural,
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -102,6 +108,7 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 </body>
 </html>
 `))
+}
 
 // htmlCSS is the page's only style sheet, inline.
 const htmlCSS = `

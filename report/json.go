@@ -121,6 +121,11 @@ func Decode(rd io.Reader) (*Result, error) {
 		return nil, fmt.Errorf("decoding the JSON result: %w %q: this build of Sentinel reads %q; re-export the findings with a matching version",
 			ErrSchema, r.Schema, SchemaVersion)
 	}
+	for i, p := range r.Probes {
+		if p.Name == "" || p.StartMs < 0 || p.DurationMs < 0 || p.Requests < 0 {
+			return nil, fmt.Errorf("decoding the JSON result: probes[%d]: a step needs a name and non-negative times and counts", i)
+		}
+	}
 	for i, rr := range r.Rules {
 		if err := validRuleResult(rr); err != nil {
 			return nil, fmt.Errorf("decoding the JSON result: rules[%d] (%s): %w", i, rr.Rule.ID, err)
@@ -144,6 +149,9 @@ func normalise(r *Result) {
 	slices.SortStableFunc(r.Rules, byRuleID)
 	if len(r.Notes) == 0 {
 		r.Notes = nil
+	}
+	if len(r.Probes) == 0 {
+		r.Probes = nil
 	}
 	for i := range r.Rules {
 		if len(r.Rules[i].Evidence) == 0 {

@@ -27,7 +27,7 @@ func modelKeys() map[string]bool {
 	knownKeysOnce.Do(func() {
 		knownKeys = map[string]bool{}
 		for _, v := range []any{Result{}, RuleResult{}, rules.Rule{}, rules.Indeterminacy{}, rules.Outcome{},
-			Incomplete{}, CouldNotRun{}, Comparison{}, Entry{}, Inventory{}, DebtItem{}, DebtEvidence{},
+			Incomplete{}, CouldNotRun{}, ProbeRun{}, Comparison{}, Entry{}, Inventory{}, DebtItem{}, DebtEvidence{},
 			document{}, findingJSON{}, Tally{}, Counts{}} {
 			t := reflect.TypeOf(v)
 			for i := range t.NumField() {

@@ -31,6 +31,9 @@ func TestDecodeRejects(t *testing.T) {
 		{name: "an unknown check mode", in: `{"schema":"sentinel.result/v1","rules":[{"rule":{"id":"x","level":"MUST","check":"psychic"},"status":"pass"}]}`, wantErr: `unknown check mode "psychic"`},
 		{name: "text that is not JSON", in: `schema: v1`, wantErr: "decoding the JSON result"},
 		{name: "field names differing only in case", in: `{"SCHEMA":"sentinel.result/v1","rules":[]}`, wantErr: `unknown field "SCHEMA"`},
+		{name: "a probe step without a name", in: `{"schema":"sentinel.result/v1","probes":[{"name":"","startMs":0,"durationMs":1,"requests":1}],"rules":[]}`, wantErr: "probes[0]: a step needs a name"},
+		{name: "a probe step with a negative duration", in: `{"schema":"sentinel.result/v1","probes":[{"name":"x","startMs":0,"durationMs":-1,"requests":1}],"rules":[]}`, wantErr: "probes[0]"},
+		{name: "an unknown field inside a probe step", in: `{"schema":"sentinel.result/v1","probes":[{"name":"x","startMs":0,"durationMs":1,"requests":1,"durationNs":5}],"rules":[]}`, wantErr: `unknown field "durationNs"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,8 +108,43 @@ func TestMarshalCanonicalNormalises(t *testing.T) {
 	}
 }
 
+// withProbes is a scan result with the timing of its steps, as active.Scan records them.
+func withProbes() *Result {
+	r := testResult(rules.Must, rules.Fail)
+	r.Probes = []ProbeRun{
+		{Name: DiscoveryStep, StartMs: 0, DurationMs: Millis(3210 * time.Microsecond), Requests: 5},
+		{Name: "header-case", StartMs: 3.21, DurationMs: 0.875, Requests: 2},
+		{Name: "list-changed", StartMs: 3.3, DurationMs: 40.5, Requests: 3, Cut: "probe-timeout"},
+	}
+	return r
+}
+
+// TestProbeRunsInJSON: the per-step timing is written under "probes" with durationMs, and
+// comes back equal.
+func TestProbeRunsInJSON(t *testing.T) {
+	data, err := MarshalCanonical(withProbes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"probes": [`, `"name": "discovery"`, `"durationMs": 3.21`, `"startMs": 3.3`, `"requests": 5`, `"cut": "probe-timeout"`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the JSON result lacks %s:\n%s", want, data)
+		}
+	}
+	back, err := Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Probes, withProbes().Probes) {
+		t.Errorf("probes came back as %+v", back.Probes)
+	}
+	if Millis(1500*time.Nanosecond) != 0.001 || Millis(2*time.Second) != 2000 {
+		t.Errorf("Millis keeps microseconds: %v %v", Millis(1500*time.Nanosecond), Millis(2*time.Second))
+	}
+}
+
 func TestJSONRoundTrip(t *testing.T) {
-	for _, r := range []*Result{testResult(), bigResult(40)} {
+	for _, r := range []*Result{testResult(), bigResult(40), withProbes()} {
 		data, err := MarshalCanonical(r)
 		if err != nil {
 			t.Fatal(err)
@@ -137,6 +175,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"schema":"sentinel.result/v1","rules":null}`))
+	f.Add([]byte(`{"schema":"sentinel.result/v1","probes":[{"name":"discovery","startMs":0,"durationMs":1.5,"requests":3}],"rules":[]}`))
 	f.Add([]byte(`{"schema":"sentinel.result/v1","rules":[],"Schema":"x"}`))
 	f.Add([]byte("{\"schema\":\"sentinel.result/v1\",\"target\":\"\\u2028\\u0000\xff\",\"rules\":[]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -52,6 +52,11 @@ type Result struct {
 	Era string `json:"era,omitempty"`
 	// Notes are scan-level remarks shown before the rules (era gate verdict, skipped probes).
 	Notes []string `json:"notes,omitempty"`
+	// Probes is how the scan spent its time: discovery, then every probe that ran, in the order
+	// they started, each with when it started, how long it took and how many requests it sent,
+	// so the slowest probes and the scan's critical path are visible. Timings vary from run to
+	// run; no verdict depends on them. Empty for results not produced by an active scan.
+	Probes []ProbeRun `json:"probes,omitempty"`
 	// Rules holds one entry per rule evaluated, sorted by rule ID.
 	Rules []RuleResult `json:"rules"`
 	// Incomplete is set when the scan did not finish every probe it selected (its --timeout ran
@@ -86,6 +91,29 @@ type Incomplete struct {
 	// Probes names the unfinished probes, sorted.
 	Probes []string `json:"probes,omitempty"`
 }
+
+// ProbeRun is how one step of a scan ran. Times are milliseconds with microsecond precision.
+type ProbeRun struct {
+	// Name is the probe's name, or DiscoveryStep for the era gate and the reading of the lists
+	// that every probe waits for.
+	Name string `json:"name"`
+	// StartMs is when the step started, after the start of the scan.
+	StartMs float64 `json:"startMs"`
+	// DurationMs is how long the step took, from its start to its last outcome.
+	DurationMs float64 `json:"durationMs"`
+	// Requests counts the requests the step sent.
+	Requests int `json:"requests"`
+	// Cut says why the step did not finish ("scan-timeout", "probe-timeout", "interrupted");
+	// empty when it finished.
+	Cut string `json:"cut,omitempty"`
+}
+
+// DiscoveryStep names the ProbeRun of discovery: server/discover, the legacy initialize and the
+// first page of each declared list, which every probe depends on.
+const DiscoveryStep = "discovery"
+
+// Millis converts d to milliseconds with microsecond precision, the unit of ProbeRun.
+func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // CouldNotRun says why a scan could not grade its target.
 type CouldNotRun struct {

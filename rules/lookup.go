@@ -26,7 +26,7 @@ func ParseID(id string) (Level, string, error) {
 	if lvl == "" {
 		return "", "", errors.New("rule ID level must be MUST, MUST-NOT, SHOULD or SHOULD-NOT")
 	}
-	if !kebab.MatchString(name) {
+	if !kebab().MatchString(name) {
 		return "", "", errors.New("rule ID name must be kebab-case")
 	}
 	return lvl, name, nil

@@ -3,7 +3,6 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -35,8 +34,8 @@ var (
 )
 
 var (
-	kebab  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	anchor = regexp.MustCompile(`^[^\s#]+$`)
+	kebab  = lazyRegexp(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	anchor = lazyRegexp(`^[^\s#]+$`)
 )
 
 // SpecPages are the pages of the 2026-07-28 specification, as paths under SpecBase ("" is the
@@ -104,7 +103,7 @@ type problem struct {
 func validateOne(r Rule) []problem {
 	var ps []problem
 	add := func(err error, detail string) { ps = append(ps, problem{err, detail}) }
-	if !kebab.MatchString(r.Name) {
+	if !kebab().MatchString(r.Name) {
 		add(ErrNameMalformed, r.Name)
 	}
 	if !r.Level.Valid() {
@@ -175,7 +174,7 @@ func checkURL(u string) (string, error) {
 	if !knownPage(page) {
 		return page, ErrURLPage
 	}
-	if hasFrag && !anchor.MatchString(frag) {
+	if hasFrag && !anchor().MatchString(frag) {
 		return frag, ErrURLAnchor
 	}
 	return "", nil

@@ -33,7 +33,7 @@ func ValidateDeprecations(ds []Deprecation, rms []Removal, rs []Rule) []error {
 		errs = append(errs, fmt.Errorf("deprecation registry %q: %w%s", key, err, suffix(detail)))
 	}
 	common := func(key, name, source, url, replacement string, ev []Evidence, related []string) {
-		if !kebab.MatchString(key) || keys[key] {
+		if !kebab().MatchString(key) || keys[key] {
 			fail(key, ErrDepKey, "")
 		}
 		keys[key] = true

@@ -45,7 +45,8 @@ bench() {
 }
 
 # Figures that need servers and tools (scan recall, suite comparison, the proxy side by side with a plain one, broker load).
-[ -d e2e ] && fragment scan-accuracy-and-speed ./e2e 'TestMeasureScan'
+[ -d e2e ] && fragment scan-accuracy ./e2e '^TestMeasureScan$'
+[ -d e2e ] && fragment scan-speed ./e2e '^TestMeasureScanSpeed$'
 [ -d e2e ] && fragment mutation-harness ./e2e 'TestMutationHarness'
 [ -d eval ] && fragment eval-corpus ./eval 'TestMeasureEvalCorpus'
 [ -d proxy ] && fragment proxy ./proxy '^TestMeasureProxy$'

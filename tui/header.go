@@ -112,7 +112,7 @@ func deprecationLine(s Styles, snap Snapshot) string {
 	var failing []string
 	seen := map[string]bool{}
 	for _, f := range snap.Findings {
-		if sightingRules[f.RuleID] && !seen[f.RuleID] {
+		if sightingRules()[f.RuleID] && !seen[f.RuleID] {
 			seen[f.RuleID] = true
 			failing = append(failing, ruleName(f.RuleID))
 		}

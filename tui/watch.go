@@ -135,7 +135,10 @@ type liveState struct {
 
 // sightingRules are the rules whose failures mean "a deprecated feature is in use" without
 // saying which; the exchange is read to find out.
-var sightingRules = map[string]bool{rules.IDOf("deprecated-features-avoided"): true, rules.IDOf("no-new-http-sse"): true}
+// Resolved on first use, not at start-up.
+var sightingRules = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{rules.IDOf("deprecated-features-avoided"): true, rules.IDOf("no-new-http-sse"): true}
+})
 
 // maxQueued bounds the events held while the history loads.
 const maxQueued = 20000
@@ -190,7 +193,7 @@ func (s *liveState) applyLocked(ev sseEvent) {
 			return
 		}
 		s.cache.AddLiveFinding(f)
-		if sightingRules[f.RuleID] && f.ExchangeID != "" && len(s.sighted) < maxPending {
+		if sightingRules()[f.RuleID] && f.ExchangeID != "" && len(s.sighted) < maxPending {
 			s.sighted[f.ExchangeID] = true
 		}
 		s.stale.Store(true)

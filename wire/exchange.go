@@ -96,8 +96,10 @@ type Message struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *Error          `json:"error,omitempty"`
 	// params and result are Params and Result split into members when the message was
-	// decoded, once for every reader (nil for a message built by hand, which splits on use).
+	// decoded, once for every reader. A message built by hand, or whose Result was replaced,
+	// has its result split once on first use instead (res).
 	params, result *members
+	res            resultMemo
 }
 
 // Error is a JSON-RPC error object.

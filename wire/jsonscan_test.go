@@ -126,7 +126,7 @@ func TestDecodedMembersAreSlicesOfTheMessage(t *testing.T) {
 		t.Fatal("params were not split once when the message was decoded")
 	}
 	// A message whose params were replaced reads the new ones.
-	m2 := *m
+	m2 := &Message{Raw: m.Raw, JSONRPC: m.JSONRPC, ID: m.ID, Method: m.Method, Params: m.Params, params: m.params}
 	m2.Params = json.RawMessage(`{"name":"other"}`)
 	if v, _ := String(m2.ParamField("name")); v != "other" {
 		t.Fatalf("replaced params read %q, want other", v)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // Meta keys of the 2026-07-28 revision.
@@ -265,10 +266,50 @@ func splitMembers(src []byte) *members {
 
 // of returns the split of src: ms when it was made from these very bytes, else a new one.
 func (ms *members) of(src []byte) *members {
-	if ms != nil && len(ms.src) == len(src) && (len(src) == 0 || &ms.src[0] == &src[0]) {
+	if ms.isOf(src) {
 		return ms
 	}
 	return splitMembers(src)
+}
+
+// isOf reports whether ms was split from these very bytes (the same slice, not merely equal
+// bytes): a Result replaced after decoding is split afresh.
+func (ms *members) isOf(src []byte) bool {
+	return ms != nil && len(ms.src) == len(src) && (len(src) == 0 || &ms.src[0] == &src[0])
+}
+
+// resultMemo is the split of a Result that DecodeMessage did not split (a message built by hand,
+// or one whose Result was replaced), made once on first use for every accessor after it: a
+// large tools/list result would otherwise be tokenised again by each of them.
+type resultMemo struct {
+	mu sync.Mutex
+	ms *members
+}
+
+// resultMembers is the split of Result: DecodeMessage's when Result is still what it split (no
+// lock: that split is never written after decoding), else the memo's, made once per Result.
+func (m *Message) resultMembers() *members {
+	if m.result.isOf(m.Result) {
+		return m.result
+	}
+	m.res.mu.Lock()
+	defer m.res.mu.Unlock()
+	if !m.res.ms.isOf(m.Result) {
+		m.res.ms = splitMembers(m.Result)
+	}
+	return m.res.ms
+}
+
+// resultObject returns the members of Result read exactly, or why they cannot be.
+func (m *Message) resultObject() (map[string]json.RawMessage, error) {
+	ms := m.resultMembers()
+	if ms.err != nil {
+		return nil, ms.err
+	}
+	if ms.strict != nil {
+		return nil, ms.strict
+	}
+	return ms.fields, nil
 }
 
 // ParamsMembers returns the members of params, each a slice of the message's bytes; nil when params is
@@ -286,7 +327,7 @@ func (m *Message) ResultMembers() map[string]json.RawMessage {
 	if m == nil || m.Result == nil {
 		return nil
 	}
-	return m.result.of(m.Result).fields
+	return m.resultMembers().fields
 }
 
 // exact returns the members of src read exactly (nil when a key appears twice or in two cases).
@@ -305,7 +346,7 @@ func (m *Message) Meta() map[string]json.RawMessage {
 	}
 	var obj map[string]json.RawMessage
 	if m.IsResponse() {
-		obj = exact(m.result.of(m.Result))
+		obj = exact(m.resultMembers())
 	} else {
 		obj = exact(m.params.of(m.Params))
 	}
@@ -341,7 +382,7 @@ func (m *Message) ResultField(name string) json.RawMessage {
 	if m == nil {
 		return nil
 	}
-	return exact(m.result.of(m.Result))[name]
+	return exact(m.resultMembers())[name]
 }
 
 // ResultString returns a string member of result and whether it was one.
@@ -368,7 +409,7 @@ func (m *Message) Completed() bool {
 	if m == nil || m.Error != nil || m.Result == nil || m.Method != "" {
 		return false
 	}
-	obj := exact(m.result.of(m.Result))
+	obj := exact(m.resultMembers())
 	if obj == nil {
 		return false
 	}

@@ -223,3 +223,42 @@ func refStrict(raw []byte) bool {
 	}
 	return strict
 }
+
+// TestResultMembersAreDecodedOnceAndFollowAReplacedResult: the accessors of result members share
+// one decoding per message, and a Result replaced afterwards is read afresh, never the memo of
+// the old one.
+func TestResultMembersAreDecodedOnceAndFollowAReplacedResult(t *testing.T) {
+	m, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":5,"_meta":{"k":"v"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m.ResultField("ttlMs")) != "5" || !m.Completed() || m.Meta()["k"] == nil {
+		t.Fatalf("first read: ttl %s completed %v meta %v", m.ResultField("ttlMs"), m.Completed(), m.Meta())
+	}
+	m.Result = json.RawMessage(`{"resultType":"input_required","ttlMs":7}`)
+	if string(m.ResultField("ttlMs")) != "7" || m.Completed() || m.Meta() != nil {
+		t.Errorf("after replacing Result: ttl %s completed %v meta %v, want the new result's", m.ResultField("ttlMs"), m.Completed(), m.Meta())
+	}
+	m.Result = nil
+	if m.ResultField("ttlMs") != nil || m.Completed() {
+		t.Errorf("after clearing Result: ttl %s completed %v", m.ResultField("ttlMs"), m.Completed())
+	}
+}
+
+// TestResultMembersAreSafeForConcurrentReaders: the proxy and a scan may read one message from
+// several goroutines (run with -race).
+func TestResultMembersAreSafeForConcurrentReaders(t *testing.T) {
+	m, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","n":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	for range 8 {
+		go func() { done <- m.Completed() && string(m.ResultField("n")) == "1" }()
+	}
+	for range 8 {
+		if !<-done {
+			t.Error("a concurrent reader saw a different result")
+		}
+	}
+}

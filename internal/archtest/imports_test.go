@@ -106,7 +106,7 @@ var rulesStdAllowed = map[string]bool{
 	"bytes": true, "encoding/base64": true, "encoding/json": true, "errors": true, "fmt": true,
 	"math": true, "mime": true, "net/http": true, "net/url": true, "regexp": true, "slices": true,
 	"sort": true, "strconv": true, "strings": true, "time": true, "unicode": true,
-	"unicode/utf8": true, "maps": true, "cmp": true,
+	"unicode/utf8": true, "maps": true, "cmp": true, "sync": true,
 }
 
 // pkg is the part of `go list -json` output the test reads.

@@ -23,7 +23,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -51,7 +50,7 @@ func Setup(ctx context.Context, service, version string, getenv func(string) str
 	if getenv(EnvEndpoint) == "" && getenv(EnvTracesEndpoint) == "" {
 		return noop, false, nil
 	}
-	exp, err := otlptracehttp.New(ctx) // reads the OTEL_EXPORTER_OTLP_* variables itself
+	exp, err := newOTLPExporter(getenv) // reads the other OTEL_EXPORTER_OTLP_* variables too (otlp.go)
 	if err != nil {
 		return noop, false, fmt.Errorf("starting the OTLP trace exporter: %w", err)
 	}
