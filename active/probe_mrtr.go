@@ -52,7 +52,7 @@ func inputKeys(ex *wire.Exchange) []string {
 		return nil
 	}
 	var reqs map[string]json.RawMessage
-	_ = json.Unmarshal(r["inputRequests"], &reqs)
+	_ = wire.Decode(r["inputRequests"], &reqs)
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
 		keys = append(keys, k)
@@ -117,8 +117,8 @@ func findInterim(ctx context.Context, t *Target) (*interim, bool) {
 			continue
 		}
 		it := &interim{tool: d, args: args, firstExchange: ex}
-		_ = json.Unmarshal(r["inputRequests"], &it.requests)
-		it.hasState = json.Unmarshal(r["requestState"], &it.state) == nil && r["requestState"] != nil
+		_ = wire.Decode(r["inputRequests"], &it.requests)
+		it.hasState = wire.Decode(r["requestState"], &it.state) == nil && r["requestState"] != nil
 		score := 0
 		if it.hasState {
 			score += 2
@@ -144,7 +144,7 @@ func responsesFor(reqs map[string]json.RawMessage, decline bool) map[string]any 
 				RequestedSchema json.RawMessage `json:"requestedSchema"`
 			} `json:"params"`
 		}
-		_ = json.Unmarshal(raw, &ir)
+		_ = wire.Decode(raw, &ir)
 		switch ir.Method {
 		case "elicitation/create":
 			if decline {
@@ -251,7 +251,7 @@ func replayArguments(schema json.RawMessage, args map[string]any, tried map[stri
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
-	if json.Unmarshal(schema, &s) != nil {
+	if wire.Decode(schema, &s) != nil {
 		return nil, "", false
 	}
 	required := map[string]bool{}
@@ -476,7 +476,7 @@ func declineOutcome(ctx context.Context, t *Target, it *interim, extra map[strin
 		var ir struct {
 			Method string `json:"method"`
 		}
-		if json.Unmarshal(raw, &ir) == nil && ir.Method == "elicitation/create" {
+		if wire.Decode(raw, &ir) == nil && ir.Method == "elicitation/create" {
 			hasElicit = true
 		}
 	}
@@ -518,7 +518,7 @@ func capabilityOutcomes(ctx context.Context, t *Target, it *interim) []rules.Out
 	var data struct {
 		Required map[string]any `json:"requiredCapabilities"`
 	}
-	if ex.Reply().Error.Data != nil && json.Unmarshal(ex.Reply().Error.Data, &data) == nil && data.Required != nil {
+	if ex.Reply().Error.Data != nil && wire.Decode(ex.Reply().Error.Data, &data) == nil && data.Required != nil {
 		out = append(out, stamp(rules.Passed(capErr, observed(label, ex)), ex))
 	} else {
 		out = append(out, stamp(rules.Failed(capErr, observed(label, ex)+"; -32021 without data.requiredCapabilities"), ex))
@@ -541,7 +541,7 @@ func undeclaredInputRequests(ex *wire.Exchange) string {
 	var reqs map[string]struct {
 		Method string `json:"method"`
 	}
-	_ = json.Unmarshal(r["inputRequests"], &reqs)
+	_ = wire.Decode(r["inputRequests"], &reqs)
 	for _, ir := range reqs {
 		if ir.Method != "" {
 			return ir.Method
@@ -558,7 +558,7 @@ func elicitations(it *interim) map[string]map[string]json.RawMessage {
 			Method string                     `json:"method"`
 			Params map[string]json.RawMessage `json:"params"`
 		}
-		if json.Unmarshal(raw, &ir) == nil && ir.Method == "elicitation/create" {
+		if wire.Decode(raw, &ir) == nil && ir.Method == "elicitation/create" {
 			out[k] = ir.Params
 		}
 	}
@@ -589,10 +589,10 @@ func probeMRTRElicitation(ctx context.Context, t *Target) ([]rules.Outcome, erro
 	var formSchema json.RawMessage
 	for k, params := range elicitations(it) {
 		var mode, link string
-		_ = json.Unmarshal(params["mode"], &mode)
+		_ = wire.Decode(params["mode"], &mode)
 		if mode == "url" {
 			urlSeen = true
-			_ = json.Unmarshal(params["url"], &link)
+			_ = wire.Decode(params["url"], &link)
 			u, err := url.Parse(link)
 			switch {
 			case err == nil && u.Scheme == "https":
@@ -683,7 +683,7 @@ func toolSamplingOutcome(it *interim) rules.Outcome {
 				Tools []json.RawMessage `json:"tools"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(raw, &ir) == nil && ir.Method == "sampling/createMessage" && len(ir.Params.Tools) > 0 {
+		if wire.Decode(raw, &ir) == nil && ir.Method == "sampling/createMessage" && len(ir.Params.Tools) > 0 {
 			return stamp(rules.Undecided(id, "the tool asks for sampling with tools; grading the follow-ups needs a model that answers with tool calls, which the scan does not play"), it.firstExchange)
 		}
 	}
