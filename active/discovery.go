@@ -298,7 +298,7 @@ func (t *Target) readList(ex *wire.Exchange, member string, v any) bool {
 	ok := ex.Delivered() && r != nil && r.Error == nil && wire.Decode(r.Result, v) == nil
 	if ok {
 		var arr []json.RawMessage
-		ok = json.Unmarshal(r.ResultField(member), &arr) == nil && r.ResultField(member) != nil
+		ok = wire.Decode(r.ResultField(member), &arr) == nil && r.ResultField(member) != nil
 	}
 	t.mu.Lock()
 	if t.listed == nil {
@@ -339,7 +339,7 @@ func parseTool(raw json.RawMessage) (Tool, bool) {
 			} `json:"properties"`
 		} `json:"inputSchema"`
 	}
-	if json.Unmarshal(raw, &def) != nil || strings.TrimSpace(def.Name) == "" {
+	if wire.Decode(raw, &def) != nil || strings.TrimSpace(def.Name) == "" {
 		return Tool{}, false
 	}
 	tl := Tool{Name: def.Name, Raw: raw, ReadOnly: def.Annotations.ReadOnlyHint != nil && *def.Annotations.ReadOnlyHint}

@@ -79,7 +79,7 @@ func MinimalArguments(toolDef json.RawMessage) map[string]any {
 		} `json:"inputSchema"`
 	}
 	args := map[string]any{}
-	if json.Unmarshal(toolDef, &def) != nil {
+	if wire.Decode(toolDef, &def) != nil {
 		return args
 	}
 	req := append([]string(nil), def.InputSchema.Required...)

@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -189,7 +188,7 @@ func prmOutcomes(ctx context.Context, t *Target, challenge, scope string) []rule
 	for _, c := range prmCandidates(t.Endpoint, challenge) {
 		spec := wire.RequestSpec{Method: http.MethodGet, URL: c, Header: http.Header{wire.HeaderAccept: {"application/json"}}, Label: "GET " + c}
 		e := t.SendBare(ctx, spec)
-		if e.Status() == http.StatusOK && e.Response != nil && json.Unmarshal(e.Response.Body, &doc) == nil {
+		if e.Status() == http.StatusOK && e.Response != nil && wire.Decode(e.Response.Body, &doc) == nil {
 			ex, found = e, c
 			break
 		}

@@ -82,7 +82,7 @@ func listWithPages(ctx context.Context, t *Target) (method string, first *wire.E
 		ex := t.firstPage(ctx, c.method, c.method+", first page")
 		if r := resultOf(ex); r != nil {
 			var next string
-			if json.Unmarshal(r["nextCursor"], &next) == nil && next != "" {
+			if wire.Decode(r["nextCursor"], &next) == nil && next != "" {
 				return c.method, ex, next
 			}
 		}

@@ -120,7 +120,7 @@ func ExtensionIDProblem(id string) string {
 func probeExtensionIDs(_ context.Context, t *Target) ([]rules.Outcome, error) {
 	id := rules.IDOf("extension-id-grammar")
 	var exts map[string]json.RawMessage
-	if err := json.Unmarshal(t.Capabilities["extensions"], &exts); err != nil {
+	if err := wire.Decode(t.Capabilities["extensions"], &exts); err != nil {
 		return []rules.Outcome{stamp(rules.Failed(id, "capabilities.extensions is not an object"), t.Discover)}, nil
 	}
 	keys := make([]string, 0, len(exts))

@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -107,7 +106,7 @@ func (t *Target) listNames(ctx context.Context) map[string][]string {
 		var items []struct {
 			Name string `json:"name"`
 		}
-		if r := resultOf(ex); r != nil && json.Unmarshal(r[l.member], &items) == nil {
+		if r := resultOf(ex); r != nil && wire.Decode(r[l.member], &items) == nil {
 			names := make([]string, 0, len(items))
 			for _, it := range items {
 				names = append(names, it.Name)

@@ -98,7 +98,7 @@ func inputKeys(ex *wire.Exchange) []string {
 		return nil
 	}
 	var reqs map[string]json.RawMessage
-	_ = json.Unmarshal(r["inputRequests"], &reqs)
+	_ = wire.Decode(r["inputRequests"], &reqs)
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
 		keys = append(keys, k)
@@ -187,8 +187,8 @@ func bestInterim(ctx context.Context, t *Target, cands []mrtrCandidate) (*interi
 			continue
 		}
 		it.firstExchange = ex
-		_ = json.Unmarshal(r["inputRequests"], &it.requests)
-		it.hasState = json.Unmarshal(r["requestState"], &it.state) == nil && r["requestState"] != nil
+		_ = wire.Decode(r["inputRequests"], &it.requests)
+		it.hasState = wire.Decode(r["requestState"], &it.state) == nil && r["requestState"] != nil
 		score := 0
 		if it.hasState {
 			score += 2
@@ -228,7 +228,7 @@ func responsesFor(reqs map[string]json.RawMessage, decline bool) map[string]any 
 				RequestedSchema json.RawMessage `json:"requestedSchema"`
 			} `json:"params"`
 		}
-		_ = json.Unmarshal(raw, &ir)
+		_ = wire.Decode(raw, &ir)
 		switch ir.Method {
 		case "elicitation/create":
 			if decline {
@@ -335,7 +335,7 @@ func replayArguments(schema json.RawMessage, args map[string]any, tried map[stri
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
-	if json.Unmarshal(schema, &s) != nil {
+	if wire.Decode(schema, &s) != nil {
 		return nil, "", false
 	}
 	required := map[string]bool{}
@@ -572,7 +572,7 @@ func elicitations(it *interim) map[string]map[string]json.RawMessage {
 			Method string                     `json:"method"`
 			Params map[string]json.RawMessage `json:"params"`
 		}
-		if json.Unmarshal(raw, &ir) == nil && ir.Method == "elicitation/create" {
+		if wire.Decode(raw, &ir) == nil && ir.Method == "elicitation/create" {
 			out[k] = ir.Params
 		}
 	}
@@ -609,10 +609,10 @@ func mrtrElicitation(ctx context.Context, t *Target, find interimFinder) []rules
 	for _, k := range sortedKeys(asked) {
 		params := asked[k]
 		var mode, link string
-		_ = json.Unmarshal(params["mode"], &mode)
+		_ = wire.Decode(params["mode"], &mode)
 		if mode == "url" {
 			urlSeen = true
-			_ = json.Unmarshal(params["url"], &link)
+			_ = wire.Decode(params["url"], &link)
 			u, err := url.Parse(link)
 			switch {
 			case err == nil && u.Scheme == "https":
@@ -679,7 +679,7 @@ func toolSamplingOutcome(it *interim) rules.Outcome {
 				Tools []json.RawMessage `json:"tools"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(raw, &ir) == nil && ir.Method == "sampling/createMessage" && len(ir.Params.Tools) > 0 {
+		if wire.Decode(raw, &ir) == nil && ir.Method == "sampling/createMessage" && len(ir.Params.Tools) > 0 {
 			return stamp(rules.Undecided(id, fmt.Sprintf("the %s asks for sampling with tools; grading the follow-ups needs a model that answers with tool calls, which the scan does not play", it.kind())), it.firstExchange)
 		}
 	}

@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptrace"
@@ -160,7 +159,7 @@ func missingCapabilityError(label string, ex *wire.Exchange) []rules.Outcome {
 	var data struct {
 		Required map[string]any `json:"requiredCapabilities"`
 	}
-	if ex.Reply().Error.Data != nil && json.Unmarshal(ex.Reply().Error.Data, &data) == nil && data.Required != nil {
+	if ex.Reply().Error.Data != nil && wire.Decode(ex.Reply().Error.Data, &data) == nil && data.Required != nil {
 		out = append(out, stamp(rules.Passed(capErr, observed(label, ex)), ex))
 	} else {
 		out = append(out, stamp(rules.Failed(capErr, observed(label, ex)+"; -32021 without data.requiredCapabilities"), ex))
@@ -178,7 +177,7 @@ func inputKinds(it *interim) []string {
 		var ir struct {
 			Method string `json:"method"`
 		}
-		if json.Unmarshal(raw, &ir) == nil && ir.Method != "" {
+		if wire.Decode(raw, &ir) == nil && ir.Method != "" {
 			seen[ir.Method] = true
 		}
 	}
@@ -195,7 +194,7 @@ func undeclaredInputRequests(ex *wire.Exchange) string {
 	var reqs map[string]struct {
 		Method string `json:"method"`
 	}
-	_ = json.Unmarshal(r["inputRequests"], &reqs)
+	_ = wire.Decode(r["inputRequests"], &reqs)
 	for _, k := range sortedKeys(reqs) {
 		if m := reqs[k].Method; m != "" {
 			return m

@@ -15,7 +15,7 @@ var elicitationModes = []string{"form", "url"}
 // modeOf is an elicitation's mode: "url", or "form" when it says form or nothing.
 func modeOf(params map[string]json.RawMessage) string {
 	var mode string
-	_ = json.Unmarshal(params["mode"], &mode)
+	_ = wire.Decode(params["mode"], &mode)
 	if mode == "url" {
 		return "url"
 	}
@@ -32,7 +32,7 @@ func modesAsked(ex *wire.Exchange) map[string]bool {
 		Method string                     `json:"method"`
 		Params map[string]json.RawMessage `json:"params"`
 	}
-	_ = json.Unmarshal(r["inputRequests"], &reqs)
+	_ = wire.Decode(r["inputRequests"], &reqs)
 	out := map[string]bool{}
 	for _, ir := range reqs {
 		if ir.Method == "elicitation/create" {

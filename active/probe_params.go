@@ -55,7 +55,7 @@ func findParamTool(t *Target) (paramTool, bool) {
 				} `json:"properties"`
 			} `json:"inputSchema"`
 		}
-		_ = json.Unmarshal(tl.Raw, &def)
+		_ = wire.Decode(tl.Raw, &def)
 		pt := paramTool{name: tl.Name, def: tl.Raw, params: tl.HeaderParams}
 		headers := make([]string, 0, len(tl.HeaderParams))
 		for h := range tl.HeaderParams {

@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -52,7 +51,7 @@ func listPrompts(ctx context.Context, t *Target) (prompts []listedPrompt, ex *wi
 		Prompts *[]listedPrompt `json:"prompts"`
 	}
 	r := ex.Reply()
-	if !ex.Delivered() || r == nil || r.Error != nil || json.Unmarshal(r.Result, &res) != nil || res.Prompts == nil {
+	if !ex.Delivered() || r == nil || r.Error != nil || wire.Decode(r.Result, &res) != nil || res.Prompts == nil {
 		return nil, ex, false
 	}
 	out := *res.Prompts

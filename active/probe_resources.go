@@ -50,7 +50,7 @@ func listCurrent(ctx context.Context, t *Target, rule, method, member string) ru
 		return undecidedCut(id, method, ex)
 	}
 	var items []json.RawMessage
-	if r := resultOf(ex); r != nil && r[member] != nil && json.Unmarshal(r[member], &items) == nil {
+	if r := resultOf(ex); r != nil && r[member] != nil && wire.Decode(r[member], &items) == nil {
 		return stamp(rules.Passed(id, fmt.Sprintf("%s; %d item(s) listed", observed(method, ex), len(items))), ex)
 	}
 	return stamp(rules.Failed(id, fmt.Sprintf("%s; expected a result with a %s array although the capability is declared", observed(method, ex), member)), ex)
@@ -69,7 +69,7 @@ func probeResourceNotFound(ctx context.Context, t *Target) ([]rules.Outcome, err
 	out := []rules.Outcome{reject(notFound, label, ex, 0, wire.CodeInvalidParams)}
 	if r := resultOf(ex); r != nil {
 		var contents []json.RawMessage
-		_ = json.Unmarshal(r["contents"], &contents)
+		_ = wire.Decode(r["contents"], &contents)
 		if len(contents) == 0 {
 			out = append(out, stamp(rules.Failed(empty, observed(label, ex)+"; a missing resource was answered with empty contents"), ex))
 		} else {
@@ -120,7 +120,7 @@ func fileURIs(ctx context.Context, t *Target) []string {
 			URITemplate string `json:"uriTemplate"`
 		} `json:"resourceTemplates"`
 	}
-	if r := ex.Reply(); r != nil && r.Error == nil && json.Unmarshal(r.Result, &res) == nil {
+	if r := ex.Reply(); r != nil && r.Error == nil && wire.Decode(r.Result, &res) == nil {
 		for _, tpl := range res.ResourceTemplates {
 			if strings.HasPrefix(strings.ToLower(tpl.URITemplate), "file://") {
 				base, _, _ := strings.Cut(tpl.URITemplate, "{")
@@ -164,7 +164,7 @@ func probePathTraversal(ctx context.Context, t *Target) ([]rules.Outcome, error)
 			continue
 		}
 		var contents []json.RawMessage
-		if r := resultOf(ex); r != nil && json.Unmarshal(r["contents"], &contents) == nil && len(contents) > 0 {
+		if r := resultOf(ex); r != nil && wire.Decode(r["contents"], &contents) == nil && len(contents) > 0 {
 			out = append(out, stamp(rules.Failed(id, observed(label, ex)+"; a path outside the resource root was served"), ex))
 		} else {
 			out = append(out, stamp(rules.Passed(id, observed(label, ex)+"; the traversal was not served"), ex))

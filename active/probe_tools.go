@@ -113,7 +113,7 @@ func resultOf(ex *wire.Exchange) map[string]json.RawMessage {
 		return nil
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(r.Result, &m) != nil {
+	if wire.Decode(r.Result, &m) != nil {
 		return nil
 	}
 	return m
@@ -136,7 +136,7 @@ func probeToolsList(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	var out []rules.Outcome
 	id := rules.IDOf("tools-list-current")
 	var tools []json.RawMessage
-	if r := resultOf(first); r != nil && json.Unmarshal(r["tools"], &tools) == nil && r["tools"] != nil {
+	if r := resultOf(first); r != nil && wire.Decode(r["tools"], &tools) == nil && r["tools"] != nil {
 		out = append(out, stamp(rules.Passed(id, fmt.Sprintf("%s; %d tool(s) listed", observed(label, first), len(tools))), first))
 	} else {
 		out = append(out, stamp(rules.Failed(id, observed(label, first)+"; expected a result with a tools array although the tools capability is declared"), first))
@@ -224,7 +224,7 @@ func callableDefs(t *Target) []toolDef {
 	var out []toolDef
 	for _, tl := range t.Tools {
 		var d toolDef
-		if allowed[tl.Name] && json.Unmarshal(tl.Raw, &d) == nil {
+		if allowed[tl.Name] && wire.Decode(tl.Raw, &d) == nil {
 			out = append(out, d)
 		}
 	}
@@ -244,7 +244,7 @@ func sampleArguments(schema json.RawMessage) map[string]any {
 		Required []string `json:"required"`
 	}
 	args := map[string]any{}
-	if json.Unmarshal(schema, &s) != nil {
+	if wire.Decode(schema, &s) != nil {
 		return args
 	}
 	for _, name := range s.Required {
@@ -324,17 +324,17 @@ func mirrored(content, sc json.RawMessage) bool {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	if json.Unmarshal(content, &blocks) != nil {
+	if wire.Decode(content, &blocks) != nil {
 		return false
 	}
 	var want any
-	if json.Unmarshal(sc, &want) != nil {
+	if wire.Decode(sc, &want) != nil {
 		return false
 	}
 	wantJSON, _ := json.Marshal(want)
 	for _, b := range blocks {
 		var got any
-		if b.Type == "text" && json.Unmarshal([]byte(b.Text), &got) == nil {
+		if b.Type == "text" && wire.Decode([]byte(b.Text), &got) == nil {
 			if gotJSON, _ := json.Marshal(got); string(gotJSON) == string(wantJSON) {
 				return true
 			}
@@ -473,7 +473,7 @@ func wrongTypedArguments(schema json.RawMessage) (map[string]any, string, bool) 
 			Type any `json:"type"`
 		} `json:"properties"`
 	}
-	if json.Unmarshal(schema, &s) != nil {
+	if wire.Decode(schema, &s) != nil {
 		return nil, "", false
 	}
 	args := sampleArguments(schema)
@@ -505,12 +505,12 @@ func defaultDialectOutcome(label string, ex *wire.Exchange, tools []json.RawMess
 	n := 0
 	for _, raw := range tools {
 		var d toolDef
-		if json.Unmarshal(raw, &d) != nil {
+		if wire.Decode(raw, &d) != nil {
 			continue
 		}
 		for _, schema := range []json.RawMessage{d.InputSchema, d.OutputSchema} {
 			var s map[string]json.RawMessage
-			if len(schema) == 0 || json.Unmarshal(schema, &s) != nil || s["$schema"] != nil {
+			if len(schema) == 0 || wire.Decode(schema, &s) != nil || s["$schema"] != nil {
 				continue
 			}
 			if err := compile2020(schema); err != nil {

@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -48,7 +47,7 @@ func probeUnsupportedVersion(ctx context.Context, t *Target) ([]rules.Outcome, e
 	}
 	raw := ex.Reply().Error.Data
 	var problems []string
-	if err := json.Unmarshal(raw, &data); err != nil || len(raw) == 0 {
+	if err := wire.Decode(raw, &data); err != nil || len(raw) == 0 {
 		problems = append(problems, "error.data is not an object with supported and requested")
 	} else {
 		if data.Supported == nil {

@@ -254,7 +254,7 @@ func (t *Target) HasCapability(name string) bool {
 		return true
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	if wire.Decode(raw, &m) != nil {
 		return false
 	}
 	return string(m[sub]) == "true"

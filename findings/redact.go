@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mcp-sentinel/sentinel/wire"
 )
 
 // Redacted replaces every removed value, so a reader sees that something was there.
@@ -96,7 +98,7 @@ func (r *Redactor) Payload(body []byte) []byte {
 	if len(body) == 0 || !r.mayHold(body) {
 		return body
 	}
-	if json.Valid(body) {
+	if wire.Valid(body) {
 		var buf bytes.Buffer
 		changed := false
 		if r.value(&buf, body, &changed) == nil {
@@ -115,49 +117,39 @@ func (r *Redactor) value(buf *bytes.Buffer, raw []byte, changed *bool) error {
 		buf.Write(raw)
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return err
-	}
-	isObject := raw[0] == '{'
-	if isObject {
-		buf.WriteByte('{')
-	} else {
-		buf.WriteByte('[')
-	}
-	for i := 0; dec.More(); i++ {
-		if i > 0 {
+	// wire's scanner, the one decoder of captured bytes: members in order, values as slices of
+	// raw (no copies, however deep the payload).
+	first := true
+	sep := func() {
+		if !first {
 			buf.WriteByte(',')
 		}
-		redact := false
-		if isObject {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := tok.(string)
-			writeString(buf, key)
-			buf.WriteByte(':')
-			redact = r.keys[strings.ToLower(key)]
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
+		first = false
+	}
+	if raw[0] == '[' {
+		buf.WriteByte('[')
+		if err := wire.EachElement(raw, func(v []byte) error { sep(); return r.value(buf, v, changed) }); err != nil {
 			return err
 		}
-		if redact {
+		buf.WriteByte(']')
+		return nil
+	}
+	buf.WriteByte('{')
+	err := wire.EachMember(raw, func(key string, v []byte) error {
+		sep()
+		writeString(buf, key)
+		buf.WriteByte(':')
+		if r.keys[strings.ToLower(key)] {
 			*changed = true
 			writeString(buf, Redacted)
-			continue
+			return nil
 		}
-		if err := r.value(buf, v, changed); err != nil {
-			return err
-		}
+		return r.value(buf, v, changed)
+	})
+	if err != nil {
+		return err
 	}
-	if isObject {
-		buf.WriteByte('}')
-	} else {
-		buf.WriteByte(']')
-	}
+	buf.WriteByte('}')
 	return nil
 }
 

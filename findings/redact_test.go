@@ -55,6 +55,78 @@ func FuzzRedactorPayload(f *testing.F) {
 	})
 }
 
+// referenceValue is the structural rewrite as it was written on encoding/json's token stream,
+// kept as the oracle for the one on wire's scanner.
+func (r *Redactor) referenceValue(buf *bytes.Buffer, raw []byte, changed *bool) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+		buf.Write(raw)
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	isObject := raw[0] == '{'
+	buf.WriteByte(raw[0])
+	for i := 0; dec.More(); i++ {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		redact := false
+		if isObject {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			writeString(buf, key)
+			buf.WriteByte(':')
+			redact = r.keys[strings.ToLower(key)]
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if redact {
+			*changed = true
+			writeString(buf, Redacted)
+			continue
+		}
+		if err := r.referenceValue(buf, v, changed); err != nil {
+			return err
+		}
+	}
+	if isObject {
+		buf.WriteByte('}')
+	} else {
+		buf.WriteByte(']')
+	}
+	return nil
+}
+
+// FuzzRedactorRewriteMatchesTheTokenStreamOne: on valid JSON, the rewrite on wire's scanner
+// writes exactly what the encoding/json one wrote.
+func FuzzRedactorRewriteMatchesTheTokenStreamOne(f *testing.F) {
+	for _, s := range []string{`{"b":1,"token":"abc","a":2}`, `{"p":{"Access_Token":"x","keep":"<y>"}}`, `[{"ssn":123}, [1, {"password":{"a":"b"}}]]`,
+		` { "\u0074oken" : "x" , "k\"q" : [ ] } `, `{"a":{"a":1,"a":2},"token":null}`, `[]`, `{}`, `"token"`, `12`} {
+		f.Add([]byte(s))
+	}
+	r := NewRedactor([]string{"ssn"})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !json.Valid(in) {
+			return
+		}
+		var got, want bytes.Buffer
+		var gotChanged, wantChanged bool
+		gerr, werr := r.value(&got, in, &gotChanged), r.referenceValue(&want, in, &wantChanged)
+		if (gerr == nil) != (werr == nil) || gotChanged != wantChanged || got.String() != want.String() {
+			t.Fatalf("rewrite of %q: %q (changed %v, err %v), the token-stream one %q (changed %v, err %v)",
+				in, got.String(), gotChanged, gerr, want.String(), wantChanged, werr)
+		}
+	})
+}
+
 func TestRedactorURL(t *testing.T) {
 	r := NewRedactor([]string{"sig"})
 	tests := []struct{ in, want string }{

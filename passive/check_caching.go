@@ -59,7 +59,7 @@ func checkCacheHints(v *view, h *History) []rules.Outcome {
 		if n, ok := intOf(r["ttlMs"]); ok && n >= 0 {
 			out = append(out, pass("ttl-nonnegative-integer", fmt.Sprintf("ttlMs %d", n)))
 		} else {
-			out = append(out, fail("ttl-nonnegative-integer", "the %s result has ttlMs %s, not an integer >= 0", method, clip(string(r["ttlMs"]))))
+			out = append(out, fail("ttl-nonnegative-integer", "the %s result has ttlMs %s, not an integer >= 0", method, clipBytes(r["ttlMs"])))
 		}
 	}
 	scope, isStr := stringOf(r["cacheScope"])
@@ -67,7 +67,7 @@ func checkCacheHints(v *view, h *History) []rules.Outcome {
 		if isStr && (scope == "public" || scope == "private") {
 			out = append(out, pass("cache-scope-enum", "cacheScope "+scope))
 		} else {
-			out = append(out, fail("cache-scope-enum", "the %s result has cacheScope %s, neither \"public\" nor \"private\"", method, clip(string(r["cacheScope"]))))
+			out = append(out, fail("cache-scope-enum", "the %s result has cacheScope %s, neither \"public\" nor \"private\"", method, clipBytes(r["cacheScope"])))
 		}
 	}
 	if listMethods[method] && isStr && h != nil {

@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/url"
 
 	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
 )
 
 // contentProblem says why one content block breaks the ContentBlock schema, or "".
@@ -42,7 +42,7 @@ func mediaProblem(ty string, b map[string]json.RawMessage) string {
 		return fmt.Sprintf("an %s block whose data is not base64", ty)
 	}
 	mt, _ := stringOf(b["mimeType"])
-	if _, _, err := mime.ParseMediaType(mt); err != nil || mt == "" {
+	if !wire.IsMediaType(mt) {
 		return fmt.Sprintf("an %s block with MIME type %q", ty, clip(mt))
 	}
 	return ""

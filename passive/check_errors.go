@@ -105,7 +105,7 @@ func checkErrorStatus(v *view, _ *History) []rules.Outcome {
 		if decodeObject(data["requiredCapabilities"]) != nil {
 			out = append(out, pass("missing-capability-error", "-32021 names data.requiredCapabilities"))
 		} else {
-			out = append(out, fail("missing-capability-error", "-32021 without a data.requiredCapabilities object (data: %s)", clip(string(v.final.Error.Data))))
+			out = append(out, fail("missing-capability-error", "-32021 without a data.requiredCapabilities object (data: %s)", clipBytes(v.final.Error.Data)))
 		}
 		status("missing-capability-http-400", 400)
 	case codeUnsupportedVers:
@@ -120,7 +120,7 @@ func checkErrorStatus(v *view, _ *History) []rules.Outcome {
 		if allStrings && reqOK {
 			out = append(out, pass("unsupported-version-error", "-32022 with data.supported and data.requested"))
 		} else {
-			out = append(out, fail("unsupported-version-error", "-32022 without data.supported (a list of strings) and data.requested (a string); data: %s", clip(string(v.final.Error.Data))))
+			out = append(out, fail("unsupported-version-error", "-32022 without data.supported (a list of strings) and data.requested (a string); data: %s", clipBytes(v.final.Error.Data)))
 		}
 		status("unsupported-version-http-400", 400)
 	}

@@ -36,11 +36,12 @@ func checkEnvelope(v *view, _ *History) []rules.Outcome {
 		if len(v.parseErrors) > 0 {
 			why = " (" + clip(v.parseErrors[0]) + ")"
 		}
-		bad = append(bad, fmt.Sprintf("an application/json body that is not one JSON-RPC message%s: %q", why, clip(string(r.Body))))
+		bad = append(bad, fmt.Sprintf("an application/json body that is not one JSON-RPC message%s: %q", why, clipBytes(r.Body)))
 	}
-	for _, e := range v.sseEvents() {
-		if _, err := wire.DecodeMessage([]byte(e.Data)); e.Data != "" && err != nil {
-			bad = append(bad, fmt.Sprintf("an SSE event whose data is not a JSON-RPC message (%s): %q", clip(err.Error()), clip(e.Data)))
+	for i, e := range v.sseEvents() {
+		// wire decoded every event once and recorded the ones that did not decode.
+		if why, failed := wire.EventError(v.parseErrors, i); e.Data != "" && failed {
+			bad = append(bad, fmt.Sprintf("an SSE event whose data is not a JSON-RPC message (%s): %q", clip(why), clip(e.Data)))
 		}
 	}
 	for _, m := range v.msgs {
@@ -93,9 +94,9 @@ func checkIDEcho(v *view, _ *History) []rules.Outcome {
 		}
 	}
 	if sameID(v.final.ID, v.req.ID) {
-		return []rules.Outcome{pass(rule, fmt.Sprintf("the response echoes id %s", clip(string(v.req.ID))))}
+		return []rules.Outcome{pass(rule, fmt.Sprintf("the response echoes id %s", clipBytes(v.req.ID)))}
 	}
-	return []rules.Outcome{fail(rule, "the client sent id %s; the response carries id %s", clip(string(v.req.ID)), clip(idText(v.final.ID)))}
+	return []rules.Outcome{fail(rule, "the client sent id %s; the response carries id %s", clipBytes(v.req.ID), clip(idText(v.final.ID)))}
 }
 
 func idText(id []byte) string {
@@ -118,7 +119,7 @@ func checkResultMember(v *view, _ *History) []rules.Outcome {
 	}
 	r := v.result()
 	if r == nil {
-		return []rules.Outcome{fail("result-member-present", "the success response's result is %s, not an object", clip(string(v.final.Result)))}
+		return []rules.Outcome{fail("result-member-present", "the success response's result is %s, not an object", clipBytes(v.final.Result))}
 	}
 	out := []rules.Outcome{pass("result-member-present", "the response carries a result object")}
 	if v.removedMethod() {
@@ -174,7 +175,7 @@ func checkErrorShape(v *view, _ *History) []rules.Outcome {
 			continue
 		}
 		if m.Error.Problem != "" {
-			out = append(out, fail("error-object-shape", "the error member is malformed (%s): %s", m.Error.Problem, clip(string(errorRaw(m)))))
+			out = append(out, fail("error-object-shape", "the error member is malformed (%s): %s", m.Error.Problem, clipBytes(errorRaw(m))))
 			continue
 		}
 		out = append(out, pass("error-object-shape", fmt.Sprintf("error %d with a message", m.Error.Code)))
@@ -204,11 +205,11 @@ func checkServerMessages(v *view, _ *History) []rules.Outcome {
 			continue
 		}
 		if isNotificationMethod(m.Method) {
-			out = append(out, fail("notification-no-id", "the server sent %s with id %s", clip(m.Method), clip(string(m.ID))))
+			out = append(out, fail("notification-no-id", "the server sent %s with id %s", clip(m.Method), clipBytes(m.ID)))
 			continue
 		}
 		requests++
-		out = append(out, fail("no-server-initiated-requests", "the server sent a JSON-RPC request %s (id %s) on the %s stream", clip(m.Method), clip(string(m.ID)), v.methodLabel()))
+		out = append(out, fail("no-server-initiated-requests", "the server sent a JSON-RPC request %s (id %s) on the %s stream", clip(m.Method), clipBytes(m.ID), v.methodLabel()))
 	}
 	if notes > 0 && len(out) == 0 {
 		out = append(out, pass("notification-no-id", fmt.Sprintf("%d notification(s), none with an id", notes)))

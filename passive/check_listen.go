@@ -78,7 +78,7 @@ func checkListen(v *view, _ *History) []rules.Outcome {
 		sid := decodeObject(decodeObject(n.Params)["_meta"])[metaSubscriptionID]
 		if !sameID(sid, v.req.ID) && !badID {
 			badID = true
-			out = append(out, fail("listen-subscription-id", "%s on the listen stream carries subscriptionId %s; the listen request's id is %s", n.Method, clip(idText(sid)), clip(string(v.req.ID))))
+			out = append(out, fail("listen-subscription-id", "%s on the listen stream carries subscriptionId %s; the listen request's id is %s", n.Method, clip(idText(sid)), clipBytes(v.req.ID)))
 		}
 		switch {
 		case n.Method == "notifications/subscriptions/acknowledged", requestScoped(n.Method), n.Method == "notifications/cancelled":

@@ -147,7 +147,7 @@ func checkMetaKeys(v *view, _ *History) []rules.Outcome {
 			}
 			s, isStr := stringOf(raw)
 			if p := traceProblem(k, s, isStr); p != "" {
-				out = append(out, fail("otel-meta-format", "_meta %s %s: %s", k, clip(string(raw)), p))
+				out = append(out, fail("otel-meta-format", "_meta %s %s: %s", k, clipBytes(raw), p))
 			} else {
 				out = append(out, pass("otel-meta-format", fmt.Sprintf("_meta %s is well-formed", k)))
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/wire"
 )
 
 // mrtrMethods are the only methods that may answer with an InputRequiredResult.
@@ -102,30 +103,8 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 }
 
 // duplicateKey returns the first key repeated at the top level of a JSON object, "" when none
-// is (encoding/json silently keeps the last, so this reads tokens).
-func duplicateKey(b []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return ""
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		k, _ := t.(string)
-		if seen[k] {
-			return k
-		}
-		seen[k] = true
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return ""
-		}
-	}
-	return ""
-}
+// is (encoding/json silently keeps the last); wire reads the keys.
+func duplicateKey(b []byte) string { return wire.DuplicateKey(b) }
 
 // checkMRTRCapabilities enforces that input requests use only what this request declared.
 //

@@ -229,7 +229,7 @@ func checkProgress(v *view, _ *History) []rules.Outcome {
 		var cur float64
 		if _, err := fmt.Sscan(string(p["progress"]), &cur); err != nil {
 			bad = true
-			out = append(out, fail("progress-increases", "progress value %s is not a number", clip(string(p["progress"]))))
+			out = append(out, fail("progress-increases", "progress value %s is not a number", clipBytes(p["progress"])))
 			continue
 		}
 		if seen > 0 && cur <= last && !bad {

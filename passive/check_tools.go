@@ -47,7 +47,7 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 		seen[name] = true
 		schema := decodeObject(t["inputSchema"])
 		if ty, _ := stringOf(schema["type"]); (schema == nil || ty != "object") && badSchema == "" {
-			badSchema = fmt.Sprintf("tool %q has inputSchema %s", clip(name), clip(string(t["inputSchema"])))
+			badSchema = fmt.Sprintf("tool %q has inputSchema %s", clip(name), clipBytes(t["inputSchema"]))
 		}
 		defs[name] = digest(t["description"], t["inputSchema"])
 	}

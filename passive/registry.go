@@ -3,6 +3,7 @@ package passive
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -83,7 +84,19 @@ func All() []Entry {
 // exchange's ID. A check that panics yields one indeterminate outcome naming it; the panic never
 // reaches the caller, so one bad check cannot take down a proxy or a scan. h may be nil.
 func Run(ex *wire.Exchange, h *History) []rules.Outcome {
-	return run(ex, h, entries())
+	return run(ex, h, registered())
+}
+
+// registered is the registry Run applies, built on first use (nothing runs at init) and shared:
+// Run is called for every exchange a proxy grades, and the registry never changes.
+func registered() []entry {
+	registry.once.Do(func() { registry.entries = entries() })
+	return registry.entries
+}
+
+var registry struct {
+	once    sync.Once
+	entries []entry
 }
 
 func run(ex *wire.Exchange, h *History, es []entry) []rules.Outcome {
@@ -91,7 +104,7 @@ func run(ex *wire.Exchange, h *History, es []entry) []rules.Outcome {
 		return nil
 	}
 	v := newView(ex)
-	var out []rules.Outcome
+	out := make([]rules.Outcome, 0, len(es))
 	for _, e := range es {
 		out = append(out, safe(e, v, h)...)
 		if len(out) > MaxOutcomes {

@@ -3,10 +3,8 @@ package passive
 import (
 	"bytes"
 	"encoding/json"
-	"mime"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -58,7 +56,8 @@ func newView(ex *wire.Exchange) *view {
 		}
 	}
 	if v.req != nil && len(v.req.Params) > 0 {
-		v.reqParams = decodeObject(v.req.Params)
+		// wire split params when it decoded the message; the view shares that split.
+		v.reqParams = v.req.ParamsMembers()
 		if m, ok := v.reqParams["_meta"]; ok {
 			v.reqMeta = decodeObject(m)
 		}
@@ -105,7 +104,7 @@ func (v *view) result() map[string]json.RawMessage {
 	}
 	v.resDone = true
 	if v.final != nil && v.final.Result != nil {
-		v.res = decodeObject(v.final.Result)
+		v.res = v.final.ResultMembers()
 	}
 	return v.res
 }
@@ -135,10 +134,7 @@ func (v *view) resultType() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", true
-	}
+	s, _ := wire.String(raw)
 	return s, true
 }
 
@@ -196,29 +192,22 @@ var (
 	arrayMemo  = newMemo[[]json.RawMessage](1024, 32<<20)
 )
 
-// decodeObject decodes a JSON object into its members; nil when b is not an object. The map is
-// shared with other callers (memoised): never modify it.
+// decodeObject returns the members of a JSON object, read by wire's scanner (one pass, values
+// are slices of the bytes read); nil when b is not an object. A key twice keeps its last value.
+// The map of a large value is shared with other callers (memoised): never modify it.
 func decodeObject(b []byte) map[string]json.RawMessage {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return nil
 	}
 	if len(b) >= memoMinBytes {
-		return objectMemo.getBytes(b, decodeObjectOnce)
+		return objectMemo.getBytes(b, wire.Object)
 	}
-	return decodeObjectOnce(b)
+	return wire.Object(b)
 }
 
-func decodeObjectOnce(b []byte) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
-}
-
-// decodeArray decodes a JSON array into its elements; nil when b is not an array. The slice is
-// shared with other callers (memoised): never modify it.
+// decodeArray returns the elements of a JSON array (wire's scanner, slices of the bytes read);
+// nil when b is not an array. The slice of a large value is shared (memoised): never modify it.
 func decodeArray(b []byte) []json.RawMessage {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '[' {
@@ -226,87 +215,25 @@ func decodeArray(b []byte) []json.RawMessage {
 	}
 	if len(b) >= memoMinBytes {
 		// Clipped, so that a caller's append copies instead of writing into a shared array.
-		return arrayMemo.getBytes(b, func(b []byte) []json.RawMessage { return slices.Clip(decodeArrayOnce(b)) })
+		return arrayMemo.getBytes(b, func(b []byte) []json.RawMessage { return slices.Clip(wire.Array(b)) })
 	}
-	return decodeArrayOnce(b)
-}
-
-func decodeArrayOnce(b []byte) []json.RawMessage {
-	var a []json.RawMessage
-	if json.Unmarshal(b, &a) != nil {
-		return nil
-	}
-	return a
+	return wire.Array(b)
 }
 
 // stringOf decodes a JSON string.
-func stringOf(b json.RawMessage) (string, bool) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(b, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
+func stringOf(b json.RawMessage) (string, bool) { return wire.String(b) }
 
-// intOf decodes a JSON integer (no fraction, no exponent).
-func intOf(b json.RawMessage) (int, bool) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || bytes.ContainsAny(b, ".eE") {
-		return 0, false
-	}
-	var n int
-	if json.Unmarshal(b, &n) != nil {
-		return 0, false
-	}
-	return n, true
-}
+// intOf decodes a JSON integer (no fraction, no exponent; null is not one).
+func intOf(b json.RawMessage) (int, bool) { return wire.Int(b) }
 
 // sameID compares two raw JSON-RPC ids by value: 1 and 1 match, "1" and 1 do not.
-func sameID(a, b json.RawMessage) bool {
-	if a == nil || b == nil {
-		return false
-	}
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
-	}
-	return jsonEqual(x, y)
-}
-
-// jsonEqual compares decoded JSON scalars (ids are strings or numbers).
-func jsonEqual(x, y any) bool {
-	switch a := x.(type) {
-	case string:
-		b, ok := y.(string)
-		return ok && a == b
-	case float64:
-		b, ok := y.(float64)
-		return ok && a == b
-	case nil:
-		return y == nil
-	}
-	return false
-}
+func sameID(a, b json.RawMessage) bool { return wire.SameID(a, b) }
 
 // isEventStream reports whether the header's Content-Type is text/event-stream.
 func isEventStream(h http.Header) bool { return mediaType(h) == "text/event-stream" }
 
 // mediaType is the Content-Type's media type, lower-cased, without parameters.
-func mediaType(h http.Header) string {
-	ct := h.Get("Content-Type")
-	if ct == "" {
-		return ""
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
-	}
-	return mt
-}
+func mediaType(h http.Header) string { return wire.MediaType(h.Get("Content-Type")) }
 
 // clip shortens evidence quoted in an outcome so a hostile peer cannot flood a report.
 func clip(s string) string {
@@ -319,6 +246,16 @@ func clip(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// clipBytes is clip(string(b)) without converting more of b than clip keeps: a body of
+// megabytes quoted in an Observed text costs its first bytes, not a copy of it all.
+func clipBytes(b []byte) string {
+	const max = 160
+	if len(b) > max+1 {
+		b = b[:max+1] // clip looks no further than b[max]
+	}
+	return clip(string(b))
 }
 
 // utf8Start reports whether b can begin a UTF-8 sequence.

@@ -1,23 +1,19 @@
 package proxy
 
 import (
-	"bytes"
-	"compress/gzip"
-	"io"
-	"net/http"
 	"strings"
 
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
-// toExchange turns a capture into the wire model the checks read; wire frames and decodes the
-// bodies (its one SSE parser and one JSON-RPC decoder). Bodies the client or server
-// compressed are inflated here, off the hot path, so checks see what the peer meant.
+// toExchange turns a capture into the wire model the checks read; wire inflates, frames and
+// decodes the bodies (its one SSE parser and one JSON-RPC decoder), off the hot path, so checks
+// see what the peer meant.
 func toExchange(c *Capture, maxBody int) *wire.Exchange {
 	ex := &wire.Exchange{
 		ID: c.ID, Target: c.Target, Started: c.Start, Duration: c.End.Sub(c.Start),
 		Request: wire.Request{Method: c.Method, URL: c.URL, Header: c.RequestHeader,
-			Body: inflate(c.RequestHeader, c.RequestBody, maxBody)},
+			Body: wire.Inflate(c.RequestHeader, c.RequestBody, maxBody)},
 	}
 	if c.Err != nil {
 		ex.Err = c.Err.Error()
@@ -34,28 +30,11 @@ func toExchange(c *Capture, maxBody int) *wire.Exchange {
 		ex.Parse(parseLimits(len(ex.Request.Body)))
 		return ex
 	}
-	body := inflate(c.ResponseHeader, c.ResponseBody, maxBody)
+	body := wire.Inflate(c.ResponseHeader, c.ResponseBody, maxBody)
 	ex.Response = &wire.Response{Status: c.Status, Header: c.ResponseHeader, Body: body}
 	// The tap already bounded the bodies; the limit only has to let them through whole.
 	ex.Parse(parseLimits(max(len(body), len(ex.Request.Body))))
 	return ex
-}
-
-// inflate returns a gzip body decompressed, at most limit bytes of it (a small body may
-// inflate to a large one); other bodies as they are.
-func inflate(h http.Header, b []byte, limit int) []byte {
-	if !strings.EqualFold(strings.TrimSpace(h.Get("Content-Encoding")), "gzip") || len(b) == 0 {
-		return b
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return b
-	}
-	out, err := io.ReadAll(io.LimitReader(zr, int64(limit)))
-	if err != nil && len(out) == 0 {
-		return b
-	}
-	return out
 }
 
 // keyOf names what an exchange was about for aggregation: the JSON-RPC method, plus the tool,
@@ -80,10 +59,9 @@ func keyOf(ex *wire.Exchange) (method, key string) {
 	if len(m.Params) == 0 {
 		return m.Method, m.Method
 	}
-	// Each lookup decodes params once: look for uri only where there is no name.
+	// wire split params once when it decoded the message; these are lookups in that split.
 	for _, field := range []string{"name", "uri"} {
-		var v string
-		if raw := m.ParamField(field); raw != nil && wire.Decode(raw, &v) == nil && v != "" {
+		if v, ok := wire.String(m.ParamField(field)); ok && v != "" {
 			return m.Method, m.Method + ":" + v
 		}
 	}

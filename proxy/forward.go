@@ -1,12 +1,10 @@
 package proxy
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -194,65 +192,4 @@ func isLocalIP(ip net.IP) bool { return localIPs()[ip.String()] }
 // through the policy.
 func (fp *forwardPolicy) transport(tlsConf *tls.Config) *http.Transport {
 	return newTransport(tlsConf, fp.dial)
-}
-
-// connect serves CONNECT: refused outside forward mode or to a host not allowed; intercepted
-// with --mitm; otherwise tunnelled byte for byte.
-func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
-	if p.forward == nil {
-		p.refuse(w, r, "CONNECT needs forward mode (start sentinel proxy with --forward and --allow-host)")
-		return
-	}
-	if why := p.forward.check("https", r.Host); why != "" {
-		p.refuse(w, r, why)
-		return
-	}
-	if p.mitm != nil {
-		p.mitm.serve(w, r)
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), dialTimeout)
-	up, err := p.forward.dial(ctx, "tcp", hostPort("https", r.Host))
-	cancel()
-	if err != nil {
-		status := http.StatusBadGateway
-		if errors.Is(err, errBlockedAddress) {
-			p.pipe.metrics.refused.Add(1)
-			status = http.StatusForbidden
-		}
-		http.Error(w, "sentinel proxy: "+err.Error(), status)
-		return
-	}
-	client, buf, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		_ = up.Close()
-		http.Error(w, "sentinel proxy: cannot tunnel on this connection", http.StatusInternalServerError)
-		return
-	}
-	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		_ = client.Close()
-		_ = up.Close()
-		return
-	}
-	go tunnel(client, buf.Reader, up)
-}
-
-// tunnel copies both ways until either side ends, then closes both. in holds what the client
-// sent after the CONNECT line in the same write (a TLS ClientHello, often).
-func tunnel(client net.Conn, in *bufio.Reader, up net.Conn) {
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, in); closeWrite(up); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(client, up); closeWrite(client); done <- struct{}{} }()
-	<-done
-	<-done
-	_ = client.Close()
-	_ = up.Close()
-}
-
-func closeWrite(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
-		return
-	}
-	_ = c.Close()
 }

@@ -66,7 +66,7 @@ func (p *Pipeline) grade(c *Capture, hurry bool) (findings.Exchange, []findings.
 	} else {
 		// Only what names the exchange: the request, when its body was kept.
 		ex = &wire.Exchange{Request: wire.Request{Method: c.Method, URL: c.URL, Header: c.RequestHeader,
-			Body: inflate(c.RequestHeader, c.RequestBody, p.maxBody)}}
+			Body: wire.Inflate(c.RequestHeader, c.RequestBody, p.maxBody)}}
 		ex.Parse(parseLimits(len(ex.Request.Body)))
 	}
 	method, key := keyOf(ex)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -203,31 +205,71 @@ func (u *matrixUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// matrixPath is one way to the upstream.
+// matrixPath is one way to the upstream: a base URL, and for forward mode the proxy the client
+// is configured with (HTTP_PROXY / HTTPS_PROXY) and the roots it trusts.
 type matrixPath struct {
-	name string
-	base string
+	name  string
+	base  string
+	proxy *url.URL
+	roots *x509.CertPool
 }
 
-// matrixPaths starts a plain reverse proxy and sentinel proxy in front of upURL.
-func matrixPaths(t *testing.T, upURL string) ([]matrixPath, findings.Store) {
+// matrixModes are the ways sentinel carries traffic; the matrix runs in each. In reverse mode
+// the client talks to the listener; in forward mode it sends absolute-form requests to it; in
+// mitm mode it opens a CONNECT tunnel the proxy intercepts with the user's CA. The plain proxy is
+// always httputil.ReverseProxy with sentinel's transport settings, in front of the same upstream.
+var matrixModes = []string{"reverse", "forward", "mitm"}
+
+// matrixPaths starts a plain reverse proxy and sentinel proxy (in mode) in front of upURL; up
+// is the upstream server whose certificate HTTPS clients and proxies trust.
+func matrixPaths(t *testing.T, mode, upURL string, up *httptest.Server) ([]matrixPath, findings.Store) {
 	t.Helper()
 	u, _ := url.Parse(upURL)
-	plain := httptest.NewServer(plainReverseProxy(u))
+	var upTLS *tls.Config
+	var upRoots *x509.CertPool
+	if u.Scheme == "https" {
+		upTLS = trusting(up)
+		upRoots = upTLS.RootCAs
+	}
+	plainRP := plainReverseProxy(u)
+	plainRP.Transport = NewTransport(upTLS)
+	plain := httptest.NewServer(plainRP)
 	t.Cleanup(plain.Close)
 	store, err := findings.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	p, err := New(&Options{Routes: []Route{{Prefix: "/", Upstream: u}}, Store: store, Graders: []Grader{Passive()}})
+	opts := &Options{Routes: []Route{{Prefix: "/", Upstream: u}}, Store: store, Graders: []Grader{Passive()}, UpstreamTLS: upTLS}
+	var caRoots *x509.CertPool
+	switch mode {
+	case "forward":
+		opts.Routes, opts.Forward, opts.AllowHosts = []Route{}, true, []string{u.Host}
+	case "mitm":
+		certPEM, keyPEM, err := NewCA("sentinel matrix CA", time.Hour, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opts.CA, err = ParseCA(certPEM, keyPEM); err != nil {
+			t.Fatal(err)
+		}
+		caRoots = x509.NewCertPool()
+		caRoots.AppendCertsFromPEM(certPEM)
+		opts.Routes, opts.Forward, opts.AllowHosts = []Route{}, true, []string{u.Host}
+	}
+	p, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)
 	t.Cleanup(func() { _ = p.Close(context.Background()) })
-	return []matrixPath{{"direct", upURL}, {"plain", plain.URL}, {"sentinel", front.URL}}, store
+	sentinel := matrixPath{name: "sentinel", base: front.URL}
+	if mode != "reverse" {
+		fu, _ := url.Parse(front.URL)
+		sentinel = matrixPath{name: "sentinel", base: upURL, proxy: fu, roots: caRoots}
+	}
+	return []matrixPath{{name: "direct", base: upURL, roots: upRoots}, {name: "plain", base: plain.URL}, sentinel}, store
 }
 
 // got is what a client observed of one case.
@@ -270,6 +312,12 @@ func (c matrixCase) run(t *testing.T, up *matrixUpstream, p matrixPath) got {
 		body = c.body()
 	}
 	tr := &http.Transport{DisableCompression: true, ExpectContinueTimeout: 10 * time.Second}
+	if p.proxy != nil {
+		tr.Proxy = http.ProxyURL(p.proxy)
+	}
+	if p.roots != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: p.roots}
+	}
 	client := &http.Client{Transport: tr}
 	t.Cleanup(tr.CloseIdleConnections)
 	ctx := t.Context()
@@ -388,10 +436,21 @@ var tenMiB = sync.OnceValue(func() []byte {
 })
 
 func TestTransparencyMatrix(t *testing.T) {
+	for _, mode := range matrixModes {
+		t.Run(mode, func(t *testing.T) { transparencyMatrix(t, mode) })
+	}
+}
+
+func transparencyMatrix(t *testing.T, mode string) {
 	up := newMatrixUpstream()
-	srv := httptest.NewServer(up)
+	srv := httptest.NewUnstartedServer(up)
+	if mode == "mitm" {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
 	t.Cleanup(srv.Close)
-	paths, _ := matrixPaths(t, srv.URL)
+	paths, _ := matrixPaths(t, mode, srv.URL, srv)
 	jsonBody := func() io.Reader { return strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`) }
 	tests := []matrixCase{
 		{name: "JSON with repeated headers", method: "POST", path: "/json", body: jsonBody},
@@ -429,10 +488,10 @@ func TestTransparencyMatrix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		closed := "http://" + ln.Addr().String()
+		closed := strings.SplitN(srv.URL, ":", 2)[0] + "://" + ln.Addr().String()
 		_ = ln.Close()
 		byPath := map[string]got{}
-		refused, _ := matrixPaths(t, closed)
+		refused, _ := matrixPaths(t, mode, closed, srv)
 		c := matrixCase{name: "refused", method: "POST", path: "/json", body: jsonBody, proxiesOnly: []string{"Status", "Err", "Header"}}
 		for _, p := range refused {
 			byPath[p.name] = c.run(t, up, p)

@@ -148,6 +148,24 @@ func (p *measureProc) peakRSS() int64 {
 	return -1
 }
 
+// cpuTime is the CPU time (user and system) the process has used so far, from /proc (Linux,
+// 100 ticks a second). Per request, it is the one figure a loaded machine hardly moves: what
+// other processes take changes how long a request waits, not how much CPU the proxy spends on it.
+func (p *measureProc) cpuTime() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return -1
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
 // counters reads sentinel's exchanges_total and graded_total, and how many exchanges wait.
 func (p *measureProc) counters(t *testing.T) (exchanges, graded, queued int64) {
 	req, _ := http.NewRequestWithContext(t.Context(), "GET", p.admin+"/metrics", nil)
@@ -193,6 +211,7 @@ type rowResult struct {
 	errors   int64
 	graded   string
 	rss      int64
+	cpu      time.Duration // the proxy process's CPU per request, grading included
 	lastErr  error
 	requests int64
 }
@@ -296,9 +315,9 @@ func TestMeasureProxy(t *testing.T) {
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "## Proxy: direct, plain reverse proxy and sentinel side by side (loopback, %s/%s, %d cores)\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Fprintf(&b, "Method: `TestMeasureProxy` (proxy/measure_paths_test.go). The upstream, in the measuring process, answers small calls with a %d-byte result, echoes large bodies, and streams 20 SSE events 10 ms apart. Each proxy is a process of its own: the plain one is `httputil.ReverseProxy` with sentinel's transport (`proxy.NewTransport`), sentinel is the real `sentinel proxy` binary with grading on (passive checks into SQLite, defaults: %d MiB grading budget, %d worker). Each row starts fresh proxy processes and runs its clients for its duration against each path in turn; latency is per request (per event for SSE: arrival minus the upstream's send stamp); peak RSS is the process's VmHWM over the row (reset before it); graded is the share of the row's exchanges sentinel graded, read once its grading queue drained.\n\n",
+	fmt.Fprintf(&b, "Method: `TestMeasureProxy` (proxy/measure_paths_test.go). The upstream, in the measuring process, answers small calls with a %d-byte result, echoes large bodies, and streams 20 SSE events 10 ms apart. Each proxy is a process of its own: the plain one is `httputil.ReverseProxy` with sentinel's transport (`proxy.NewTransport`), sentinel is the real `sentinel proxy` binary with grading on (passive checks into SQLite, defaults: %d MiB grading budget, %d worker). Each row starts fresh proxy processes and runs its clients for its duration against each path in turn; latency is per request (per event for SSE: arrival minus the upstream's send stamp); peak RSS is the process's VmHWM over the row (reset before it); graded is the share of the row's exchanges sentinel graded, read once its grading queue drained; proxy CPU/req is the proxy process's user and system CPU time over the row (sentinel's until its queue drained, so grading is included) divided by the row's requests, the figure a loaded machine moves least.\n\n",
 		len(measureResult), DefaultMemoryBudget>>20, DefaultWorkers)
-	fmt.Fprintf(&b, "| workload | path | req/s | p50 | p99 | errors | graded | peak RSS (MiB) |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| workload | path | req/s | p50 | p99 | errors | graded | peak RSS (MiB) | proxy CPU/req (µs) |\n|---|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	only := os.Getenv("SENTINEL_MEASURE_ROWS") // a substring of the rows to run, to look at one
 	for i, row := range rows {
@@ -315,8 +334,10 @@ func TestMeasureProxy(t *testing.T) {
 		results := map[string]rowResult{}
 		for _, p := range paths {
 			var ex0, g0 int64
+			var cpu0 time.Duration
 			if p.proc != nil {
 				p.proc.resetPeak()
+				cpu0 = p.proc.cpuTime()
 			}
 			if p.proc == sent {
 				ex0, g0, _ = sent.counters(t)
@@ -341,19 +362,27 @@ func TestMeasureProxy(t *testing.T) {
 					res.graded = fmt.Sprintf("%.1f%%", 100*float64(g1-g0)/float64(ex1-ex0))
 				}
 			}
+			if p.proc != nil && res.requests > 0 {
+				// After the drain: what grading the row cost is counted.
+				res.cpu = (p.proc.cpuTime() - cpu0) / time.Duration(res.requests)
+			}
 			results[p.name] = res
 			rss := "-"
 			if res.rss > 0 {
 				rss = fmt.Sprintf("%.0f", float64(res.rss)/(1<<20))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %.0f | %s | %s | %d | %s | %s |\n", row.name, p.name, res.rps, roundDur(res.p50), roundDur(res.p99), res.errors, res.graded, rss)
+			cpu := "-"
+			if res.cpu > 0 {
+				cpu = fmt.Sprintf("%.0f", float64(res.cpu)/float64(time.Microsecond))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.0f | %s | %s | %d | %s | %s | %s |\n", row.name, p.name, res.rps, roundDur(res.p50), roundDur(res.p99), res.errors, res.graded, rss, cpu)
 			if res.lastErr != nil {
 				notes = append(notes, fmt.Sprintf("%s via %s: last error %v", row.name, p.name, res.lastErr))
 			}
 		}
 		s, r := results["sentinel proxy"], results["httputil.ReverseProxy"]
-		notes = append(notes, fmt.Sprintf("%s: sentinel vs plain p50 %.2fx, p99 %.2fx, req/s %.2fx, RSS %+.0f MiB", row.name,
-			ratio(s.p50, r.p50), ratio(s.p99, r.p99), s.rps/math.Max(r.rps, 1), float64(s.rss-r.rss)/(1<<20)))
+		notes = append(notes, fmt.Sprintf("%s: sentinel vs plain p50 %.2fx, p99 %.2fx, req/s %.2fx, RSS %+.0f MiB, CPU/req %.2fx", row.name,
+			ratio(s.p50, r.p50), ratio(s.p99, r.p99), s.rps/math.Max(r.rps, 1), float64(s.rss-r.rss)/(1<<20), ratio(s.cpu, r.cpu)))
 		plain.stop()
 		sent.stop()
 	}

@@ -21,6 +21,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/elazarl/goproxy"
 )
 
 // leafValidity is how long a leaf certificate signed for an intercepted host stays valid.
@@ -69,19 +71,24 @@ func newMITM(ca *tls.Certificate, fwd *httputil.ReverseProxy, lg *slog.Logger) *
 	return m
 }
 
-// serve takes over a CONNECT request's connection and hands it, decrypted, to the server.
-func (m *mitm) serve(w http.ResponseWriter, r *http.Request) {
+// hijack is the ConnectHijack action goproxy runs for an allowed CONNECT once it has taken
+// over the connection: it confirms the tunnel, answers the client's TLS handshake with a leaf
+// for the host, and hands the decrypted connection to the server, whose handler is the
+// ReverseProxy. (goproxy's own ConnectMitm would read and write the decrypted exchanges by
+// hand, and its leaves are valid for a year with a math/rand serial.)
+func (m *mitm) hijack(r *http.Request, client net.Conn, _ *goproxy.ProxyCtx) {
 	host := hostPort("https", r.Host)
-	client, buf, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		http.Error(w, "sentinel proxy: cannot intercept on this connection", http.StatusInternalServerError)
-		return
-	}
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		_ = client.Close()
 		return
 	}
-	conn := &bufferedConn{Conn: client, r: buf.Reader}
+	// What the client sent with the CONNECT line (a ClientHello, often) is in the server's
+	// buffer, which goproxy does not pass on: the front kept it when goproxy hijacked.
+	in := bufferedOf(r)
+	if in == nil {
+		in = bufio.NewReader(client)
+	}
+	conn := &bufferedConn{Conn: client, r: in}
 	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	first, err := conn.r.Peek(1)
 	_ = conn.SetReadDeadline(time.Time{})

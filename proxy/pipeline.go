@@ -24,6 +24,11 @@ const (
 	recordOverhead = 1024
 	// storeTimeout bounds one write to the store.
 	storeTimeout = 30 * time.Second
+	// linger is how long a worker that graded fewer than maxBatch exchanges waits for more
+	// before writing them: a commit costs far more than a row, and at a few hundred exchanges
+	// a second a batch would otherwise be one or two. It delays only recording, never traffic;
+	// a stop ends it at once.
+	linger = 10 * time.Millisecond
 )
 
 // PipelineOptions configures a Pipeline.
@@ -177,10 +182,13 @@ func (p *Pipeline) take(n int) ([]*Capture, bool) {
 func (p *Pipeline) work() {
 	defer p.wg.Done()
 	lowerPriority()
+	var r round
 	for {
 		batch, hurry := p.take(maxBatch)
 		if len(batch) > 0 {
-			p.gradeBatch(batch, hurry)
+			p.gradeInto(&r, batch, hurry)
+			p.lingerFor(&r)
+			p.write(&r)
 			continue
 		}
 		select {
@@ -193,34 +201,80 @@ func (p *Pipeline) work() {
 				if len(batch) == 0 {
 					return
 				}
-				p.gradeBatch(batch, hurry)
+				p.gradeInto(&r, batch, hurry)
+				p.write(&r)
 			}
 		}
 	}
 }
 
-// gradeBatch grades the captures (unless hurry), writes them all in one transaction, gives
-// their memory back and publishes them to the live stream.
-func (p *Pipeline) gradeBatch(batch []*Capture, hurry bool) {
-	var b findings.Batch
-	var events []Event
+// round is what a worker graded and has not written yet.
+type round struct {
+	caps   []*Capture
+	b      findings.Batch
+	events []Event
+}
+
+// lingerFor grades what arrives within linger of the first exchange of the round, up to
+// maxBatch, so that one commit carries them all; it returns at once on stop.
+func (p *Pipeline) lingerFor(r *round) {
+	if len(r.caps) >= maxBatch {
+		return
+	}
+	t := time.NewTimer(linger)
+	defer t.Stop()
+	for len(r.caps) < maxBatch {
+		select {
+		case <-p.wake:
+			batch, hurry := p.take(maxBatch - len(r.caps))
+			p.gradeInto(r, batch, hurry)
+		case <-t.C:
+			return
+		case <-p.stop:
+			return
+		}
+	}
+}
+
+// gradeInto grades the captures (unless hurry) into the round.
+func (p *Pipeline) gradeInto(r *round, batch []*Capture, hurry bool) {
 	for _, c := range batch {
 		rec, fs := p.grade(c, hurry)
-		b.Exchanges = append(b.Exchanges, rec)
-		b.Findings = append(b.Findings, fs...)
+		r.b.Exchanges = append(r.b.Exchanges, rec)
+		r.b.Findings = append(r.b.Findings, fs...)
 		for _, f := range fs {
-			events = append(events, Event{Type: EventFinding, Data: f})
+			r.events = append(r.events, Event{Type: EventFinding, Data: f})
 		}
-		events = append(events, Event{Type: EventExchange, Data: summaryOf(rec)})
-		c.release()
+		r.events = append(r.events, Event{Type: EventExchange, Data: summaryOf(rec)})
+		r.caps = append(r.caps, c)
+	}
+}
+
+// write stores the round in one transaction, then gives its memory back (the records hold the
+// bodies until the store has them, so the budget counts them until then) and publishes it to
+// the live stream.
+func (p *Pipeline) write(r *round) {
+	if len(r.caps) == 0 {
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	if err := p.store.Record(ctx, b); err != nil {
-		p.metrics.storeErrors.Add(int64(len(b.Exchanges)))
-		p.log.Error("recording exchanges", logExchanges, len(b.Exchanges), logError, err)
+	if err := p.store.Record(ctx, r.b); err != nil {
+		p.metrics.storeErrors.Add(int64(len(r.b.Exchanges)))
+		p.log.Error("recording exchanges", logExchanges, len(r.b.Exchanges), logError, err)
 	}
-	p.hub.Publish(events...)
+	for _, c := range r.caps {
+		c.release()
+	}
+	p.hub.Publish(r.events...)
+	*r = round{} // the store and the hub may keep what they were handed
+}
+
+// gradeBatch grades the captures (unless hurry) and writes them all in one transaction.
+func (p *Pipeline) gradeBatch(batch []*Capture, hurry bool) {
+	var r round
+	p.gradeInto(&r, batch, hurry)
+	p.write(&r)
 }
 
 // Close stops the workers after they recorded everything queued. When ctx ends first, what

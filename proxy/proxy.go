@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/elazarl/goproxy"
+
 	"github.com/mcp-sentinel/sentinel/findings"
 )
 
@@ -66,6 +68,8 @@ type Proxy struct {
 	pipe     *Pipeline
 	log      *slog.Logger
 
+	// gp dispatches every request on the listener (dispatch.go); the ReverseProxies serve them.
+	gp           *goproxy.ProxyHttpServer
 	reverseProxy *httputil.ReverseProxy
 	forwardProxy *httputil.ReverseProxy
 	forward      *forwardPolicy
@@ -113,6 +117,7 @@ func New(opts *Options) (*Proxy, error) {
 			p.mitm = newMITM(opts.CA, p.forwardProxy, lg)
 		}
 	}
+	p.gp = p.newDispatcher()
 	return p, nil
 }
 
@@ -173,20 +178,7 @@ func targetFrom(ctx context.Context) target {
 	return t
 }
 
-// ServeHTTP serves the proxy listener: origin-form requests in reverse mode, absolute-form
-// requests and CONNECT in forward mode. The admin API is never served here.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.Method == http.MethodConnect:
-		p.connect(w, r)
-	case r.URL.IsAbs():
-		p.absolute(w, r)
-	default:
-		p.reverse(w, r)
-	}
-}
-
-// reverse sends an origin-form request to its route's upstream.
+// reverse sends an origin-form request to its route's upstream (goproxy's NonproxyHandler).
 func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
 	u, ok := p.routes.match(r.URL.EscapedPath(), r.URL.RawQuery)
 	if !ok {
@@ -194,35 +186,6 @@ func (p *Proxy) reverse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.reverseProxy.ServeHTTP(w, withTarget(r, target{url: u, host: u.Host}))
-}
-
-// absolute serves an absolute-form request: to the listener itself or to an upstream a route
-// names, as in reverse mode; to any other host only in forward mode and when allowed.
-func (p *Proxy) absolute(w http.ResponseWriter, r *http.Request) {
-	if p.isSelf(r) {
-		r2 := *r
-		u := *r.URL
-		u.Scheme, u.Host = "", ""
-		r2.URL = &u
-		p.reverse(w, &r2)
-		return
-	}
-	if up, ok := p.routes.names(r.URL.Scheme, r.URL.Host); ok {
-		u := *r.URL
-		u.Scheme, u.Host = up.Scheme, up.Host
-		p.reverseProxy.ServeHTTP(w, withTarget(r, target{url: &u, host: up.Host}))
-		return
-	}
-	if p.forward == nil {
-		p.refuse(w, r, "forward mode is off (start sentinel proxy with --forward and --allow-host)")
-		return
-	}
-	if why := p.forward.check(r.URL.Scheme, r.URL.Host); why != "" {
-		p.refuse(w, r, why)
-		return
-	}
-	u := *r.URL
-	p.forwardProxy.ServeHTTP(w, withTarget(r, target{url: &u, host: r.Host}))
 }
 
 // refuse answers 403 with why; a forward proxy that says no must not pass the request on.

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"testing"
@@ -92,4 +93,72 @@ func BenchmarkProxiedToolsCallParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// large256Call is the 256 KiB tools/call of the measurement's 256 KiB row: one long string
+// argument.
+func large256Call() []byte {
+	b := bytes.Repeat([]byte("x"), 256<<10)
+	copy(b, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`)
+	copy(b[len(b)-4:], `"}}}`)
+	return b
+}
+
+// BenchmarkGradeOnly256KiB is BenchmarkGradeOnly for a 256 KiB request: what the measurement's
+// 256 KiB row asks of grading per exchange.
+func BenchmarkGradeOnly256KiB(b *testing.B) {
+	_, _, _, p := measureTargets(b)
+	c := &Capture{ID: "bench", Start: time.Now(), End: time.Now(), Target: "http://127.0.0.1/mcp", Method: "POST",
+		URL: "http://127.0.0.1/mcp", RequestHeader: http.Header{"Content-Type": {"application/json"}},
+		RequestBody: large256Call(), Status: 200, ResponseHeader: http.Header{"Content-Type": {"application/json"}},
+		ResponseBody: []byte(measureResult)}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(c.RequestBody)))
+	for b.Loop() {
+		_, _ = p.pipe.grade(c, false)
+	}
+}
+
+// BenchmarkGradeOneExchange256KiB is BenchmarkGradeOneExchange for a 256 KiB request, stored
+// (redacted and capped) in SQLite.
+func BenchmarkGradeOneExchange256KiB(b *testing.B) {
+	_, _, _, p := measureTargets(b)
+	c := &Capture{ID: "bench", Start: time.Now(), End: time.Now(), Target: "http://127.0.0.1/mcp", Method: "POST",
+		URL: "http://127.0.0.1/mcp", RequestHeader: http.Header{"Content-Type": {"application/json"}},
+		RequestBody: large256Call(), Status: 200, ResponseHeader: http.Header{"Content-Type": {"application/json"}},
+		ResponseBody: []byte(measureResult)}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(c.RequestBody)))
+	i := 0
+	for b.Loop() {
+		i++
+		one := *c
+		one.ID = "bench-" + strconv.Itoa(i)
+		p.pipe.gradeBatch([]*Capture{&one}, false)
+	}
+}
+
+// BenchmarkGradeAndStoreBatched is the per-exchange cost of grading and storing when a round
+// carries 64 exchanges (what a busy proxy's worker writes per commit, lingering for more): the
+// commit is shared, the rows and the folded findings are not.
+func BenchmarkGradeAndStoreBatched(b *testing.B) {
+	_, _, _, p := measureTargets(b)
+	c := &Capture{ID: "bench", Start: time.Now(), End: time.Now(), Target: "http://127.0.0.1/mcp", Method: "POST",
+		URL: "http://127.0.0.1/mcp", RequestHeader: http.Header{"Content-Type": {"application/json"}},
+		RequestBody: []byte(measureCall), Status: 200, ResponseHeader: http.Header{"Content-Type": {"application/json"}},
+		ResponseBody: []byte(measureResult)}
+	const per = 64
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		batch := make([]*Capture, per)
+		for k := range batch {
+			i++
+			one := *c
+			one.ID = "bench-" + strconv.Itoa(i)
+			batch[k] = &one
+		}
+		p.pipe.gradeBatch(batch, false)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*per), "ns/exchange")
 }

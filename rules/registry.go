@@ -60,8 +60,9 @@ func ByName(name string) (Rule, bool) {
 // corrected in the registry does not break them. An unknown name yields an ID under the level
 // "UNKNOWN", which the check registries' tests reject.
 func IDOf(name string) string {
-	if r, ok := ByName(name); ok {
-		return r.ID
+	reg := loaded()
+	if i, ok := reg.byName[name]; ok {
+		return reg.rules[i].ID // not ByName: every outcome cites a rule, so no copy of the Rule
 	}
 	return "MCP/" + Revision + "/UNKNOWN/" + name
 }

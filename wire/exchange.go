@@ -13,7 +13,6 @@ package wire
 import (
 	"encoding/json"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -96,37 +95,11 @@ type Message struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *Error          `json:"error,omitempty"`
-
-	// res memoises the decoded result object (resultObject): every accessor of a result member
-	// reads it, and a large tools/list result would otherwise be tokenised again by each one.
-	res resultMemo
-}
-
-// resultMemo is the decoded form of one Result value, remembered with the bytes it came from so
-// that a Result replaced after decoding is decoded afresh.
-type resultMemo struct {
-	mu   sync.Mutex
-	from json.RawMessage
-	obj  map[string]json.RawMessage
-	err  error
-}
-
-// resultObject returns the members of Result (exact keys), decoding them once per message. The
-// map is shared: callers read it and never modify it.
-func (m *Message) resultObject() (map[string]json.RawMessage, error) {
-	m.res.mu.Lock()
-	defer m.res.mu.Unlock()
-	if m.res.from == nil || !sameBytes(m.res.from, m.Result) {
-		m.res.obj, m.res.err = decodeObject(m.Result)
-		m.res.from = m.Result
-	}
-	return m.res.obj, m.res.err
-}
-
-// sameBytes reports whether a and b are the same slice (same start and length), not merely
-// equal bytes: it tells a memo whether the value it decoded is still the one in place.
-func sameBytes(a, b []byte) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+	// params and result are Params and Result split into members when the message was
+	// decoded, once for every reader. A message built by hand, or whose Result was replaced,
+	// has its result split once on first use instead (res).
+	params, result *members
+	res            resultMemo
 }
 
 // Error is a JSON-RPC error object.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // Meta keys of the 2026-07-28 revision.
@@ -51,27 +52,42 @@ func DecodeMessage(raw []byte) (*Message, error) {
 	for k, v := range fields {
 		switch k {
 		case "jsonrpc":
-			if err := json.Unmarshal(v, &m.JSONRPC); err != nil {
-				return nil, fmt.Errorf("decoding member jsonrpc: %w", err)
+			s, ok := stringOrNull(v)
+			if !ok {
+				return nil, errors.New("decoding member jsonrpc: not a string")
 			}
+			m.JSONRPC = s
 		case "id":
 			m.ID = v
 		case "method":
-			if err := json.Unmarshal(v, &m.Method); err != nil {
-				return nil, fmt.Errorf("decoding member method: %w", err)
+			s, ok := stringOrNull(v)
+			if !ok {
+				return nil, errors.New("decoding member method: not a string")
 			}
+			m.Method = s
 			if m.Method == "" {
 				return nil, errors.New("decoding member method: empty method name")
 			}
 		case "params":
 			m.Params = v
+			m.params = splitMembers(v)
 		case "result":
 			m.Result = v
+			m.result = splitMembers(v)
 		case "error":
 			m.Error = decodeError(v)
 		}
 	}
 	return m, nil
+}
+
+// stringOrNull reads a string member as encoding/json reads one into a string: null leaves it
+// empty.
+func stringOrNull(v []byte) (string, bool) {
+	if string(v) == "null" {
+		return "", true
+	}
+	return String(v)
 }
 
 // decodeError reads an error member. It never fails: an error member of the wrong shape (not an
@@ -124,49 +140,202 @@ func clipJSON(v json.RawMessage) string {
 }
 
 // decodeObject reads one JSON object into its members with exact keys, rejecting duplicate keys,
-// case-variant twins of a key, and anything after the object.
+// case-variant twins of a key, and anything after the object. Values are slices of raw.
 func decodeObject(raw []byte) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
+	fields, strict, err := splitObject(raw)
 	if err != nil {
-		return nil, fmt.Errorf("reading JSON: %w", err)
+		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, ErrNotObject
-	}
-	fields := map[string]json.RawMessage{}
-	folded := map[string]string{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("reading member name: %w", err)
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("member name %v is not a string", tok)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("reading member %q: %w", key, err)
-		}
-		if _, dup := fields[key]; dup {
-			return nil, fmt.Errorf("member %q appears twice", key)
-		}
-		low := strings.ToLower(key)
-		if prev, twin := folded[low]; twin {
-			return nil, fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
-		}
-		folded[low] = key
-		fields[key] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("reading end of object: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("data after the JSON object")
+	if strict != nil {
+		return nil, strict
 	}
 	return fields, nil
+}
+
+// splitObject reads one JSON object in one pass. err is a syntax error, or ErrNotObject for
+// another JSON value; fields are then nil. Otherwise fields are its members (a key present twice
+// keeps its last value, as encoding/json reads it), and strict says why DecodeMessage's exact
+// reading rejects the object (a key twice, a case-variant twin), nil when it does not.
+func splitObject(raw []byte) (fields map[string]json.RawMessage, strict, err error) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) {
+		return nil, nil, fmt.Errorf("reading JSON: %w", io.EOF)
+	}
+	if raw[i] != '{' {
+		if _, err := scanValue(raw, i, 0); err != nil {
+			return nil, nil, fmt.Errorf("reading JSON: %w", err)
+		}
+		return nil, nil, ErrNotObject
+	}
+	fields = make(map[string]json.RawMessage, 8)
+	// Case-variant twins: the keys seen so far, compared in letter case (a short list for the
+	// few members a message has, a map past that).
+	var seen [8]string
+	keys := seen[:0]
+	var folded map[string]string
+	end, err := scanObject(raw, i, 1, func(q, v []byte) error {
+		key := unquote(q)
+		if _, dup := fields[key]; dup && strict == nil {
+			strict = fmt.Errorf("member %q appears twice", key)
+		}
+		fields[key] = v
+		if strict != nil {
+			return nil
+		}
+		if folded == nil && len(keys) < len(seen) {
+			for _, prev := range keys {
+				if prev != key && sameLower(prev, key) {
+					strict = fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
+					return nil
+				}
+			}
+			keys = append(keys, key)
+			return nil
+		}
+		if folded == nil {
+			folded = make(map[string]string, 2*len(seen))
+			for _, k := range keys {
+				folded[strings.ToLower(k)] = k
+			}
+		}
+		low := key
+		for k := 0; k < len(key); k++ {
+			if c := key[k]; c >= 0x80 || ('A' <= c && c <= 'Z') {
+				low = strings.ToLower(key)
+				break
+			}
+		}
+		if prev, twin := folded[low]; twin && prev != key {
+			strict = fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
+		}
+		folded[low] = key
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading JSON object: %w", err)
+	}
+	if skipSpace(raw, end) != len(raw) {
+		return nil, nil, errors.New("data after the JSON object")
+	}
+	return fields, strict, nil
+}
+
+// sameLower reports whether strings.ToLower(a) == strings.ToLower(b), without lowering either
+// when both are ASCII (camelCase keys would otherwise cost a copy each).
+func sameLower(a, b string) bool {
+	for k := 0; k < len(a); k++ {
+		if a[k] >= 0x80 {
+			return strings.ToLower(a) == strings.ToLower(b)
+		}
+	}
+	for k := 0; k < len(b); k++ {
+		if b[k] >= 0x80 {
+			return strings.ToLower(a) == strings.ToLower(b)
+		}
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for k := 0; k < len(a); k++ {
+		x, y := a[k], b[k]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// members is params or result split once, by DecodeMessage, for every reader to share.
+type members struct {
+	src    []byte // the bytes split: a message whose Params or Result changed since re-splits
+	fields map[string]json.RawMessage
+	strict error // why the exact reading rejects it (see splitObject)
+	err    error // not a valid JSON object
+}
+
+func splitMembers(src []byte) *members {
+	f, strict, err := splitObject(src)
+	return &members{src: src, fields: f, strict: strict, err: err}
+}
+
+// of returns the split of src: ms when it was made from these very bytes, else a new one.
+func (ms *members) of(src []byte) *members {
+	if ms.isOf(src) {
+		return ms
+	}
+	return splitMembers(src)
+}
+
+// isOf reports whether ms was split from these very bytes (the same slice, not merely equal
+// bytes): a Result replaced after decoding is split afresh.
+func (ms *members) isOf(src []byte) bool {
+	return ms != nil && len(ms.src) == len(src) && (len(src) == 0 || &ms.src[0] == &src[0])
+}
+
+// resultMemo is the split of a Result that DecodeMessage did not split (a message built by hand,
+// or one whose Result was replaced), made once on first use for every accessor after it: a
+// large tools/list result would otherwise be tokenised again by each of them.
+type resultMemo struct {
+	mu sync.Mutex
+	ms *members
+}
+
+// resultMembers is the split of Result: DecodeMessage's when Result is still what it split (no
+// lock: that split is never written after decoding), else the memo's, made once per Result.
+func (m *Message) resultMembers() *members {
+	if m.result.isOf(m.Result) {
+		return m.result
+	}
+	m.res.mu.Lock()
+	defer m.res.mu.Unlock()
+	if !m.res.ms.isOf(m.Result) {
+		m.res.ms = splitMembers(m.Result)
+	}
+	return m.res.ms
+}
+
+// resultObject returns the members of Result read exactly, or why they cannot be.
+func (m *Message) resultObject() (map[string]json.RawMessage, error) {
+	ms := m.resultMembers()
+	if ms.err != nil {
+		return nil, ms.err
+	}
+	if ms.strict != nil {
+		return nil, ms.strict
+	}
+	return ms.fields, nil
+}
+
+// ParamsMembers returns the members of params, each a slice of the message's bytes; nil when params is
+// absent or not a valid object. A key present twice keeps its last value (use ParamField for the
+// exact reading). The split is made once, when the message is decoded.
+func (m *Message) ParamsMembers() map[string]json.RawMessage {
+	if m == nil || m.Params == nil {
+		return nil
+	}
+	return m.params.of(m.Params).fields
+}
+
+// ResultMembers is ParamsMembers for result.
+func (m *Message) ResultMembers() map[string]json.RawMessage {
+	if m == nil || m.Result == nil {
+		return nil
+	}
+	return m.resultMembers().fields
+}
+
+// exact returns the members of src read exactly (nil when a key appears twice or in two cases).
+func exact(ms *members) map[string]json.RawMessage {
+	if ms.err != nil || ms.strict != nil {
+		return nil
+	}
+	return ms.fields
 }
 
 // Meta returns the members of params._meta (for a request or notification) or result._meta (for
@@ -176,14 +345,10 @@ func (m *Message) Meta() map[string]json.RawMessage {
 		return nil
 	}
 	var obj map[string]json.RawMessage
-	var err error
 	if m.IsResponse() {
-		obj, err = m.resultObject()
+		obj = exact(m.resultMembers())
 	} else {
-		obj, err = decodeObject(m.Params)
-	}
-	if err != nil {
-		return nil
+		obj = exact(m.params.of(m.Params))
 	}
 	meta, err := decodeObject(obj["_meta"])
 	if err != nil {
@@ -201,11 +366,7 @@ func (m *Message) MetaString(key string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return String(v)
 }
 
 // ParamField returns one member of params (exact key); nil when absent.
@@ -213,11 +374,7 @@ func (m *Message) ParamField(name string) json.RawMessage {
 	if m == nil {
 		return nil
 	}
-	obj, err := decodeObject(m.Params)
-	if err != nil {
-		return nil
-	}
-	return obj[name]
+	return exact(m.params.of(m.Params))[name]
 }
 
 // ResultField returns one member of result (exact key); nil when absent or not an object.
@@ -225,18 +382,13 @@ func (m *Message) ResultField(name string) json.RawMessage {
 	if m == nil {
 		return nil
 	}
-	obj, err := m.resultObject()
-	if err != nil {
-		return nil
-	}
-	return obj[name]
+	return exact(m.resultMembers())[name]
 }
 
 // ResultString returns a string member of result and whether it was one.
 func (m *Message) ResultString(name string) (string, bool) {
-	var s string
-	if v := m.ResultField(name); v != nil && json.Unmarshal(v, &s) == nil {
-		return s, true
+	if v := m.ResultField(name); v != nil {
+		return String(v)
 	}
 	return "", false
 }
@@ -257,16 +409,16 @@ func (m *Message) Completed() bool {
 	if m == nil || m.Error != nil || m.Result == nil || m.Method != "" {
 		return false
 	}
-	obj, err := m.resultObject()
-	if err != nil {
+	obj := exact(m.resultMembers())
+	if obj == nil {
 		return false
 	}
 	raw, present := obj["resultType"]
 	if !present {
 		return true
 	}
-	var rt string
-	return json.Unmarshal(raw, &rt) == nil && rt == "complete"
+	rt, ok := String(raw)
+	return ok && rt == "complete"
 }
 
 // ErrorCode returns the JSON-RPC error code and true when m is an error response whose code

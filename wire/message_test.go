@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -82,7 +83,14 @@ func FuzzDecodeMessage(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"A":10}`))
+	f.Add([]byte(`{"\u212aey":1,"key":2}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		if _, strict, err := splitObject(raw); err == nil {
+			if want := refStrict(raw); (strict != nil) != want {
+				t.Fatalf("splitObject(%q) strict = %v, the lower-cased key map says %v", raw, strict, want)
+			}
+		}
 		m, err := DecodeMessage(raw)
 		if err != nil {
 			return
@@ -183,6 +191,37 @@ func TestMalformedErrorMembersAreKeptWithTheirProblem(t *testing.T) {
 			t.Errorf("%s: problem %q, want one containing %q", tt.in, m.Error.Problem, tt.problem)
 		}
 	}
+}
+
+// refStrict is the exact reading's rule on encoding/json's tokens: a key twice, or two keys
+// whose strings.ToLower agree.
+func refStrict(raw []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	seen, lower := map[string]bool{}, map[string]string{}
+	strict := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		k := tok.(string)
+		if seen[k] {
+			strict = true
+		}
+		seen[k] = true
+		if prev, ok := lower[strings.ToLower(k)]; ok && prev != k {
+			strict = true
+		}
+		lower[strings.ToLower(k)] = k
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return strict
 }
 
 // TestResultMembersAreDecodedOnceAndFollowAReplacedResult: the accessors of result members share

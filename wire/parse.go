@@ -2,10 +2,11 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -41,7 +42,7 @@ func ParseBody(contentType string, body []byte, lim Limits) (events []Event, msg
 		for i, ev := range evs {
 			m, err := DecodeMessage([]byte(ev.Data))
 			if err != nil {
-				parseErrors = append(parseErrors, fmt.Sprintf("event %d: %v", i, err))
+				parseErrors = append(parseErrors, eventError(i, err))
 				continue
 			}
 			msgs = append(msgs, m)
@@ -65,13 +66,34 @@ func ParseBody(contentType string, body []byte, lim Limits) (events []Event, msg
 	}
 }
 
+// eventError is the parse error recorded for an SSE event whose data is not a JSON-RPC message.
+func eventError(i int, err error) string { return fmt.Sprintf("event %d: %v", i, err) }
+
+// EventError returns why event i of a response did not decode as a JSON-RPC message, from the
+// parse errors Parse or Decoded recorded, so a check that grades events reads wire's verdict
+// instead of decoding the data again; false when event i decoded.
+func EventError(parseErrors []string, i int) (string, bool) {
+	prefix := "event " + strconv.Itoa(i) + ": "
+	for _, e := range parseErrors {
+		if why, ok := strings.CutPrefix(e, prefix); ok {
+			return why, true
+		}
+	}
+	return "", false
+}
+
 // BatchNote is the parse error recorded for a body that is a JSON array: the revision forbids
 // batches, so a check must be able to see one.
 const BatchNote = "body is a JSON array (a batch)"
 
 func decodeBatch(body []byte) ([]*Message, []string) {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(body, &elems); err != nil {
+	var elems [][]byte
+	i := skipSpace(body, 0)
+	end, err := scanArray(body, i, 1, func(v []byte) { elems = append(elems, v) })
+	if err == nil && skipSpace(body, end) != len(body) {
+		err = errors.New("data after the JSON array")
+	}
+	if err != nil {
 		return nil, []string{fmt.Sprintf("decoding batch: %v", err)}
 	}
 	errs := []string{BatchNote}
@@ -123,7 +145,7 @@ func (ex *Exchange) Parse(lim Limits) {
 		for i, ev := range r.Events {
 			m, err := DecodeMessage([]byte(ev.Data))
 			if err != nil {
-				r.ParseErrors = append(r.ParseErrors, fmt.Sprintf("event %d: %v", i, err))
+				r.ParseErrors = append(r.ParseErrors, eventError(i, err))
 				continue
 			}
 			r.Messages = append(r.Messages, m)
@@ -150,7 +172,7 @@ func (r *Response) Decoded(lim Limits) (events []Event, msgs []*Message, parseEr
 		for i, ev := range r.Events {
 			m, err := DecodeMessage([]byte(ev.Data))
 			if err != nil {
-				parseErrors = append(parseErrors, fmt.Sprintf("event %d: %v", i, err))
+				parseErrors = append(parseErrors, eventError(i, err))
 				continue
 			}
 			msgs = append(msgs, m)
