@@ -118,8 +118,6 @@ func list(names []string) string {
 	return "(" + strings.Join(names, ", ") + ")"
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }
-
 func machine() string {
 	return fmt.Sprintf("%d CPUs shared with other work", numCPU())
 }

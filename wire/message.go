@@ -225,12 +225,12 @@ func splitObject(raw []byte) (fields map[string]json.RawMessage, strict, err err
 func sameLower(a, b string) bool {
 	for k := 0; k < len(a); k++ {
 		if a[k] >= 0x80 {
-			return strings.ToLower(a) == strings.ToLower(b)
+			return strings.ToLower(a) == strings.ToLower(b) //nolint:staticcheck // the rule is lower-case equality, not Unicode case folding
 		}
 	}
 	for k := 0; k < len(b); k++ {
 		if b[k] >= 0x80 {
-			return strings.ToLower(a) == strings.ToLower(b)
+			return strings.ToLower(a) == strings.ToLower(b) //nolint:staticcheck // the rule is lower-case equality, not Unicode case folding
 		}
 	}
 	if len(a) != len(b) {
@@ -298,18 +298,6 @@ func (m *Message) resultMembers() *members {
 		m.res.ms = splitMembers(m.Result)
 	}
 	return m.res.ms
-}
-
-// resultObject returns the members of Result read exactly, or why they cannot be.
-func (m *Message) resultObject() (map[string]json.RawMessage, error) {
-	ms := m.resultMembers()
-	if ms.err != nil {
-		return nil, ms.err
-	}
-	if ms.strict != nil {
-		return nil, ms.strict
-	}
-	return ms.fields, nil
 }
 
 // ParamsMembers returns the members of params, each a slice of the message's bytes; nil when params is

@@ -22,14 +22,14 @@ func splitCommand(s string) ([]string, error) {
 	inWord := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
+		switch c {
+		case ' ', '\t', '\n':
 			if inWord {
 				words = append(words, cur.String())
 				cur.Reset()
 				inWord = false
 			}
-		case c == '\'':
+		case '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
 				return nil, fmt.Errorf("--command %q: a single quote is not closed", s)
@@ -37,7 +37,7 @@ func splitCommand(s string) ([]string, error) {
 			cur.WriteString(s[i+1 : i+1+j])
 			i += j + 1
 			inWord = true
-		case c == '"':
+		case '"':
 			i++
 			for ; i < len(s) && s[i] != '"'; i++ {
 				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
@@ -49,7 +49,7 @@ func splitCommand(s string) ([]string, error) {
 				return nil, fmt.Errorf("--command %q: a double quote is not closed", s)
 			}
 			inWord = true
-		case c == '\\':
+		case '\\':
 			if i+1 >= len(s) {
 				return nil, fmt.Errorf("--command %q: it ends in a backslash", s)
 			}

@@ -187,7 +187,7 @@ func (e *otlpExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnl
 		select {
 		case <-ctx.Done():
 			pause.Stop()
-			return fmt.Errorf("exporting %d spans: %w (last try: %v)", len(spans), ctx.Err(), err)
+			return fmt.Errorf("exporting %d spans: %w (last try: %w)", len(spans), ctx.Err(), err)
 		case <-pause.C:
 		}
 	}

@@ -204,8 +204,9 @@ func spanKind(k trace.SpanKind) int {
 		return 4
 	case trace.SpanKindConsumer:
 		return 5
+	default:
+		return 0 // SpanKindUnspecified and any kind added later
 	}
-	return 0
 }
 
 // statusCode maps the span status to OTLP's StatusCode (UNSET 0, OK 1, ERROR 2).
@@ -215,8 +216,9 @@ func statusCode(s sdktrace.ReadOnlySpan) int {
 		return 1
 	case codes.Error:
 		return 2
+	default:
+		return 0 // codes.Unset
 	}
-	return 0
 }
 
 // keyValue encodes one attribute as a KeyValue.
@@ -257,7 +259,7 @@ func anyValue(v attribute.Value) pb {
 		m.msg(5, arr)
 	default:
 		m.tag(1, wireBytes)
-		s := v.Emit()
+		s := v.String()
 		m.b = binary.AppendUvarint(m.b, uint64(len(s)))
 		m.b = append(m.b, s...)
 	}
@@ -284,6 +286,8 @@ func sliceValues(v attribute.Value) []attribute.Value {
 		for _, f := range v.AsFloat64Slice() {
 			out = append(out, attribute.Float64Value(f))
 		}
+	default:
+		// a scalar value is not a slice: no elements
 	}
 	return out
 }
