@@ -1,25 +1,18 @@
 package active
 
 import (
-	"regexp"
 	"testing"
+
+	"github.com/mcp-sentinel/sentinel/internal/lazyre/lazyretest"
 )
 
-// TestLazyRegexpsCompileAndMatch compiles every expression that is compiled on first use (an
+// TestLazyRegexpsCompileAndMatch compiles every expression this package compiles on first use (an
 // invalid one would otherwise panic only when a command first reaches it) and checks each matches
 // what it is for and refuses what it is not.
 func TestLazyRegexpsCompileAndMatch(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		re      func() *regexp.Regexp
-		yes, no string
-	}{
-		{"extLabel", extLabel, "io", "-io"},
-		{"extName", extName, "tasks", "tasks-"},
-		{"urlRE", urlRE, "see https://example.com/x", "no link here"},
-	} {
-		if !tc.re().MatchString(tc.yes) || tc.re().MatchString(tc.no) {
-			t.Errorf("%s: matches %q %v, %q %v", tc.name, tc.yes, tc.re().MatchString(tc.yes), tc.no, tc.re().MatchString(tc.no))
-		}
-	}
+	lazyretest.Check(t, []lazyretest.Case{
+		{Name: "extLabel", Re: extLabel, Yes: "io", No: "-io"},
+		{Name: "extName", Re: extName, Yes: "tasks", No: "tasks-"},
+		{Name: "urlRE", Re: urlRE, Yes: "see https://example.com/x", No: "no link here"},
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcp-sentinel/sentinel/internal/lazyre"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -94,8 +95,8 @@ func probeDeclared(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 // labels (a letter first, a letter or digit last), a slash, then a name (alphanumeric at both
 // ends; '-', '_' and '.' inside).
 var (
-	extLabel = lazyRegexp(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
-	extName  = lazyRegexp(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+	extLabel = lazyre.New(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+	extName  = lazyre.New(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 )
 
 // ExtensionIDProblem says what is wrong with an extension identifier, "" when it is well formed.

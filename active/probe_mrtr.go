@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcp-sentinel/sentinel/internal/lazyre"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -580,7 +581,7 @@ func elicitations(it *interim) map[string]map[string]json.RawMessage {
 }
 
 // urlRE finds URLs a user could click.
-var urlRE = lazyRegexp(`(?i)\b(?:https?|ftp)://[^\s"'<>]+`)
+var urlRE = lazyre.New(`(?i)\b(?:https?|ftp)://[^\s"'<>]+`)
 
 // probeMRTRElicitation grades the elicitations an MRTR tool sends.
 //

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-sentinel/sentinel/internal/lazyre"
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
@@ -76,7 +77,7 @@ func Write(w io.Writer, f *File) error {
 	return nil
 }
 
-var fingerprint = lazyRegexp(`^[0-9a-f]{16}$`)
+var fingerprint = lazyre.New(`^[0-9a-f]{16}$`)
 
 // Read decodes a baseline strictly: the schema must be SchemaVersion, unknown fields and
 // trailing data are errors, and every entry needs a rule ID and a 16-hex-digit observation.

@@ -24,6 +24,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcp-sentinel/sentinel/internal/lazyre"
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
@@ -70,7 +71,7 @@ type File struct {
 	Path string `yaml:"-"`
 }
 
-var unknownField = lazyRegexp(`line (\d+): field (\S+) not found`)
+var unknownField = lazyre.New(`line (\d+): field (\S+) not found`)
 
 // Read decodes a config strictly and validates it. Relative paths stay as written; Load
 // resolves them.

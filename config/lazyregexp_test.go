@@ -1,23 +1,16 @@
 package config
 
 import (
-	"regexp"
 	"testing"
+
+	"github.com/mcp-sentinel/sentinel/internal/lazyre/lazyretest"
 )
 
-// TestLazyRegexpsCompileAndMatch compiles every expression that is compiled on first use (an
+// TestLazyRegexpsCompileAndMatch compiles every expression this package compiles on first use (an
 // invalid one would otherwise panic only when a command first reaches it) and checks each matches
 // what it is for and refuses what it is not.
 func TestLazyRegexpsCompileAndMatch(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		re      func() *regexp.Regexp
-		yes, no string
-	}{
-		{"unknownField", unknownField, "line 3: field tiemout not found in type config.File", "line 3: bad indent"},
-	} {
-		if !tc.re().MatchString(tc.yes) || tc.re().MatchString(tc.no) {
-			t.Errorf("%s: matches %q %v, %q %v", tc.name, tc.yes, tc.re().MatchString(tc.yes), tc.no, tc.re().MatchString(tc.no))
-		}
-	}
+	lazyretest.Check(t, []lazyretest.Case{
+		{Name: "unknownField", Re: unknownField, Yes: "line 3: field tiemout not found in type config.File", No: "line 3: bad indent"},
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/mcp-sentinel/sentinel/internal/lazyre"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
@@ -80,7 +81,7 @@ func isBase64(s string) bool {
 	return err == nil
 }
 
-var schemeRE = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+var schemeRE = lazyre.New(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
 // uriProblem says why s is not an RFC 3986 URI with a scheme, or "".
 func uriProblem(s string) string {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcp-sentinel/sentinel/internal/lazyre"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
@@ -74,14 +75,14 @@ func checkDiscover(v *view, h *History) []rules.Outcome {
 }
 
 var (
-	metaLabel = lazyRegexp(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
-	metaName  = lazyRegexp(`^([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)
+	metaLabel = lazyre.New(`^[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+	metaName  = lazyre.New(`^([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)
 	// W3C Trace Context traceparent: version-traceid-parentid-flags, lower-case hex.
-	traceparentRE = lazyRegexp(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$`)
+	traceparentRE = lazyre.New(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$`)
 	// W3C tracestate list member: key=value, with the key grammar of the spec.
-	tracestateKey = lazyRegexp(`^([a-z0-9][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})$`)
+	tracestateKey = lazyre.New(`^([a-z0-9][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})$`)
 	// W3C Baggage key: an RFC 7230 token.
-	baggageKey = lazyRegexp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	baggageKey = lazyre.New("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
 // metaKeyProblem says why key breaks the _meta key grammar, or "".

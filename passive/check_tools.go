@@ -9,10 +9,11 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mcp-sentinel/sentinel/internal/lazyre"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
-var toolNameRE = lazyRegexp(`^[A-Za-z0-9_.-]{1,128}$`)
+var toolNameRE = lazyre.New(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // checkToolsList enforces the published tool definitions of one tools/list page, and compares
 // them with what History saw before.

@@ -1,24 +1,17 @@
 package rules
 
 import (
-	"regexp"
 	"testing"
+
+	"github.com/mcp-sentinel/sentinel/internal/lazyre/lazyretest"
 )
 
-// TestLazyRegexpsCompileAndMatch compiles every expression that is compiled on first use (an
+// TestLazyRegexpsCompileAndMatch compiles every expression this package compiles on first use (an
 // invalid one would otherwise panic only when a command first reaches it) and checks each matches
 // what it is for and refuses what it is not.
 func TestLazyRegexpsCompileAndMatch(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		re      func() *regexp.Regexp
-		yes, no string
-	}{
-		{"kebab", kebab, "tools-list", "Tools_List"},
-		{"anchor", anchor, "section-1", "a b"},
-	} {
-		if !tc.re().MatchString(tc.yes) || tc.re().MatchString(tc.no) {
-			t.Errorf("%s: matches %q %v, %q %v", tc.name, tc.yes, tc.re().MatchString(tc.yes), tc.no, tc.re().MatchString(tc.no))
-		}
-	}
+	lazyretest.Check(t, []lazyretest.Case{
+		{Name: "kebab", Re: kebab, Yes: "tools-list", No: "Tools_List"},
+		{Name: "anchor", Re: anchor, Yes: "section-1", No: "a b"},
+	})
 }

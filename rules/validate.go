@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcp-sentinel/sentinel/internal/lazyre"
 )
 
 // Errors Validate reports, wrapped with the rule's name and the detail. Tests and callers match them
@@ -34,8 +36,8 @@ var (
 )
 
 var (
-	kebab  = lazyRegexp(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	anchor = lazyRegexp(`^[^\s#]+$`)
+	kebab  = lazyre.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	anchor = lazyre.New(`^[^\s#]+$`)
 )
 
 // SpecPages are the pages of the 2026-07-28 specification, as paths under SpecBase ("" is the
