@@ -122,6 +122,9 @@ func writeLegacyReport(t *testing.T, b *strings.Builder) {
 	extra := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl")), corpusThreshold)
 	fmt.Fprintf(b, "| flag_injection, supplementary training items | %d | %s | %s | %s | %s |\n", extra.all.total(),
 		cell(extra.all.tp, extra.all.tp+extra.all.fp), cell(extra.all.tp, extra.all.tp+extra.all.fn), cell(extra.all.fp, extra.all.fp+extra.all.tn), cell(extra.all.decided, extra.all.total()))
+	gx := newReport(scoreGroundednessItems(readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train_extra.jsonl")), corpusThreshold)
+	fmt.Fprintf(b, "| check_groundedness, supplementary training items (denial cases caught %d of %d) | %d | %s | %s | %s | %s |\n", gx.caught, gx.denials, gx.all.total(),
+		cell(gx.all.tp, gx.all.tp+gx.all.fp), cell(gx.all.tp, gx.all.tp+gx.all.fn), cell(gx.all.fp, gx.all.fp+gx.all.tn), cell(gx.all.decided, gx.all.total()))
 	for _, f := range []string{"injection.jsonl", "injection_holdout.jsonl", "injection_blind.jsonl"} {
 		var items []injectionItem
 		for _, c := range readJSONL[injectionCase](t, "testdata/corpus/"+f) {

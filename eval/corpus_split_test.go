@@ -51,6 +51,7 @@ func TestCorpusSplit(t *testing.T) {
 	gndTrain := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train.jsonl")
 	gndHeld := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_heldout.jsonl")
 	injExtra := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl")
+	gndExtra := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train_extra.jsonl")
 	injProbe := readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")
 
 	ids := map[string]bool{}
@@ -70,7 +71,7 @@ func TestCorpusSplit(t *testing.T) {
 			t.Errorf("%s: family ordinary holds benign items only", c.ID)
 		}
 	}
-	for _, c := range slices.Concat(gndTrain, gndHeld) {
+	for _, c := range slices.Concat(gndTrain, gndHeld, gndExtra) {
 		unique(c.ID)
 		checkCommon(t, c.ID, c.Label, c.Family, c.Difficulty, c.Lang, []string{"grounded", "ungrounded"}, groundednessFamilies)
 		switch {
