@@ -119,9 +119,11 @@ func writeGroundednessReport(b *strings.Builder, set string, r *report) {
 // items: training material, seen by tuning.
 func writeLegacyReport(t *testing.T, b *strings.Builder) {
 	b.WriteString("#### Training material outside the split (seen by tuning)\n\n| set | items | precision | recall | FPR | decided |\n|---|---|---|---|---|---|\n")
-	extra := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl")), corpusThreshold)
-	fmt.Fprintf(b, "| flag_injection, supplementary training items | %d | %s | %s | %s | %s |\n", extra.all.total(),
-		cell(extra.all.tp, extra.all.tp+extra.all.fp), cell(extra.all.tp, extra.all.tp+extra.all.fn), cell(extra.all.fp, extra.all.fp+extra.all.tn), cell(extra.all.decided, extra.all.total()))
+	for _, f := range []string{"injection_train_extra.jsonl", "injection_train_extra2.jsonl"} {
+		extra := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/"+f)), corpusThreshold)
+		fmt.Fprintf(b, "| flag_injection, supplementary training items `%s` | %d | %s | %s | %s | %s |\n", f, extra.all.total(),
+			cell(extra.all.tp, extra.all.tp+extra.all.fp), cell(extra.all.tp, extra.all.tp+extra.all.fn), cell(extra.all.fp, extra.all.fp+extra.all.tn), cell(extra.all.decided, extra.all.total()))
+	}
 	gx := newReport(scoreGroundednessItems(readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train_extra.jsonl")), corpusThreshold)
 	fmt.Fprintf(b, "| check_groundedness, supplementary training items (denial cases caught %d of %d) | %d | %s | %s | %s | %s |\n", gx.caught, gx.denials, gx.all.total(),
 		cell(gx.all.tp, gx.all.tp+gx.all.fp), cell(gx.all.tp, gx.all.tp+gx.all.fn), cell(gx.all.fp, gx.all.fp+gx.all.tn), cell(gx.all.decided, gx.all.total()))

@@ -53,6 +53,7 @@ func TestCorpusSplit(t *testing.T) {
 	injExtra := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl")
 	gndExtra := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train_extra.jsonl")
 	injProbe := readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")
+	injExtra2 := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra2.jsonl")
 
 	ids := map[string]bool{}
 	unique := func(id string) {
@@ -61,7 +62,7 @@ func TestCorpusSplit(t *testing.T) {
 		}
 		ids[id] = true
 	}
-	for _, c := range slices.Concat(injTrain, injHeld, injExtra, injProbe) {
+	for _, c := range slices.Concat(injTrain, injHeld, injExtra, injProbe, injExtra2) {
 		unique(c.ID)
 		checkCommon(t, c.ID, c.Label, c.Family, c.Difficulty, c.Lang, []string{"injection", "benign"}, injectionFamilies)
 		if strings.TrimSpace(c.Text) == "" {
@@ -119,7 +120,7 @@ func TestCorpusSplit(t *testing.T) {
 	}
 	// the tool-text probe is never trained on: no item the learned model is trained on may be its
 	// near-copy
-	for _, a := range slices.Concat(injTrain, injExtra) {
+	for _, a := range slices.Concat(injTrain, injExtra, injExtra2) {
 		for _, b := range injProbe {
 			if jaccard(itemWords(a), itemWords(b)) >= 0.4 {
 				t.Errorf("%s (train) and %s (tool-text probe) are near-copies", a.ID, b.ID)
