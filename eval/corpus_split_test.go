@@ -120,7 +120,7 @@ func TestCorpusSplit(t *testing.T) {
 	}
 	// the tool-text probe is never trained on: no item the learned model is trained on may be its
 	// near-copy
-	for _, a := range slices.Concat(injTrain, injExtra, injExtra2) {
+	for _, a := range injectionTrainingItems(t) {
 		for _, b := range injProbe {
 			if jaccard(itemWords(a), itemWords(b)) >= 0.4 {
 				t.Errorf("%s (train) and %s (tool-text probe) are near-copies", a.ID, b.ID)
