@@ -3,7 +3,6 @@ package active
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -28,7 +27,7 @@ func (t *Target) envelopeControl(ctx context.Context) (ok bool, ex *wire.Exchang
 	t.controlOnce.Do(func() {
 		t.controlEx = t.Send(ctx, discoverWith(wire.WithLabel("control: a well-formed server/discover as every probe sends it")))
 		r := t.controlEx.Reply()
-		t.controlOK = t.controlEx.Status() == http.StatusOK && r != nil && r.Error == nil
+		t.controlOK = t.controlEx.Delivered() && r != nil && r.Error == nil
 	})
 	return t.controlOK, t.controlEx
 }
@@ -119,7 +118,7 @@ func (t *Target) served(id string) bool {
 	for _, ex := range t.exchanges {
 		if ex.ID == id {
 			r := ex.Reply()
-			return ex.Status() >= 200 && ex.Status() < 300 && r != nil && r.Error == nil && r.Result != nil
+			return (ex.Delivered() || (ex.Status() >= 200 && ex.Status() < 300)) && r != nil && r.Error == nil && r.Result != nil
 		}
 	}
 	return false

@@ -26,10 +26,22 @@ const LegacyVersion = "2025-11-25"
 func (t *Target) discover(ctx context.Context) error {
 	ex := t.Call(ctx, "server/discover", nil, wire.WithLabel("well-formed server/discover"))
 	t.Discover = ex
+	if ex.Response == nil && t.stdio != nil {
+		// Over stdio a legacy server may answer an unknown method with nothing at all: the
+		// binding's backward-compatibility rule says to fall back to initialize then.
+		t.EraWhy = fmt.Sprintf("a well-formed server/discover got %s", ex.Summary())
+		if v, _, ok := t.ServesLegacy(ctx); ok {
+			t.Era = fmt.Sprintf("legacy (%s)", v)
+			t.EraWhy += fmt.Sprintf("; the legacy initialize handshake succeeded with protocolVersion %s", v)
+			t.openLegacySession(ctx)
+			return nil
+		}
+		return fmt.Errorf("%w: the stdio server answered neither server/discover nor initialize: %s", ErrUnreachable, t.stdio.whyUnreachable())
+	}
 	if ex.Response == nil {
 		return fmt.Errorf("%w: POST server/discover to %s: %s", ErrUnreachable, ex.Target, ex.Err)
 	}
-	if reply := ex.Reply(); ex.Status() == http.StatusOK && reply != nil && reply.Error == nil {
+	if reply := ex.Reply(); ex.Delivered() && reply != nil && reply.Error == nil {
 		_ = wire.Decode(reply.ResultField("supportedVersions"), &t.SupportedVersions)
 		var caps map[string]json.RawMessage
 		if wire.Decode(reply.ResultField("capabilities"), &caps) == nil {
@@ -152,9 +164,14 @@ func LegacyInitialize(version string) wire.RequestSpec {
 // once per scan, ungraded: the new era's rules say nothing about a legacy answer.
 func (t *Target) ServesLegacy(ctx context.Context) (version string, ex *wire.Exchange, ok bool) {
 	t.legacyOnce.Do(func() {
+		if t.stdio != nil && t.Modern {
+			// On stdio an initialize selects legacy semantics for the whole process: ask a
+			// throwaway one, so the scan's own process stays modern.
+			ctx = withAside(ctx)
+		}
 		t.legacyEx = t.SendUngraded(ctx, LegacyInitialize(LegacyVersion))
 		reply := t.legacyEx.Reply()
-		if t.legacyEx.Status() != http.StatusOK || reply == nil || reply.Error != nil {
+		if !t.legacyEx.Delivered() || reply == nil || reply.Error != nil {
 			return
 		}
 		t.legacyVer, _ = reply.ResultString("protocolVersion")
@@ -235,7 +252,7 @@ func (t *Target) listPrimitives(ctx context.Context) {
 // result carrying the member array. A refused or malformed list is recorded as not read.
 func (t *Target) readList(ex *wire.Exchange, member string, v any) bool {
 	r := ex.Reply()
-	ok := ex.Status() == http.StatusOK && r != nil && r.Error == nil && wire.Decode(r.Result, v) == nil
+	ok := ex.Delivered() && r != nil && r.Error == nil && wire.Decode(r.Result, v) == nil
 	if ok {
 		var arr []json.RawMessage
 		ok = json.Unmarshal(r.ResultField(member), &arr) == nil && r.ResultField(member) != nil

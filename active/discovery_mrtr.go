@@ -3,7 +3,6 @@ package active
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"sort"
 
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -39,7 +38,7 @@ func (t *Target) findMRTRTool(ctx context.Context) {
 		params := map[string]any{"name": name, "arguments": args}
 		ex := t.Call(ctx, "tools/call", params,
 			wire.WithMeta(wire.MetaClientCapabilities, MRTRCapabilities), wire.WithLabel("tools/call "+name+" (looking for input_required)"))
-		if ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().ResultType() == "input_required" {
+		if ex.Delivered() && ex.Reply() != nil && ex.Reply().ResultType() == "input_required" {
 			t.MRTRTool = name
 			return
 		}

@@ -2,7 +2,6 @@ package active
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -49,6 +48,9 @@ func reject(id, label string, ex *wire.Exchange, status, code int) rules.Outcome
 		return undecidedCut(id, label, ex)
 	}
 	obs := observed(label, ex)
+	if ex.Stdio() {
+		status = 0 // stdio has no status: only the JSON-RPC half of the rejection applies
+	}
 	var want string
 	switch {
 	case status != 0 && code != 0:
@@ -73,7 +75,7 @@ func served(id, label string, ex *wire.Exchange) rules.Outcome {
 		return undecidedCut(id, label, ex)
 	}
 	obs := observed(label, ex)
-	if ex.Status() == http.StatusOK && ex.Reply() != nil && ex.Reply().Error == nil {
+	if ex.Delivered() && ex.Reply() != nil && ex.Reply().Error == nil {
 		return stamp(rules.Passed(id, obs), ex)
 	}
 	return stamp(rules.Failed(id, obs+"; expected HTTP 200 with a result"), ex)

@@ -46,10 +46,23 @@ func (t *Target) openLegacySession(ctx context.Context) {
 	t.SessionID = ex.Response.Header.Get(wire.HeaderSessionID)
 	t.LegacySession = true
 	t.Send(ctx, LegacyInitialized(t.legacyVer))
+	if t.stdio != nil {
+		// Over stdio the session is the process: a server started again after it exited gets
+		// the handshake again before the request that needed it.
+		t.stdio.mu.Lock()
+		t.stdio.onRestart = func(ctx context.Context) {
+			t.SendUngraded(ctx, LegacyInitialize(t.legacyVer))
+			t.Send(ctx, LegacyInitialized(t.legacyVer))
+		}
+		t.stdio.mu.Unlock()
+	}
 	t.listPrimitives(ctx)
-	if t.SessionID != "" {
+	switch {
+	case t.stdio != nil:
+		t.Note("Legacy session: over stdio the process the legacy initialize set up is the session; the scan ran on it as a %s client would. Only failures count, every would-be pass is indeterminate.", t.legacyVer)
+	case t.SessionID != "":
 		t.Note("Legacy session: the scan ran inside the session the legacy initialize minted (Mcp-Session-Id on every request), as a %s client would; only failures count, every would-be pass is indeterminate.", t.legacyVer)
-	} else {
+	default:
 		t.Note("Legacy session: the legacy initialize minted no session id; the scan sent its requests without one. Only failures count, every would-be pass is indeterminate.")
 	}
 }
@@ -101,7 +114,7 @@ func standIn(spec wire.RequestSpec) wire.RequestSpec {
 // standInObserved rewrites a probe's "sent server/discover ..." where the legacy session sent
 // legacyStandIn instead, so the evidence names the request that really went out.
 func standInObserved(obs string) string {
-	if !strings.Contains(obs, "POST "+legacyStandIn) {
+	if !strings.Contains(obs, "POST "+legacyStandIn) && !strings.Contains(obs, "got "+legacyStandIn+" over stdio") {
 		return obs
 	}
 	return strings.Replace(obs, "server/discover", legacyStandIn+" (in place of server/discover)", 1)

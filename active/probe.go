@@ -51,6 +51,7 @@ func Probes() []Probe {
 		authProbes(),
 		loggingProbes(),
 		outOfReachProbes(),
+		stdioProbes(),
 	}
 	var out []Probe
 	for _, g := range groups {

@@ -2,7 +2,6 @@ package active
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -31,7 +30,7 @@ func probeInvalidCancel(ctx context.Context, t *Target) ([]rules.Outcome, error)
 	}
 	follow := "server/discover after the malformed cancellation"
 	ex2 := t.Send(ctx, wire.NewCall("server/discover", nil, wire.WithLabel(follow)))
-	if ex2.Status() != http.StatusOK {
+	if !ex2.Delivered() {
 		return []rules.Outcome{stamp(rules.Failed(id, obs+"; then "+observed(follow, ex2)), ex2)}, nil
 	}
 	return []rules.Outcome{stamp(rules.Passed(id, obs+"; the server went on serving"), ex)}, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -88,7 +87,7 @@ func probeDeclared(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		switch code, isErr := ex.ErrorCode(); {
 		case cut(ex):
 			out = append(out, undecidedCut(id, label, ex))
-		case ex.Status() == http.StatusOK && ex.Reply() != nil && !isErr:
+		case ex.Delivered() && ex.Reply() != nil && !isErr:
 			out = append(out, stamp(rules.Failed(id, observed(label, ex)+fmt.Sprintf("; the server offers %s without declaring the capability", c.capability)), ex))
 		case isErr && code == wire.CodeMethodNotFound:
 			out = append(out, stamp(rules.Passed(id, observed(label, ex)), ex))

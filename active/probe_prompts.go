@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sort"
 
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -53,7 +52,7 @@ func listPrompts(ctx context.Context, t *Target) (prompts []listedPrompt, ex *wi
 		Prompts *[]listedPrompt `json:"prompts"`
 	}
 	r := ex.Reply()
-	if ex.Status() != http.StatusOK || r == nil || r.Error != nil || json.Unmarshal(r.Result, &res) != nil || res.Prompts == nil {
+	if !ex.Delivered() || r == nil || r.Error != nil || json.Unmarshal(r.Result, &res) != nil || res.Prompts == nil {
 		return nil, ex, false
 	}
 	out := *res.Prompts

@@ -119,7 +119,7 @@ func probeLegacyInitialize(ctx context.Context, t *Target) ([]rules.Outcome, err
 	}
 	obs := observed(label, ex)
 	reply := ex.Reply()
-	if reply != nil && reply.Error == nil && ex.Status() == http.StatusOK {
+	if reply != nil && reply.Error == nil && ex.Delivered() {
 		return []rules.Outcome{stamp(rules.Absent(id, obs+"; the server also serves the legacy handshake, so initialize gets no error"), ex)}, nil
 	}
 	if reply == nil || reply.Error == nil {

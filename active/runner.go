@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/passive"
 	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/rules"
+	"github.com/mcp-sentinel/sentinel/stdio"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
@@ -31,8 +32,12 @@ const (
 
 // Options configure one scan. Zero values take the defaults noted on each field.
 type Options struct {
-	// Endpoint is the MCP endpoint URL (required; http or https).
+	// Endpoint is the MCP endpoint URL (http or https); required unless Command is set.
 	Endpoint string
+	// Command, when set, is a stdio server to launch and scan over the stdio binding instead of
+	// an endpoint: the HTTP binding's rules are then n/a, the stdio binding's are graded, and
+	// probes run one at a time on the one channel.
+	Command *stdio.Options
 	// Client is the shared HTTP client; nil builds one that ignores HTTP_PROXY for loopback and
 	// follows no redirects (a redirect is something to grade, not to follow).
 	Client *http.Client
@@ -128,19 +133,35 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 // own limit, or ctx was cancelled). Both still carry every outcome that was settled.
 func Scan(ctx context.Context, opts Options) (*Output, error) {
 	opts = opts.withDefaults()
-	u, err := ValidateEndpoint(opts.Endpoint)
-	if err != nil {
-		return nil, err
-	}
 	selected, err := SelectRules(opts.Rules, opts.Areas)
 	if err != nil {
 		return nil, err
 	}
+	var link *stdioLink
+	targetName := ""
+	transport := rules.TransportHTTP
+	if opts.Command != nil {
+		if link, err = startStdio(ctx, *opts.Command, opts.Limits); err != nil {
+			return nil, fmt.Errorf("starting the stdio server: %w", err)
+		}
+		defer link.stop()
+		opts.Concurrency = 1
+		opts.Endpoint = ""
+		targetName, transport = link.label, rules.TransportStdio
+	} else {
+		u, err := ValidateEndpoint(opts.Endpoint)
+		if err != nil {
+			return nil, err
+		}
+		u.User = nil
+		targetName = u.String()
+	}
+	targetName = wire.RedactString(targetName, opts.Secrets...)
 	started := time.Now()
 	scanCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 
-	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory()}
+	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory(), stdio: link}
 	if err := t.discover(scanCtx); err != nil {
 		if scanCtx.Err() == nil {
 			return nil, err
@@ -156,18 +177,16 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		for i, p := range probes {
 			unfinished[i] = unfinishedProbe{p.Name, cut}
 		}
-		u.User = nil
-		res := &report.Result{Schema: report.SchemaVersion, Tool: opts.Tool, Target: wire.RedactString(u.String(), opts.Secrets...),
+		res := &report.Result{Schema: report.SchemaVersion, Tool: opts.Tool, Target: targetName,
 			Started: started.UTC(), Duration: time.Since(started), Era: "unknown", Notes: t.notesCopy(),
 			Rules: report.Merge(selected, nil), Incomplete: incomplete(unfinished, len(probes), opts.Timeout, t.probeTimeout())}
 		res.Incomplete.Reason += " (server/discover itself was not answered in time)"
 		return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 	}
-	u.User = nil
 	res := &report.Result{
 		Schema:  report.SchemaVersion,
 		Tool:    opts.Tool,
-		Target:  wire.RedactString(u.String(), opts.Secrets...),
+		Target:  targetName,
 		Started: started.UTC(),
 		Era:     t.Era,
 	}
@@ -195,11 +214,30 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	if probes == nil {
 		probes = Probes()
 	}
-	everyProbe := needsEveryProbe(want)
+	// Rules of the other transport's binding are n/a, once each, with the reason; a probe with
+	// no rule that binds this transport is not run at all.
+	// Which probes bind is decided over every rule, not only the selected ones: a restricted
+	// scan that needs every probe (a rule with a passive check) runs each probe a full scan of
+	// this transport runs.
+	applies := map[string]bool{}
+	for _, r := range rules.All() {
+		if ok, _ := r.AppliesOver(transport); ok {
+			applies[r.ID] = true
+		}
+	}
 	var outcomes []rules.Outcome
+	for _, r := range selected {
+		if ok, why := r.AppliesOver(transport); !ok {
+			outcomes = append(outcomes, rules.Absent(r.ID, why))
+		}
+	}
+	everyProbe := needsEveryProbe(want)
 	var run []Probe
 	for _, p := range probes {
 		if !everyProbe && !touches(p, want) {
+			continue
+		}
+		if !touches(p, applies) {
 			continue
 		}
 		if gated := t.gate(p); gated != nil {
@@ -215,6 +253,12 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
 	t.mu.Unlock()
 	outcomes = append(outcomes, t.controlledPassive(scanCtx, passiveOuts)...)
+	if link != nil {
+		outcomes = append(outcomes, link.finish()...)
+		for _, n := range link.takeNotes() {
+			t.Note("%s", n)
+		}
+	}
 	if !t.Modern {
 		// Outside the era only failures are evidence; a pass (an active probe's inside the
 		// legacy session, or a passive check's) would credit a 2025 server with 2026 behaviour.
@@ -225,6 +269,9 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	for _, o := range outcomes {
 		if t.LegacySession {
 			o.Observed = standInObserved(o.Observed)
+		}
+		if o.Status != rules.NotApplicable && !applies[o.RuleID] {
+			continue // a verdict on a rule of the other binding (a mixed probe's, a passive check's)
 		}
 		if want[o.RuleID] {
 			o.Observed = wire.RedactString(o.Observed, opts.Secrets...)

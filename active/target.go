@@ -90,6 +90,9 @@ type Target struct {
 	legacyEx   *wire.Exchange
 	legacyVer  string
 
+	// stdio is the connection to a stdio server (Options.Command); nil for an HTTP endpoint.
+	stdio *stdioLink
+
 	mu        sync.Mutex
 	seq       int
 	exchanges []*wire.Exchange
@@ -184,9 +187,14 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 		}
 	}
 	var ex *wire.Exchange
-	if c == nil {
+	switch {
+	case t.stdio != nil && aside(ctx):
+		ex = t.stdio.aside(ctx, spec)
+	case t.stdio != nil:
+		ex = t.stdio.roundTrip(ctx, spec)
+	case c == nil:
 		ex = wire.DoRaw(ctx, spec, t.Options.Limits, t.Options.Secrets...)
-	} else {
+	default:
 		ex = wire.Do(ctx, c, spec, t.Options.Limits, t.Options.Secrets...)
 	}
 	t.mu.Lock()

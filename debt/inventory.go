@@ -171,9 +171,16 @@ func Inventory(exchanges []*wire.Exchange, today time.Time) Report {
 
 // noteAbsence records what an exchange shows a server does not have, so no "implied" row claims
 // it: a GET on the endpoint answered 405 means no GET stream (and nothing to resume on it), a
-// removed method answered -32601 means it is not served, and a legacy initialize answered
-// without Mcp-Session-Id means no sessions (a session id seen later overrides that).
+// removed method answered -32601 means it is not served, a legacy initialize answered without
+// Mcp-Session-Id means no sessions (a session id seen later overrides that), and a server reached
+// over stdio has none of HTTP's GET stream, resumption or session ids.
 func noteAbsence(ex *wire.Exchange, absent map[string]string) {
+	if ex.Stdio() {
+		// The HTTP-only removals have no stdio form: a stdio server cannot rely on them.
+		absent["get-stream"] = "the server was reached over stdio, which has no HTTP GET stream"
+		absent["resumability"] = "the server was reached over stdio, which has no SSE stream to resume"
+		absent["sessions"] = "the server was reached over stdio, which has no Mcp-Session-Id"
+	}
 	if ex.Response == nil {
 		return
 	}

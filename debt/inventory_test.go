@@ -291,3 +291,26 @@ func TestNoImpliedRowTheEvidenceContradicts(t *testing.T) {
 		t.Errorf("total line %q", got)
 	}
 }
+
+// TestStdioLegacyServerImpliesNoHTTPRemovals: a legacy-only server reached over stdio gets the
+// initialize-era removals implied, but none of those only HTTP has (the GET stream, resumption,
+// Mcp-Session-Id).
+func TestStdioLegacyServerImpliesNoHTTPRemovals(t *testing.T) {
+	req, _ := wire.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+	resp, _ := wire.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":"i","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`))
+	ex := &wire.Exchange{ID: "ex-1", Transport: wire.TransportStdio, Request: wire.Request{Body: req.Raw, Message: req},
+		Response: &wire.Response{Body: resp.Raw, Messages: []*wire.Message{resp}}}
+	inv := Inventory([]*wire.Exchange{ex}, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	keys := map[string]bool{}
+	for _, it := range inv.Items {
+		keys[it.Key] = true
+	}
+	if !inv.LegacyOnly || !keys["initialize"] {
+		t.Fatalf("inventory %+v: want a legacy-only server relying on initialize", keys)
+	}
+	for _, k := range []string{"get-stream", "resumability", "sessions"} {
+		if keys[k] {
+			t.Errorf("a stdio server is said to rely on %s", k)
+		}
+	}
+}

@@ -19,7 +19,9 @@ func checkEnvelope(v *view, _ *History) []rules.Outcome {
 		return nil
 	}
 	mt := mediaType(r.Header)
-	if mt != "application/json" && mt != "text/event-stream" {
+	if v.ex.Stdio() {
+		mt = "stdio" // the server's lines for the request: every one a message (stdio checks judge the rest)
+	} else if mt != "application/json" && mt != "text/event-stream" {
 		return nil
 	}
 	var out []rules.Outcome

@@ -29,10 +29,16 @@ func checkListen(v *view, _ *History) []rules.Outcome {
 	if _, isErr := v.errorCode(); isErr || authStatus(v.status) || v.status >= 400 {
 		return nil
 	}
-	if !v.sse {
+	var out []rules.Outcome
+	switch {
+	case v.ex.Stdio():
+		// No stream on stdio: the listen's notifications are the lines that carry its
+		// subscription ID, which the correlator gathered into this exchange.
+	case !v.sse:
 		return []rules.Outcome{fail("listen-is-open-sse", "subscriptions/listen was answered with HTTP %d and Content-Type %q, not an event stream", v.status, clip(v.ex.Response.Header.Get("Content-Type")))}
+	default:
+		out = append(out, pass("listen-is-open-sse", "an event stream"))
 	}
-	out := []rules.Outcome{pass("listen-is-open-sse", "an event stream")}
 	wanted := decodeObject(v.reqParams["notifications"])
 	allowed := map[string]bool{}
 	for k, m := range listenFilter {

@@ -27,6 +27,12 @@ func TestEveryPassiveRuleHasACheck(t *testing.T) {
 			covered[id] = e.Name
 		}
 	}
+	for _, id := range StdioRuleIDs() {
+		if _, ok := rules.ByID(id); !ok {
+			t.Errorf("the stdio checks cite %s, which is not in the registry", id)
+		}
+		covered[id] = "stdio"
+	}
 	for _, r := range all {
 		if r.Check != rules.CheckPassive && r.Check != rules.CheckBoth {
 			continue

@@ -22,6 +22,14 @@ func toExchange(c *Capture, maxBody int) *wire.Exchange {
 	if c.Err != nil {
 		ex.Err = c.Err.Error()
 	}
+	if c.Transport == wire.TransportStdio {
+		ex.Transport = wire.TransportStdio
+		if c.ResponseBody != nil || c.Err == nil {
+			ex.Response = &wire.Response{Body: c.ResponseBody}
+		}
+		ex.Parse(parseLimits(max(len(c.ResponseBody), len(ex.Request.Body))))
+		return ex
+	}
 	if c.Status == 0 {
 		ex.Parse(parseLimits(len(ex.Request.Body)))
 		return ex

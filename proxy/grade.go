@@ -25,9 +25,17 @@ type GraderFunc func(ex *wire.Exchange, h *passive.History) []rules.Outcome
 // Grade calls f.
 func (f GraderFunc) Grade(ex *wire.Exchange, h *passive.History) []rules.Outcome { return f(ex, h) }
 
-// Passive grades with every registered passive check (passive.Run); it is what `sentinel proxy`
-// runs.
-func Passive() Grader { return GraderFunc(passive.Run) }
+// Passive grades with every registered passive check; it is what `sentinel proxy` and `sentinel
+// shim` run. An exchange that travelled over stdio is graded by the rules that bind a stdio
+// server (passive.RunOver), an HTTP one by all of them.
+func Passive() Grader {
+	return GraderFunc(func(ex *wire.Exchange, h *passive.History) []rules.Outcome {
+		if ex.Stdio() {
+			return passive.RunOver(rules.TransportStdio, ex, h)
+		}
+		return passive.Run(ex, h)
+	})
+}
 
 type targetHistory struct {
 	mu sync.Mutex
@@ -89,6 +97,7 @@ func (p *Pipeline) grade(c *Capture, hurry bool) (findings.Exchange, []findings.
 			p.metrics.graded.Add(1)
 		}
 	}
+	outcomes = append(outcomes, c.Outcomes...)
 	now := time.Now()
 	var fs []findings.Finding
 	for _, o := range outcomes {

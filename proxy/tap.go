@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/mcp-sentinel/sentinel/rules"
 	"io"
 	"net/http"
 	"strconv"
@@ -55,6 +56,14 @@ type Capture struct {
 	// never copied; the request body is kept when it was whole, so the record still names the
 	// method and tool.
 	NotGraded string
+
+	// Transport is wire.TransportStdio for an exchange a stdio front end (the shim) captured:
+	// RequestBody is then the client's line and ResponseBody the server's lines for it, joined
+	// by newlines; Method, URL, headers and Status are empty. Empty for HTTP.
+	Transport string
+	// Outcomes are verdicts the front end reached itself and records with the graders': the
+	// stdio binding's checks, which judge lines in order, not exchanges.
+	Outcomes []rules.Outcome
 
 	// held is what the bodies reserved in budget, released once the exchange is stored.
 	held   int64

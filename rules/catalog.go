@@ -5,14 +5,15 @@ import "sort"
 // catalog returns the registry's rules in catalogue order, with their IDs filled in. The rules
 // themselves live in the catalog_<area>.go files, one per primary area, so that a change to one area
 // reads as one small diff. IDs are derived here from level and name rather than written by hand, so
-// an ID can never disagree with its level.
+// an ID can never disagree with its level. The transport a rule binds is derived here too
+// (transportOf), so that one table, not 200 literals, says which rules are HTTP-only.
 func catalog() []Rule {
 	parts := [][]Rule{
 		catalogJSONRPC(), catalogErrors(), catalogMeta(), catalogStateless(), catalogVersioning(),
 		catalogTransport(), catalogSSE(), catalogHeaders(), catalogSecurity(), catalogCancellation(),
 		catalogDeprecations(), catalogDiscover(), catalogCaching(), catalogTools(), catalogResources(),
 		catalogPrompts(), catalogCompletion(), catalogMRTR(), catalogSubscriptions(), catalogLogging(),
-		catalogProgress(), catalogAuth(), catalogIntermediary(),
+		catalogProgress(), catalogAuth(), catalogIntermediary(), catalogStdio(),
 	}
 	var all []Rule
 	for _, p := range parts {
@@ -20,6 +21,7 @@ func catalog() []Rule {
 	}
 	for i := range all {
 		all[i].ID = MakeID(all[i].Level, all[i].Name)
+		all[i].Transport = transportOf(all[i])
 	}
 	sortCatalogue(all)
 	return all

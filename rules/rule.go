@@ -92,6 +92,7 @@ const (
 	AreaDeprecations Area = "deprecations"
 	AreaStateless    Area = "stateless"
 	AreaIntermediary Area = "intermediary"
+	AreaStdio        Area = "stdio"
 )
 
 // AllAreas lists every area in display order; the registry test rejects a rule with any other.
@@ -99,7 +100,7 @@ var AllAreas = []Area{
 	AreaJSONRPC, AreaMeta, AreaHeaders, AreaTransport, AreaSSE, AreaSecurity, AreaCancellation,
 	AreaVersioning, AreaDiscover, AreaCaching, AreaMRTR, AreaSubscription, AreaTools, AreaResources,
 	AreaPrompts, AreaCompletion, AreaLogging, AreaProgress, AreaErrors, AreaAuth, AreaDeprecations,
-	AreaStateless, AreaIntermediary,
+	AreaStateless, AreaIntermediary, AreaStdio,
 }
 
 // Feature names a server capability or operator permission a rule depends on. When the scanned
@@ -199,6 +200,10 @@ type Rule struct {
 	Catalogue int `json:"catalogue,omitempty"`
 	// Note records a divergence from the digest or a spec ambiguity, empty when there is none.
 	Note string `json:"note,omitempty"`
+	// Transport is the binding the rule is stated for: empty for a protocol-level rule, "http"
+	// or "stdio" for a rule of one binding. catalog() derives it (transportOf) for rules that
+	// do not set it; a scan over the other transport reports the rule n/a (AppliesOver).
+	Transport Transport `json:"transport,omitempty"`
 }
 
 // MakeID builds the stable rule ID from a level and a kebab-case name.

@@ -31,6 +31,7 @@ var (
 	ErrIndeterminacyForbidden = errors.New("checkable rule carries an indeterminacy")
 	ErrCatalogue              = errors.New("catalogue row out of range")
 	ErrDuplicateCatalogue     = errors.New("catalogue row used twice")
+	ErrTransport              = errors.New("invalid transport")
 )
 
 var (
@@ -132,6 +133,9 @@ func validateOne(r Rule) []problem {
 	}
 	if !r.Requires.Valid() {
 		add(ErrFeature, string(r.Requires))
+	}
+	if !r.Transport.Valid() {
+		add(ErrTransport, string(r.Transport))
 	}
 	if detail, err := checkURL(r.SpecURL); err != nil {
 		add(err, detail)

@@ -51,6 +51,7 @@ func TestValidateRejectsEachBrokenProperty(t *testing.T) {
 		{"unknown area", func(r *Rule) { r.Areas = []Area{"gossip"} }, ErrArea},
 		{"area twice", func(r *Rule) { r.Areas = []Area{AreaTools, AreaTools} }, ErrDuplicateArea},
 		{"unknown feature", func(r *Rule) { r.Requires = "telepathy" }, ErrFeature},
+		{"unknown transport", func(r *Rule) { r.Transport = "carrier-pigeon" }, ErrTransport},
 		{"URL outside the revision", func(r *Rule) { r.SpecURL = "https://modelcontextprotocol.io/specification/2025-11-25/basic" }, ErrURLBase},
 		{"URL to an unknown page", func(r *Rule) { r.SpecURL = SpecBase + "basic/nowhere#x" }, ErrURLPage},
 		{"URL with an empty anchor", func(r *Rule) { r.SpecURL = SpecBase + "basic#" }, ErrURLAnchor},

@@ -14,7 +14,8 @@
 #   third-party Node servers    npm packages @modelcontextprotocol/server-everything 2026.8.31 and
 #                               2025.9.25 (the first brings the TypeScript SDK v1 and its stateless
 #                               example), each in $SENTINEL_CACHE/thirdparty/<name>, with a
-#                               preload that binds them to 127.0.0.1
+#                               preload that binds them to 127.0.0.1; the stdio tests run the same
+#                               two releases in stdio mode
 #   golangci-lint               only with --lint, go install, under $SENTINEL_CACHE/bin
 # Every step is idempotent; a second run does nothing but print.
 set -euo pipefail
@@ -134,4 +135,7 @@ echo "SENTINEL_CONFORMANCE=$NODE_DIR/node_modules/.bin/conformance"
 echo "SENTINEL_EVERYTHING_SERVER=$CACHE/bin/everything-server-$SDK_VERSION"
 echo "SENTINEL_CHROMIUM=$(command -v chromium)"
 echo "SENTINEL_THIRDPARTY=$TP"
+# Entry points of the server-everything releases, for the stdio tests: run as node ENTRY stdio
+echo "SENTINEL_SERVER_EVERYTHING_2026=$TP/everything-2026.8.31/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+echo "SENTINEL_SERVER_EVERYTHING_2025=$TP/everything-2025.9.25/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 echo "SENTINEL_GOLANGCI_LINT=$CACHE/bin/golangci-lint-$GOLANGCI_VERSION"

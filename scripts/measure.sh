@@ -49,6 +49,7 @@ bench() {
 [ -d e2e ] && fragment mutation-harness ./e2e 'TestMutationHarness'
 [ -d eval ] && fragment eval-corpus ./eval 'TestMeasureEvalCorpus'
 [ -d proxy ] && fragment proxy ./proxy '^TestMeasureProxy$'
+[ -d shim ] && fragment shim-latency ./shim 'TestMeasureShimLatency'
 [ -d broker/brokertest ] && fragment broker-throughput ./broker/brokertest 'TestMeasureBroker'
 [ -d broker/measure ] && fragment broker-manifest ./broker/measure 'TestMeasureBroker'
 
@@ -58,6 +59,7 @@ bench() {
 [ -d report ] && bench "report renderers" ./report .
 [ -d eval ] && bench "eval (deterministic tier)" ./eval .
 [ -d proxy ] && bench "proxy" ./proxy .
+[ -d shim ] && bench "stdio shim" ./shim .
 [ -d findings ] && bench "findings store" ./findings .
 [ -d tui ] && bench "tui" ./tui .
 [ -d broker ] && bench "broker" ./broker .

@@ -1,7 +1,9 @@
-// Package wire is Sentinel's model of MCP over Streamable HTTP: one observed request and its
-// response, kept as the bytes that crossed the wire and parsed forgivingly (bad JSON, SSE framing,
-// base64 header values) so checks can judge exactly what a peer said. It is used by the active
-// prober and by the proxy alike.
+// Package wire is Sentinel's model of MCP on the wire: one observed request and its response, kept
+// as the bytes that crossed the wire and parsed forgivingly (bad JSON, SSE framing, base64 header
+// values, stdio lines) so checks can judge exactly what a peer said. Over Streamable HTTP an
+// exchange is an HTTP request and its response; over stdio it is a request line and the lines the
+// server sent for it (stdio_*.go frame, decode and pair them). It is used by the active prober,
+// the proxy and the stdio shim alike.
 //
 // wire is a leaf: it imports nothing of Sentinel's. It never re-marshals captured bytes onto the
 // wire, every read has a byte cap, an event cap and a deadline, and hitting a cap is recorded
@@ -14,9 +16,16 @@ import (
 	"time"
 )
 
-// Exchange is one HTTP request to an MCP endpoint and what came back. Passive checks are pure
-// functions over an Exchange; the prober and the proxy both build them.
+// TransportStdio is Exchange.Transport for an exchange that travelled over the stdio binding.
+const TransportStdio = "stdio"
+
+// Exchange is one request to an MCP server and what came back. Passive checks are pure functions
+// over an Exchange; the prober, the proxy and the shim build them.
 type Exchange struct {
+	// Transport is empty for Streamable HTTP and TransportStdio for stdio. A stdio exchange has
+	// no HTTP method, URL, headers or status: Request.Body is the request line, Response.Body the
+	// server's lines for it joined by newlines, Response.Messages their messages.
+	Transport string `json:"transport,omitempty"`
 	// ID identifies the exchange within one scan or one proxy run (stable, human-readable).
 	ID string `json:"id"`
 	// Target is the endpoint URL the request was sent to (no credentials).

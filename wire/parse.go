@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"net/http"
 	"strings"
 )
 
@@ -114,6 +115,10 @@ func (ex *Exchange) Parse(lim Limits) {
 		return
 	}
 	r.parsed = true
+	if ex.Stdio() {
+		r.Messages, r.ParseErrors = parseStdioBody(r.Body)
+		return
+	}
 	if r.Events != nil {
 		for i, ev := range r.Events {
 			m, err := DecodeMessage([]byte(ev.Data))
@@ -172,6 +177,20 @@ func (ex *Exchange) Status() int {
 	return ex.Response.Status
 }
 
+// Stdio reports whether the exchange travelled over the stdio binding.
+func (ex *Exchange) Stdio() bool { return ex != nil && ex.Transport == TransportStdio }
+
+// Delivered reports whether the transport delivered an answer the ordinary way, which is what a
+// check means by "the request was served at the transport level": HTTP 200 over Streamable HTTP;
+// over stdio, which has no status, a response message for the request. Whether that answer is a
+// result or an error is the JSON-RPC layer's question (Reply).
+func (ex *Exchange) Delivered() bool {
+	if ex.Stdio() {
+		return ex.Reply() != nil
+	}
+	return ex.Status() == http.StatusOK
+}
+
 // Reply returns the JSON-RPC response to the request (the message whose id equals the
 // request's), else the first response message, else nil.
 func (ex *Exchange) Reply() *Message {
@@ -205,6 +224,9 @@ func (ex *Exchange) ErrorCode() (int, bool) { return ex.Reply().ErrorCode() }
 func (ex *Exchange) Summary() string {
 	if ex == nil {
 		return "no exchange"
+	}
+	if ex.Stdio() {
+		return ex.stdioSummary()
 	}
 	var b strings.Builder
 	b.WriteString(ex.Request.Method)

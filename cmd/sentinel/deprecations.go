@@ -22,6 +22,7 @@ func init() { subcommands = append(subcommands, newDeprecationsCommand) }
 // deprecationsOptions is what `sentinel deprecations` parses its flags into.
 type deprecationsOptions struct {
 	endpoint   string
+	server     serverCommand
 	output     outputOptions
 	headers    []string
 	token      string
@@ -40,9 +41,9 @@ var debtClock = time.Now
 func newDeprecationsCommand() *cobra.Command {
 	var o deprecationsOptions
 	cmd := &cobra.Command{
-		Use:   "deprecations",
+		Use:   "deprecations [flags] [-- COMMAND [ARGS...]]",
 		Short: "List the deprecated and removed features a server still relies on, with removal dates",
-		Long: `Scan an endpoint and list its migration debt: each deprecated feature of the 2026-07-28
+		Long: `Scan an endpoint (or a stdio server: --command, or its command after --) and list its migration debt: each deprecated feature of the 2026-07-28
 revision still in use (Roots, Sampling, Logging, HTTP+SSE, includeContext, ...) with the evidence,
 the SEP, the date it was deprecated and "removable on or after DATE (N months from now)", and each
 feature 2026-07-28 removed outright that the server still relies on (the initialize handshake,
@@ -54,34 +55,47 @@ requires authorization the scan was not given (pass --token-file or SENTINEL_TOK
 endpoint, or --timeout ran out before the scan finished (the partial inventory is still printed).`,
 		Example: `  sentinel deprecations --endpoint http://127.0.0.1:8080/mcp
   sentinel deprecations --endpoint https://mcp.example.com/mcp --token-file token.txt --format json
-  SENTINEL_TOKEN=... sentinel deprecations --endpoint https://mcp.example.com/mcp`,
+  SENTINEL_TOKEN=... sentinel deprecations --endpoint https://mcp.example.com/mcp
+  sentinel deprecations -- node build/index.js`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDeprecations(cmd.Context(), cmd, o)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDeprecations(cmd.Context(), cmd, o, args)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to scan (required)")
+	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to scan (required unless a stdio server is given)")
+	addCommandFlags(cmd, &o.server)
 	addOutputFlags(cmd, &o.output, report.FormatText)
 	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
 	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization (never printed; prefer --token-file or "+TokenEnv+": a flag shows in ps)")
 	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
 	f.DurationVar(&o.timeout, "timeout", active.DefaultTimeout, "deadline for the whole scan; a scan that runs out of it is incomplete (exit 2)")
 	f.DurationVar(&o.reqTimeout, "request-timeout", wire.DefaultReadTimeout, "deadline for one request and its whole answer")
-	_ = cmd.MarkFlagRequired("endpoint")
 	return cmd
 }
 
-func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOptions) error {
+func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOptions, args []string) error {
 	outs, err := o.output.plan()
 	if err != nil {
 		return err
 	}
-	if err := endpointHint(o.endpoint); err != nil {
+	server, err := o.server.resolve(args, o.endpoint)
+	if err != nil {
 		return err
 	}
-	if _, err := active.ValidateEndpoint(o.endpoint); err != nil {
-		return fmt.Errorf("--endpoint: %w", err)
+	target := o.endpoint
+	if server != nil {
+		target = "stdio: " + server.Command()
+	} else {
+		if o.endpoint == "" {
+			return errors.New(`required flag(s) "endpoint" not set: give --endpoint URL, or a stdio server with --command or after --`)
+		}
+		if err := endpointHint(o.endpoint); err != nil {
+			return err
+		}
+		if _, err := active.ValidateEndpoint(o.endpoint); err != nil {
+			return fmt.Errorf("--endpoint: %w", err)
+		}
 	}
 	if o.timeout <= 0 {
 		return errors.New("--timeout must be positive")
@@ -108,10 +122,10 @@ func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOpti
 		return err
 	}
 	out, err := debtScan(ctx, active.Options{
-		Endpoint: o.endpoint, Header: header, Secrets: secrets, Timeout: o.timeout,
+		Endpoint: o.endpoint, Command: server, Header: header, Secrets: secrets, Timeout: o.timeout,
 		Limits: wire.Limits{ReadTimeout: o.reqTimeout}, Tool: "sentinel " + cli.Version,
 	})
-	target := wire.RedactString(o.endpoint, secrets...)
+	target = wire.RedactString(target, secrets...)
 	if err != nil {
 		return fmt.Errorf("scanning %s for deprecated features: %s", target, wire.RedactString(err.Error(), secrets...))
 	}

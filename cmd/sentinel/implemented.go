@@ -10,6 +10,9 @@ import (
 func init() {
 	implementedRuleIDs = func() map[string]bool {
 		ids := active.RuleIDs()
+		for _, id := range passive.StdioRuleIDs() {
+			ids[id] = true
+		}
 		for _, e := range passive.All() {
 			for _, id := range e.RuleIDs {
 				ids[id] = true

@@ -56,6 +56,8 @@ func (s Secret) Empty() bool { return s.v == "" }
 // probeOptions is what `sentinel probe` parses its flags into.
 type probeOptions struct {
 	endpoint    string
+	server      serverCommand
+	serverArgs  []string
 	gate        string
 	output      outputOptions
 	baseline    string
@@ -76,7 +78,7 @@ type probeOptions struct {
 func newProbeCmd() *cobra.Command {
 	var o probeOptions
 	cmd := &cobra.Command{
-		Use:     "probe",
+		Use:     "probe [flags] [-- COMMAND [ARGS...]]",
 		Aliases: []string{"scan"},
 		Short:   "Grade an MCP endpoint actively against the 2026-07-28 revision",
 		Long: `Send crafted requests to an MCP endpoint and grade every answer against the rules of the
@@ -85,6 +87,12 @@ a server that does not is told so plainly. If it completes a 2025 initialize, th
 that legacy session and reports every failure it sees, while would-be passes are indeterminate.
 Rules whose feature the server lacks are n/a; rules the scan could not settle are indeterminate
 and always listed with the reason.
+
+A local stdio server is scanned the same way: give its command after -- (or as --command
+'node server.js'), with --env KEY=VALUE and --cwd for its environment. The scan launches it in
+its own process group, speaks the stdio binding (one message per line), grades the stdio rules
+and every protocol-level one (the HTTP-only rules are n/a), starts it again if a probe makes it
+exit (saying so), shows its stderr when it matters, and always stops it, Ctrl-C included.
 
 Tools are called only when annotated readOnlyHint: true or named with --allow-call; --tool-args
 gives the arguments for a tool whose schema does not say what a valid call looks like.
@@ -95,20 +103,26 @@ MCP endpoint, or --timeout ran out before every probe finished (the partial repo
 written, and says it is incomplete).`,
 		Example: `  sentinel probe --endpoint http://127.0.0.1:8080/mcp
   sentinel scan --endpoint https://mcp.example.com/mcp --token-file token.txt --format sarif --out sentinel.sarif
-  SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should`,
+  SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should
+  sentinel probe -- node build/index.js
+  sentinel probe --command 'python -m my_server' --env API_KEY=test --cwd ~/src/my-server`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := applyConfig(cmd, &o, cmd.ErrOrStderr()); err != nil {
 				return err
 			}
-			if err := requireEndpoint(o.endpoint); err != nil {
-				return err
+			o.serverArgs = args
+			if o.server.command == "" && len(args) == 0 {
+				if err := requireEndpoint(o.endpoint); err != nil {
+					return err
+				}
 			}
 			return runProbe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required, here or in sentinel.yaml)")
+	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required, here or in sentinel.yaml, unless a stdio server is given)")
+	addCommandFlags(cmd, &o.server)
 	f.StringVar(&o.gate, "gate", string(report.GateMust), "which failures fail the run: must, should or none")
 	addOutputFlags(cmd, &o.output, report.FormatText)
 	addBaselineFlag(cmd, &o.baseline)
@@ -217,12 +231,20 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 	if err != nil {
 		return err
 	}
+	server, err := o.server.resolve(o.serverArgs, o.endpoint)
+	if err != nil {
+		return err
+	}
+	target := o.endpoint
+	if server != nil {
+		target = "stdio: " + server.Command()
+	}
 	areas := make([]rules.Area, len(o.areas))
 	for i, a := range o.areas {
 		areas[i] = rules.Area(a)
 	}
 	opts := active.Options{
-		Endpoint: o.endpoint, Header: header, Secrets: secrets, AllowCall: o.allowCall, ToolArgs: toolArgs, Origin: o.origin,
+		Endpoint: o.endpoint, Command: server, Header: header, Secrets: secrets, AllowCall: o.allowCall, ToolArgs: toolArgs, Origin: o.origin,
 		Timeout: o.timeout, Rules: o.rules, Areas: areas, Concurrency: o.concurrency,
 		Limits: wire.Limits{ReadTimeout: o.reqTimeout},
 		Tool:   "sentinel " + cli.Version,
@@ -239,12 +261,12 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 		return err
 	}
 	out, scanErr := active.Scan(ctx, opts)
-	res := scanResult(o.endpoint, opts.Tool, out, scanErr, secrets)
+	res := scanResult(target, opts.Tool, out, scanErr, secrets)
 	judge(res, gate, o.baseline, known)
 	writeErr := o.output.write(stdout, outs, res, secrets)
 	printSummary(&redactingWriter{w: stderr, secrets: secrets}, res)
 	if scanErr != nil {
-		return errors.Join(fmt.Errorf("probing %s: %s", wire.RedactString(o.endpoint, secrets...), wire.RedactString(scanErr.Error(), secrets...)), writeErr)
+		return errors.Join(fmt.Errorf("probing %s: %s", wire.RedactString(target, secrets...), wire.RedactString(scanErr.Error(), secrets...)), writeErr)
 	}
 	if writeErr != nil {
 		return writeErr

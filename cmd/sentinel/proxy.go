@@ -257,12 +257,6 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 	proxySrv := &http.Server{Handler: telemetry.Observe("proxy", p), ReadHeaderTimeout: 30 * time.Second}
 	adminSrv := &http.Server{Handler: telemetry.Middleware("proxy-admin", adminHandler), ReadHeaderTimeout: 30 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return adminCtx }}
-	errc := make(chan error, 2)
-	go func() { errc <- proxySrv.Serve(lnProxy) }()
-	go func() { errc <- adminSrv.Serve(lnAdmin) }()
-	if c.retention > 0 {
-		go prune(ctx, store, c.retention, log)
-	}
 	statePath := c.recordState(log, adminstate.State{Kind: "proxy", PID: os.Getpid(), Admin: adminURL,
 		Listen: proxyURL + p.EndpointPath(), Token: token, Started: time.Now().UTC()})
 	if statePath != "" {
@@ -281,6 +275,15 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 	}
 	if _, err := io.WriteString(stdout, ready); err != nil {
 		log.Warn("printing the ready line", "error", err)
+	}
+	// Serving starts only after the ready lines are out: the sockets already listen (a client
+	// that connects early waits in the backlog), so whoever gets an answer from either port has
+	// been told where they are first.
+	errc := make(chan error, 2)
+	go func() { errc <- proxySrv.Serve(lnProxy) }()
+	go func() { errc <- adminSrv.Serve(lnAdmin) }()
+	if c.retention > 0 {
+		go prune(ctx, store, c.retention, log)
 	}
 	var serveErr error
 	var tuiDone <-chan error

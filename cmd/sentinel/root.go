@@ -16,9 +16,11 @@ func newRoot() *cobra.Command {
 the 2026-07-28 revision, each finding citing the spec clause, what was observed and what to change.
 
   sentinel probe --endpoint URL         grade an endpoint actively (alias: scan)
+  sentinel probe -- CMD ARGS...         launch a stdio server and grade it over stdio
   sentinel deprecations --endpoint URL  what deprecated features it still uses, and when they go
   sentinel proxy --upstream URL         grade live traffic passively, storing findings
-  sentinel tui --admin URL              watch a running proxy's findings live
+  sentinel shim -- CMD ARGS...          sit between a desktop client and its stdio server, grading
+  sentinel tui --admin URL              watch a running proxy's or shim's findings live
   sentinel findings list|export         read or export what the proxy stored
   sentinel baseline write --from R.json accept today's failures, so CI fails only on new ones
   sentinel diff OLD.json NEW.json       regressions, fixes, unchanged between two saved results
@@ -32,7 +34,7 @@ badge) and writes several at once with --output FORMAT=PATH. sentinel.yaml in th
 directory (or --config) holds a scan's settings; flags override it.
 
 Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scanner could not run or
-did not finish. Shell completion, with flag values: sentinel completion bash|zsh|fish|powershell.`,
+did not finish (sentinel shim exits with its server's status instead). Shell completion, with flag values: sentinel completion bash|zsh|fish|powershell.`,
 		Example: `  sentinel rules list --level MUST --check active
   sentinel probe --endpoint http://127.0.0.1:8080/mcp --format sarif --out sentinel.sarif
   sentinel proxy --upstream http://127.0.0.1:8080/mcp --listen 127.0.0.1:9100 --tui`,

@@ -50,8 +50,8 @@ symbol. When the admin API cannot be reached the header says so and the TUI retr
 			return tuiRun(ctx, o)
 		},
 	}
-	cmd.Flags().StringVar(&o.AdminURL, "admin", "", "URL of the proxy's admin API (default: the proxy started last on this machine, else "+defaultAdminURL+")")
-	cmd.Flags().StringVar(&tokenFile, "admin-token-file", "", "file holding the admin API's token (default: the token the proxy recorded in its state file)")
+	cmd.Flags().StringVar(&o.AdminURL, "admin", "", "URL of the admin API of a proxy or shim (default: the proxy or shim started last on this machine, else "+defaultAdminURL+")")
+	cmd.Flags().StringVar(&tokenFile, "admin-token-file", "", "file holding the admin API's token (default: the token the proxy or shim recorded in its state file)")
 	cmd.Flags().IntVar(&o.Capacity, "keep", tui.DefaultCapacity, "how many exchanges to keep in memory (older ones are counted, not shown)")
 	return cmd
 }

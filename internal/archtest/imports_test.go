@@ -37,6 +37,10 @@ var forbidden = []edge{
 	{"passive", "fixtures", "the harness must grade servers it did not write"},
 	{"debt", "broker", "the harness must grade servers it did not write"},
 	{"debt", "fixtures", "the harness must grade servers it did not write"},
+	{"stdio", "broker", "the harness must grade servers it did not write"},
+	{"stdio", "fixtures", "the harness must grade servers it did not write"},
+	{"shim", "broker", "the harness must grade servers it did not write"},
+	{"shim", "fixtures", "the harness must grade servers it did not write"},
 	{"baseline", "broker", "the harness must grade servers it did not write"},
 	{"baseline", "fixtures", "the harness must grade servers it did not write"},
 	{"config", "broker", "the harness must grade servers it did not write"},
@@ -88,6 +92,12 @@ var forbidden = []edge{
 	{"passive", "active", "passive checks are pure: no prober, no network"},
 	{"passive", "proxy", "passive checks are pure: no prober, no network"},
 	{"passive", "findings", "passive checks are pure: no prober, no network"},
+	{"passive", "stdio", "passive checks are pure: no processes"},
+	{"stdio", "rules", "the stdio transport moves and frames bytes; grading is passive's"},
+	{"stdio", "passive", "the stdio transport moves and frames bytes; grading is passive's"},
+	{"stdio", "active", "the stdio transport moves and frames bytes; grading is passive's"},
+	{"stdio", "proxy", "the stdio transport moves and frames bytes; grading is passive's"},
+	{"wire", "stdio", "wire is a leaf"},
 }
 
 // rulesStdAllowed is the allowlist of standard-library packages rules/ may import directly: pure
