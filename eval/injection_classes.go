@@ -102,7 +102,7 @@ var wordClasses = sync.OnceValue(func() map[string]uint8 {
 	add(wcUser, `user users user's human humans customer customers owner operator person client clients reader readers
 		utilisateur utilisateurs l'utilisateur client usuario usuarios cliente benutzer benutzers nutzer nutzers kunde
 		пользователь пользователя пользователю пользователей клиент utente utenti usuário usuario 사용자 المستخدم`)
-	add(wcAuthority, `admin admins administrator administrators developer developers dev devs system root sudo operator operators
+	add(wcAuthority, `admin admins administrator administrators developer developers dev devs system sudo operator operators
 		security compliance official officially staff team openai anthropic vendor maintainer maintainers moderator
 		administrateur développeur développeurs système administrador desarrollador desarrolladores sistema
 		administrator entwickler systemadministrator администратор разработчик разработчики система системы

@@ -27,7 +27,7 @@ const (
 	modelStride = 200
 	modelMagic  = "sentinel-lrm/4\n"
 	// modelName is pinned in evidence and versions.
-	modelName = "injection.lrm v4"
+	modelName = "injection.lrm v5"
 	// ModelFile is where the trained model lives, relative to the eval package.
 	modelFile = "model/injection.lrm"
 )
