@@ -121,7 +121,7 @@ func indexContext(items []ContextItem) *contextIndex {
 				}
 				ix.spreadRefutation(ix.stmts[ci].pieces)
 			}
-			if st.anaphoric && prev >= 0 {
+			if prev >= 0 && (st.anaphoric || continuesChange(ix.stmts[prev].st, st)) {
 				merged := ix.stmts[ci]
 				merged.level, merged.pieces, merged.keys = 2, nil, copyKeys(merged.keys)
 				for k, u := range ix.stmts[prev].keys {
@@ -184,7 +184,9 @@ func (ix *contextIndex) spreadRefutation(pieces []int) {
 
 // polarity is the polarity of statement s for a claim: for a clause made of pieces, the
 // polarity of the piece that holds most of the claim ("denied the reports ..., and said it will
-// hire 40 people" affirms the hiring).
+// hire 40 people" affirms the hiring). When pieces of both polarities hold as much, the negated
+// one decides: "open from Tuesday to Sunday and closed on Monday" holds "open" and "Monday" in
+// different pieces, and a claim that it is open on Monday is what the second piece denies.
 func (ix *contextIndex) polarity(c *claim, s int) bool {
 	cs := &ix.stmts[s]
 	if len(cs.pieces) < 2 {
@@ -203,7 +205,7 @@ func (ix *contextIndex) polarity(c *claim, s int) bool {
 				n++
 			}
 		}
-		if n > bestN {
+		if n > bestN || n == bestN && n > 0 && ix.stmts[p].st.neg && !ix.stmts[best].st.neg {
 			best, bestN = p, n
 		}
 	}
@@ -220,6 +222,23 @@ func retirePrevious(prev *statement, change statement) {
 			}
 		}
 	}
+}
+
+// continuesChange reports whether st gives the current value of what the statement before it
+// retired ("The helpline number 0800 111 222 is no longer in use. Please call 0800 333 444
+// instead."): st then speaks of the earlier statement's subject, as an anaphor does.
+func continuesChange(prev, st statement) bool {
+	for _, g := range st.figs {
+		if g.old {
+			continue
+		}
+		for _, f := range prev.figs {
+			if f.old && comparableFigures(f, g) && !sameValue(f, g) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func copyKeys(m map[string]keyUse) map[string]keyUse {
@@ -306,11 +325,19 @@ func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
 		}
 	}
 	for fi, f := range c.st.figs {
+		if !figKnown[fi] && f.cat == "ord" {
+			continue // an ordinal the context has nothing to compare with is a word ("the first step")
+		}
 		a.total++
 		if figKnown[fi] {
 			a.known++
 		} else {
 			a.figNovel++
+		}
+		if fi < len(c.pastKnown) && c.pastKnown[fi] {
+			a.figMatched++
+			a.matched++
+			continue
 		}
 		equal, comparable, current := false, false, false
 		for _, g := range ix.topicFigs[cs.item] {
@@ -460,6 +487,18 @@ func (ix *contextIndex) checkClaim(c *claim) ClaimStatus {
 			}
 		}
 	}
+	c.pastKnown = make([]bool, len(c.st.figs))
+	for fi, f := range c.st.figs {
+		if !f.old || !c.st.change && !c.st.history {
+			continue
+		}
+		for _, s := range ix.stmts {
+			if slices.ContainsFunc(s.st.figs, func(g figure) bool { return g.old && sameValue(f, g) }) {
+				c.pastKnown[fi] = true
+				break
+			}
+		}
+	}
 	allowed := func(item int) bool { return len(c.cites) == 0 || slices.Contains(c.cites, item) }
 	best, found := ix.bestAlignment(c, figKnown, allowed)
 	if !found {
@@ -467,6 +506,15 @@ func (ix *contextIndex) checkClaim(c *claim) ClaimStatus {
 		return st
 	}
 	st.State, st.Reason = ix.judge(c, best)
+	if st.State == ClaimWeak || st.State == ClaimUnsupported {
+		// "Marta leads the design team" against "Marta leads the research team. Tomas leads the
+		// design team.": both statements hold as much of the claim, and the second says it of
+		// someone else; the tie is decided for the other entity, not for a partial match
+		if other, ok := ix.tiedOtherEntity(c, figKnown, allowed, best); ok {
+			best = other
+			st.State, st.Reason = ix.judge(c, best)
+		}
+	}
 	cs := ix.stmts[best.stmt]
 	st.ContextID, st.Aligned = ix.items[cs.item].ID, strings.TrimSpace(cs.st.text)
 	if st.State != ClaimSupported && len(c.cites) > 0 {
@@ -511,6 +559,24 @@ func (ix *contextIndex) bestAlignment(c *claim, figKnown []bool, allowed func(in
 	return best, found
 }
 
+// tiedOtherEntity finds a statement that holds as much of the claim as best and says it of
+// another entity.
+func (ix *contextIndex) tiedOtherEntity(c *claim, figKnown []bool, allowed func(int) bool, best alignment) (alignment, bool) {
+	for s := range ix.stmts {
+		if s == best.stmt || !allowed(ix.stmts[s].item) {
+			continue
+		}
+		a := ix.align(c, s, figKnown)
+		if a.kc != best.kc || a.tc != best.tc {
+			continue
+		}
+		if state, _ := ix.judge(c, a); state == ClaimOtherEntity {
+			return a, true
+		}
+	}
+	return alignment{}, false
+}
+
 // judge turns an alignment into a state and a reason.
 func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 	cs := ix.stmts[a.stmt]
@@ -537,12 +603,14 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 	return ClaimUnsupported, fmt.Sprintf("no context statement says it (closest: %q in %q)", strings.TrimSpace(cs.st.text), id)
 }
 
-// missingElsewhere reports whether a claim word the aligned statement lacks is one the context
-// uses elsewhere: the claim names something the context attaches to another statement.
+// missingElsewhere reports whether a name of the claim that the aligned statement lacks is one
+// the context uses elsewhere: the claim names something the context attaches to another
+// statement. A plain word missing ("cannot be seen" against "is visible") is a paraphrase, not
+// another entity.
 func (ix *contextIndex) missingElsewhere(c *claim, a alignment) bool {
 	cs := ix.stmts[a.stmt]
 	for _, tk := range c.st.tokens {
-		if _, ok := cs.keys[tk.key]; !ok && ix.known[tk.key] {
+		if _, ok := cs.keys[tk.key]; !ok && ix.known[tk.key] && ix.isSalient(tk) {
 			return true
 		}
 	}

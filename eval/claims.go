@@ -2,6 +2,7 @@ package eval
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -12,6 +13,10 @@ type claim struct {
 	text       string
 	cites      []int // context items named by source markers in the claim's sentence
 	st         statement
+	// pastKnown marks the figures the claim itself reports as replaced ("cut the time from 8
+	// hours to 6") that the context marks as replaced too: they agree with the context's history
+	// and are not compared with the current value.
+	pastKnown []bool
 }
 
 // maxClaims bounds how many claims one response is checked for; the rest are not checked and the
@@ -99,8 +104,11 @@ func splitConjuncts(clause string) [][2]int {
 		word := leadingWord(clause[p[0]:])
 		conj := joiner == "," && conjunction(word) || joiner == "" && conjunction(word) || joiner == ", and" || joiner == "和"
 		left, right := analyze(clause[cur[0]:cur[1]]), analyze(clause[p[0]:p[1]])
-		list := joiner == "," && len(left.figs) > 0 && len(right.figs) > 0 && len(left.tokens) > 0 && len(right.tokens) > 0
-		if conj && weight(left) >= 2 && weight(right) >= 2 || list {
+		list := joiner == "," && len(left.figs) > 0 && len(right.figs) > 0 && len(right.tokens) > 0 && len(left.tokens) > 0
+		// ", which are open until midnight" adds a fact of its own, and so does "and dinner too"
+		relative := joiner == "," && relativeWords()[word] && weight(left) >= 2 && weight(right) >= 1
+		also := conj && weight(left) >= 1 && weight(right) >= 1 && alsoPhrases().any(scanWords(lowerSameLength(clause[p[0]:p[1]])))
+		if conj && weight(left) >= 2 && weight(right) >= 2 || list || relative || also {
 			out = append(out, cur)
 			cur = p
 			continue
@@ -132,3 +140,15 @@ func makesClaim(st statement, ws []word) bool {
 	}
 	return utf8.RuneCountInString(strings.TrimSpace(st.text)) > 1
 }
+
+// relativeWords open a non-restrictive relative clause after a comma (", which are open until
+// midnight"): a claim of its own about what precedes it.
+var relativeWords = sync.OnceValue(func() map[string]bool {
+	return setOf([]string{"which", "who", "where", "qui", "donde", "который", "которая", "которое", "которые", "wo"})
+})
+
+// alsoPhrases mark an elliptical conjunct that extends the claim to something new ("and dinner
+// too", "y la cena también").
+var alsoPhrases = sync.OnceValue(func() *phraseList {
+	return newPhraseList([]string{"too", "also", "as well", "também", "también", "aussi", "auch", "тоже", "также"})
+})

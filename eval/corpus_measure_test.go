@@ -9,8 +9,10 @@ import (
 )
 
 // Floors on the training split, the text the metrics were tuned on: a regression there is a
-// broken change. The held-out split is measured, never gated: gating it would make it a
-// development set.
+// broken change. A held-out split is measured, never gated: gating it would make it a
+// development set. Held-out v1 was retired after its first run and is training material now; it
+// is reported on its own line, beside the training split, not gated either. Held-out v2
+// (testdata/corpus/heldout2) is the current held-out split: reported, never gated.
 const (
 	floorTrainInjectionPrecision = 0.95
 	floorTrainInjectionRecall    = 0.90
@@ -22,7 +24,10 @@ const (
 // corpusSets are the measured sets, in report order.
 var corpusSets = []struct{ name, injection, groundedness string }{
 	{"training split", "injection_train.jsonl", "groundedness_train.jsonl"},
-	{"held-out split", "injection_heldout.jsonl", "groundedness_heldout.jsonl"},
+	{"retired held-out v1 (training material since 2026-12-01)", "injection_heldout.jsonl", "groundedness_heldout.jsonl"},
+	// held-out v2, written by another author without sight of the detectors: the split the goals
+	// are measured on, reported and never gated
+	{"held-out v2 (never tuned on)", "heldout2/injection.jsonl", "heldout2/groundedness.jsonl"},
 }
 
 // TestMeasureEvalCorpus scores both splits of the corpus with the deterministic tier only, holds
@@ -32,12 +37,14 @@ var corpusSets = []struct{ name, injection, groundedness string }{
 func TestMeasureEvalCorpus(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("### eval: corpus (deterministic tier)\n\n")
-	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl` "+
+	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl` and `heldout2/` "+
 		"with the deterministic tier alone (`ScreenInjection`, `ScoreGroundedness`; no judge) at threshold %.2f. Positive = the concern is present "+
 		"(an injection; an ungrounded response). Precision, recall and FPR count a score at or above the threshold as flagged; \"decided\" is the "+
-		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. The held-out split and "+
-		"the tool-text probe (`injection_tooltext_probe.jsonl`) were committed before any code scored them and are never tuned on; their first-run "+
-		"figures are recorded in docs/scoring.md. The training split is "+
+		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. Held-out v1 "+
+		"(`*_heldout.jsonl`) was retired on 2026-12-01 after its first run and is training material now, so its figures are as optimistic as "+
+		"the training split's. Held-out v2 (`heldout2/{injection,groundedness}.jsonl`) was written by another author without sight of the "+
+		"detectors and is never tuned on: it is the split the goals are measured on. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
+		"trained on, but its misses were read after its first run. First-run figures are recorded in docs/scoring.md. The training split is "+
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
 		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin)
 
@@ -54,7 +61,7 @@ func TestMeasureEvalCorpus(t *testing.T) {
 	}
 	probe := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")), corpusThreshold)
 	t.Logf("tool-text probe: injection P %.3f R %.3f FPR %.3f decided %.3f", probe.all.precision(), probe.all.recall(), probe.all.fpr(), probe.all.decidedRate())
-	writeInjectionReport(&b, "tool-text probe (unseen; short tool descriptions and results)", probe)
+	writeInjectionReport(&b, "tool-text probe (never trained on; its misses were read after its first run)", probe)
 	writeLegacyReport(t, &b)
 
 	if out := os.Getenv("SENTINEL_MEASURE_OUT"); out != "" {
@@ -117,9 +124,14 @@ func writeGroundednessReport(b *strings.Builder, set string, r *report) {
 // items: training material, seen by tuning.
 func writeLegacyReport(t *testing.T, b *strings.Builder) {
 	b.WriteString("#### Training material outside the split (seen by tuning)\n\n| set | items | precision | recall | FPR | decided |\n|---|---|---|---|---|---|\n")
-	extra := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl")), corpusThreshold)
-	fmt.Fprintf(b, "| flag_injection, supplementary training items | %d | %s | %s | %s | %s |\n", extra.all.total(),
-		cell(extra.all.tp, extra.all.tp+extra.all.fp), cell(extra.all.tp, extra.all.tp+extra.all.fn), cell(extra.all.fp, extra.all.fp+extra.all.tn), cell(extra.all.decided, extra.all.total()))
+	for _, f := range []string{"injection_train_extra.jsonl", "injection_train_extra2.jsonl"} {
+		extra := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/"+f)), corpusThreshold)
+		fmt.Fprintf(b, "| flag_injection, supplementary training items `%s` | %d | %s | %s | %s | %s |\n", f, extra.all.total(),
+			cell(extra.all.tp, extra.all.tp+extra.all.fp), cell(extra.all.tp, extra.all.tp+extra.all.fn), cell(extra.all.fp, extra.all.fp+extra.all.tn), cell(extra.all.decided, extra.all.total()))
+	}
+	gx := newReport(scoreGroundednessItems(readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train_extra.jsonl")), corpusThreshold)
+	fmt.Fprintf(b, "| check_groundedness, supplementary training items (denial cases caught %d of %d) | %d | %s | %s | %s | %s |\n", gx.caught, gx.denials, gx.all.total(),
+		cell(gx.all.tp, gx.all.tp+gx.all.fp), cell(gx.all.tp, gx.all.tp+gx.all.fn), cell(gx.all.fp, gx.all.fp+gx.all.tn), cell(gx.all.decided, gx.all.total()))
 	for _, f := range []string{"injection.jsonl", "injection_holdout.jsonl", "injection_blind.jsonl"} {
 		var items []injectionItem
 		for _, c := range readJSONL[injectionCase](t, "testdata/corpus/"+f) {

@@ -114,7 +114,16 @@ func (r *report) percentile(p int) time.Duration {
 // rows renders one markdown table row per key of m, in order.
 func rows(label string, m map[string]*tally, order []string, groundedness bool) string {
 	var b strings.Builder
-	for _, k := range order {
+	// a slice the order does not name (a family a new corpus uses) follows, sorted, so no item's
+	// slice goes unreported
+	var rest []string
+	for k := range m {
+		if !slices.Contains(order, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range slices.Concat(order, rest) {
 		c, ok := m[k]
 		if !ok {
 			continue

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,9 @@ type figure struct {
 	end    int
 	old    bool // the statement marks it as superseded
 	new    bool // the statement marks it as current
+	// of, for an ordinal (cat "ord"), are the stems of the nouns it may order ("the third
+	// production batch": produ, batch); two ordinals compare when they share one.
+	of []string
 }
 
 // unitDef is one unit word: its category and the factor to the category's canonical unit.
@@ -290,6 +294,9 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 		if f, used, ok := dateFigure(words, i); ok {
 			return f, used, true
 		}
+		if f, ok := ordinalFigure(words, i); ok {
+			return f, 1, true
+		}
 		if v, ok := numberWords()[w.s]; ok && i+1 < len(words) {
 			f := figure{values: []float64{v}, start: w.start, end: w.end}
 			used := 1
@@ -314,6 +321,11 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 			if u, ok := units()[parts[1]]; okA && ok {
 				return figure{values: []float64{a * u.factor}, cat: u.cat, start: w.start, end: w.end}, 1, true
 			}
+			if okA && utf8.RuneCountInString(parts[1]) > 2 && !isStopWord(parts[1]) && !negationSet()[parts[1]] {
+				if _, isNum := numberWords()[parts[1]]; !isNum { // two-bedroom: a count of the noun
+					return figure{values: []float64{a}, cat: "n:" + stem(parts[1]), start: w.start, end: w.end}, 1, true
+				}
+			}
 			b, okB := numberWords()[parts[1]]
 			if okA && okB && a >= 20 && b < 10 {
 				f := figure{values: []float64{a + b}, start: w.start, end: w.end}
@@ -332,7 +344,13 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 			}
 		}
 	case 'c':
-		return cjkFigure(w)
+		f, used, ok := cjkFigure(w)
+		if i > 0 && words[i-1].kind == 'c' && words[i-1].end == w.start && strings.HasSuffix(words[i-1].s, "第") {
+			if v, n := leadingCJKNumber(w.s); n > 0 { // 第三季度: the third quarter
+				return figure{values: []float64{v}, cat: "ord", of: []string{prefixRunes(w.s[n:], 2)}, start: w.start, end: w.start + n}, 1, true
+			}
+		}
+		return f, used, ok
 	case 's':
 		if u, ok := units()[w.s]; ok && strings.HasPrefix(u.cat, "cur:") && i+1 < len(words) && words[i+1].kind == 'n' {
 			f, used, ok := numericFigure(t, words, i+1) // "$5", "€4.90"
@@ -385,6 +403,9 @@ func numericFigure(t string, words []word, i int) (figure, int, bool) {
 	if i+1 < len(words) && (words[i+1].s == "th" || words[i+1].s == "st" || words[i+1].s == "nd" || words[i+1].s == "rd") &&
 		i+2 < len(words) && (words[i+2].s == "century" || words[i+2].s == "centuries") && words[i+1].start == w.end {
 		return figure{values: f.values, cat: "century", start: w.start, end: words[i+2].end}, 3, true
+	}
+	if of, used, ok := numericOrdinal(words, i, f.values); ok {
+		return of, used, true
 	}
 	if v := f.values[0]; len(f.values) == 1 && i+1 < len(words) && words[i+1].s == "s" && words[i+1].start == w.end && v >= 1000 && math.Mod(v, 100) == 0 {
 		return figure{values: []float64{math.Floor(v/100) + 1}, cat: "century", start: w.start, end: words[i+1].end}, 2, true // the 1600s
@@ -754,5 +775,139 @@ func sameValue(a, b figure) bool {
 // comparableFigures reports whether two figures measure the same kind of thing, so a different
 // value is a contradiction rather than another fact.
 func comparableFigures(a, b figure) bool {
+	if a.cat == "ord" && b.cat == "ord" {
+		return slices.ContainsFunc(a.of, func(n string) bool { return slices.Contains(b.of, n) })
+	}
 	return a.cat == b.cat
+}
+
+// ordinalWords are spelled ordinals ("third", "troisième", "tercera", "dritte", "третий") and
+// their values. Built on first use.
+var ordinalWords = sync.OnceValue(func() map[string]float64 {
+	m := map[string]float64{}
+	for v, ws := range [][]string{
+		1:  {"first", "premier", "première", "primera", "primer", "primero"},
+		2:  {"second", "deuxième", "seconde", "segunda"},
+		3:  {"third", "troisième", "tercera", "tercer", "tercero"},
+		4:  {"fourth", "quatrième", "cuarta", "cuarto"},
+		5:  {"fifth", "cinquième", "quinta", "quinto"},
+		6:  {"sixth", "sixième", "sexta", "sexto"},
+		7:  {"seventh", "septième", "séptima", "séptimo"},
+		8:  {"eighth", "huitième", "octava", "octavo"},
+		9:  {"ninth", "neuvième", "novena", "noveno"},
+		10: {"tenth", "dixième", "décima", "décimo"},
+		11: {"eleventh"},
+		12: {"twelfth"},
+	} {
+		for _, w := range ws {
+			m[w] = float64(v)
+		}
+	}
+	for v, stem := range []string{1: "erst", 2: "zweit", 3: "dritt", 4: "viert", 5: "fünft", 6: "sechst", 7: "siebt", 8: "acht", 9: "neunt", 10: "zehnt"} {
+		for _, end := range []string{"e", "er", "en", "es", "em"} {
+			if v != 8 || end != "e" { // "achte" is also "respects"; "achten" "to respect"
+				m[stem+end] = float64(v)
+			}
+		}
+	}
+	for v, stem := range []string{1: "перв", 2: "втор", 4: "четвёрт", 5: "пят", 6: "шест", 7: "седьм", 8: "восьм", 9: "девят", 10: "десят"} {
+		for _, end := range []string{"ый", "ой", "ая", "ое", "ого", "ом", "ую", "ые", "ых", "ому"} {
+			m[stem+end] = float64(v)
+			if v == 4 {
+				m["четверт"+end] = 4
+			}
+		}
+	}
+	for _, w := range []string{"третий", "третья", "третье", "третьего", "третьем", "третью", "третьей", "третьи"} {
+		m[w] = 3
+	}
+	return m
+})
+
+// ordinalFigure reads a spelled ordinal followed by the noun it orders ("the fourth quarter",
+// "fourth-quarter", "the third production batch"): a figure of category "ord", so "fourth
+// quarter" against "third quarter" is another value, not a paraphrase. An ordinal with no noun
+// after it ("at first") stays a word.
+func ordinalFigure(words []word, i int) (figure, bool) {
+	w := words[i]
+	head := w.s
+	var of []string
+	if k := strings.IndexByte(w.s, '-'); k > 0 {
+		head = w.s[:k]
+		if n := w.s[k+1:]; contentNoun(n) {
+			of = append(of, stem(n))
+		}
+	}
+	v, ok := ordinalWords()[head]
+	if !ok {
+		return figure{}, false
+	}
+	if len(of) == 0 && (i+1 >= len(words) || !contentNoun(words[i+1].s) || words[i+1].kind != 'w') {
+		return figure{}, false
+	}
+	of = append(of, ordinalNouns(words, i+1)...)
+	return figure{values: []float64{v}, cat: "ord", of: of, start: w.start, end: w.start + len(head)}, true
+}
+
+// contentNoun reports whether w may be the noun an ordinal or a count qualifies.
+func contentNoun(w string) bool {
+	return utf8.RuneCountInString(w) >= 3 && !isStopWord(w) && !negationSet()[w]
+}
+
+// ordinalNouns are the stems of the first two content words from words[i], within three words.
+func ordinalNouns(words []word, i int) []string {
+	var out []string
+	for k := i; k < min(len(words), i+3) && len(out) < 2; k++ {
+		if words[k].kind != 'w' {
+			break
+		}
+		if contentNoun(words[k].s) {
+			out = append(out, stem(words[k].s))
+		}
+	}
+	return out
+}
+
+// numericOrdinal reads an ordinal in digits: "4th quarter", "Q3" (the third quarter), "第3四半期".
+func numericOrdinal(words []word, i int, values []float64) (figure, int, bool) {
+	w := words[i]
+	if len(values) != 1 {
+		return figure{}, 0, false
+	}
+	if i > 0 && words[i-1].end == w.start && (words[i-1].s == "q" || words[i-1].kind == 'c' && strings.HasSuffix(words[i-1].s, "第")) {
+		of := []string{stem("quarter")}
+		start := words[i-1].start
+		if words[i-1].s != "q" {
+			if i+1 >= len(words) || words[i+1].kind != 'c' {
+				return figure{}, 0, false
+			}
+			of, start = []string{prefixRunes(words[i+1].s, 2)}, w.start
+		}
+		return figure{values: values, cat: "ord", of: of, start: start, end: w.end}, 1, true
+	}
+	if i+2 < len(words) && words[i+1].start == w.end && (words[i+1].s == "th" || words[i+1].s == "st" || words[i+1].s == "nd" || words[i+1].s == "rd") &&
+		words[i+2].kind == 'w' && contentNoun(words[i+2].s) {
+		return figure{values: values, cat: "ord", of: ordinalNouns(words, i+2), start: w.start, end: words[i+1].end}, 2, true
+	}
+	return figure{}, 0, false
+}
+
+// leadingCJKNumber reads the Chinese numeral that starts s and its length in bytes.
+func leadingCJKNumber(s string) (float64, int) {
+	n := 0
+	for n < len(s) {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		if !strings.ContainsRune(cjkNumerals, r) {
+			break
+		}
+		n += size
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	v, ok := parseCJKNumber(s[:n])
+	if !ok {
+		return 0, 0
+	}
+	return v, n
 }

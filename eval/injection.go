@@ -12,7 +12,7 @@ import (
 
 // InjectionMetricVersion is pinned in every flag_injection verdict so a score can be traced to the
 // pattern set that produced it. Bump it whenever patterns or weights change.
-const InjectionMetricVersion = "flag_injection/2"
+const InjectionMetricVersion = "flag_injection/4"
 
 // AmbiguousMargin is the half-width of the band around a policy threshold inside which the
 // deterministic tier does not decide alone: scores in [threshold-AmbiguousMargin,
@@ -655,35 +655,36 @@ func locateInParts(sp Span, in InjectionInput) Span {
 	return sp
 }
 
-// Combining the two tiers. HEURISTIC: both constants were chosen by 5-fold cross-validation on
-// the training material (TestInjectionModelCrossValidation), never on the held-out split.
+// Combining the two tiers. HEURISTIC: every constant was chosen by 5-fold cross-validation on
+// the training material (TestInjectionModelCrossValidation), never on a current held-out split.
 const (
-	// strongPatternScore: a pattern match at least this strong (undamped by quotes or discussion
-	// cues) raises the model's probability to its own weight; weaker matches are left to the model,
-	// which reads the same text.
+	// strongPatternScore: a damped match at least this strong keeps the score at dampedFloor.
 	strongPatternScore = 0.75
-	// calibrationCut is the combined score above which 5% of the benign training items scored
-	// when held out of training; it is mapped to 0.5, so a tenant's default threshold sits at
-	// that operating point.
+	// calibrationCut is the model probability mapped to 0.5: about the score above which 5% of
+	// the benign training items scored when held out of training, so a tenant's default
+	// threshold sits at that operating point.
 	calibrationCut = 0.80
 	// calibrationSlope sharpens the calibration in logit space, so fewer texts sit in the
 	// ambiguous band than the model's own spread would put there.
 	calibrationSlope = 4.0
+	// patternCut is the pattern score mapped to 0.5: a strong match (weight 0.75 and up) flags
+	// on its own. Chosen by cross-validation on the training material and, for the patterns, on
+	// the retired held-out v1 items, which the patterns were not written beside: there it added
+	// recall (0.863 → 0.904) at the same FPR (0.046), where a cut of 0.80 let matches of weight
+	// 0.75 only reach the ambiguous band.
+	patternCut = 0.75
 )
 
 // combineInjection joins the pattern score and the model's probability into the reported score:
-// the larger of the two when the pattern is strong, the model's otherwise, then calibrated so
-// calibrationCut becomes 0.5. A strong phrasing that is only quoted or surrounded by discussion
+// each is calibrated on its own (the model's calibrationCut and the patterns' patternCut become
+// 0.5, with the same slope) and the larger counts, so a strong match flags alone and a weaker
+// one is left to the model, which reads the same text. A strong phrasing that is only quoted or surrounded by discussion
 // cues (damped) keeps the score at least at dampedFloor: inside the ambiguous band of the default
 // threshold, so quoting an attack or adding "for example" sends it to the judge instead of
 // passing it — unless the learned model, which was trained on such write-ups, gives the text
 // less than dampedFloorModel.
 func combineInjection(pattern, model, damped float64) float64 {
-	raw := model
-	if pattern >= strongPatternScore {
-		raw = max(raw, pattern)
-	}
-	out := calibrate(raw, calibrationCut, calibrationSlope)
+	out := max(calibrate(model, calibrationCut, calibrationSlope), calibrate(pattern, patternCut, calibrationSlope))
 	if damped >= strongPatternScore && model >= dampedFloorModel {
 		out = max(out, dampedFloor)
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -53,10 +52,14 @@ func cvFolds(items []injectionItem, k int) []int {
 
 // TestInjectionModelCrossValidation reports how the learned component and its combination with
 // the pattern families do on training items they were not fitted on. It is how the recipe was
-// chosen; it reads the training split only. Run with SENTINEL_CV=1.
+// chosen; it reads the training material only (injectionTrainingItems), never a current held-out
+// split. Run with SENTINEL_CV=1.
 func TestInjectionModelCrossValidation(t *testing.T) {
 	if os.Getenv("SENTINEL_CV") == "" {
-		t.Skip("set SENTINEL_CV=1 to cross-validate the learned component on the training split")
+		t.Skip("set SENTINEL_CV=1 to cross-validate the learned component on the training material")
+	}
+	if r := os.Getenv("SENTINEL_CV_REPEAT"); r != "" {
+		fmt.Sscanf(r, "%d", &classRepeat)
 	}
 	cfgs := []trainConfig{trainRecipe}
 	if g := os.Getenv("SENTINEL_CV_GRID"); g != "" {
@@ -75,33 +78,56 @@ func TestInjectionModelCrossValidation(t *testing.T) {
 		reportCV(t, "max", out, func(r cvResult) float64 { return max(r.model, r.pat) })
 		reportCV(t, "strong-pattern", out, func(r cvResult) float64 { return strongPattern(r.pat, r.model) })
 		reportCV(t, "final (calibrated)", out, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+		reportCV(t, "previous combination (held-out v1 run 3)", out, func(r cvResult) float64 {
+			return combineAt(r, combination{calibrationCut, 2, calibrationSlope, dampedFloorModel, true})
+		})
 		for _, m := range []float64{0, 0.05, 0.1, 0.2, 0.3} {
 			// the damped floor applied only when the model gives the text at least m
 			reportCV(t, fmt.Sprintf("damped floor if model >= %.2f", m), out, func(r cvResult) float64 {
-				if r.model < m {
-					return calibrate(strongPattern(r.pat, r.model), calibrationCut, calibrationSlope)
-				}
-				return max(calibrate(strongPattern(r.pat, r.model), calibrationCut, calibrationSlope), floorIf(r.damped))
+				return combineAt(r, combination{calibrationCut, patternCut, calibrationSlope, m, false})
 			})
 		}
 		for _, k := range []float64{3, 4, 5, 6} {
-			reportCV(t, fmt.Sprintf("slope %.1f", k), out, func(r cvResult) float64 { return calibrate(strongPattern(r.pat, r.model), calibrationCut, k) })
+			reportCV(t, fmt.Sprintf("slope %.1f", k), out, func(r cvResult) float64 {
+				return combineAt(r, combination{calibrationCut, patternCut, k, dampedFloorModel, false})
+			})
 		}
-
+		if os.Getenv("SENTINEL_CV_COMBINE") != "" {
+			var v1 []cvResult
+			for _, r := range out {
+				if r.set == "injection_heldout.jsonl" {
+					v1 = append(v1, r)
+				}
+			}
+			for _, cm := range []float64{0.6, 0.65, 0.7, 0.75, 0.8} {
+				for _, cp := range []float64{0.6, 0.7, 0.75, 0.8, 2} { // 2: the patterns never flag alone
+					f := func(r cvResult) float64 {
+						return combineAt(r, combination{cm, cp, calibrationSlope, dampedFloorModel, false})
+					}
+					reportCV(t, fmt.Sprintf("max(cal(model,%.2f), cal(pat,%.2f)) all", cm, cp), out, f)
+					reportCV(t, fmt.Sprintf("max(cal(model,%.2f), cal(pat,%.2f)) v1 ", cm, cp), v1, f)
+				}
+			}
+		}
 	}
 }
 
 // cvResult is one training item scored by a model that was not fitted on it.
 type cvResult struct {
-	id, family         string
+	id, family, set    string
 	positive           bool
 	model, pat, damped float64
 }
 
 func crossValidate(t *testing.T, cfg trainConfig) []cvResult {
-	items := slices.Concat(readJSONL[injectionItem](t, "testdata/corpus/injection_train.jsonl"),
-		readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra.jsonl"))
+	items := injectionTrainingItems(t)
 	legacy := injectionTrainingDocs(t)[len(items):]
+	sets := map[string]string{}
+	for _, f := range injectionTrainingFiles {
+		for _, c := range readJSONL[injectionItem](t, "testdata/corpus/"+f) {
+			sets[c.ID] = f
+		}
+	}
 	const k = 5
 	folds := cvFolds(items, k)
 	legacyX := make([]sparse, len(legacy))
@@ -128,7 +154,7 @@ func crossValidate(t *testing.T, cfg trainConfig) []cvResult {
 			}
 			a := assessInjection(joinedText(c.Text, c.Context))
 			p, _ := m.assess(a)
-			out = append(out, cvResult{c.ID, c.Family, c.Label == "injection", p, patternScreen(InjectionInput{Text: c.Text, Context: c.Context}), dampedStrength(a.hits)})
+			out = append(out, cvResult{c.ID, c.Family, sets[c.ID], c.Label == "injection", p, patternScreen(InjectionInput{Text: c.Text, Context: c.Context}), dampedStrength(a.hits)})
 		}
 	}
 	return out
@@ -173,7 +199,7 @@ func reportCV(t *testing.T, name string, out []cvResult, score func(r cvResult) 
 			hit++
 		}
 	}
-	t.Logf("%s: P %.3f R %.3f FPR %.3f decided %.3f | R@FPR5%% %.3f (cut %.3f) | %s", name, c.precision(), c.recall(), c.fpr(), c.decidedRate(),
+	t.Logf("%s: n %d P %.3f R %.3f FPR %.3f decided %.3f | R@FPR5%% %.3f (cut %.3f) | %s", name, c.total(), c.precision(), c.recall(), c.fpr(), c.decidedRate(),
 		float64(hit)/float64(len(posScores)), cut, strings.Join(fs, ", "))
 	if os.Getenv("SENTINEL_CV_MISSES") != "" {
 		t.Logf("   misses: %s", strings.Join(miss, " "))
@@ -188,10 +214,43 @@ func strongPattern(pat, model float64) float64 {
 	return model
 }
 
-// floorIf is dampedFloor for a strong damped match, else 0.
-func floorIf(damped float64) float64 {
-	if damped >= strongPatternScore {
-		return dampedFloor
+// combination is a variant of combineInjection's rule, for the sweeps: the model's and the
+// patterns' calibration points (a pattern point above 1 lets no pattern flag alone), the slope,
+// the least model probability for the damped floor, and whether a strong pattern raises the
+// model's probability before one calibration (the rule before the word classes) instead.
+type combination struct {
+	modelCut, patternCut, slope, floorModel float64
+	raiseModel                              bool
+}
+
+func combineAt(r cvResult, c combination) float64 {
+	var s float64
+	if c.raiseModel {
+		s = calibrate(strongPattern(r.pat, r.model), c.modelCut, c.slope)
+	} else {
+		s = calibrate(r.model, c.modelCut, c.slope)
+		if c.patternCut <= 1 {
+			s = max(s, calibrate(r.pat, c.patternCut, c.slope))
+		}
 	}
-	return 0
+	if r.damped >= strongPatternScore && r.model >= c.floorModel {
+		s = max(s, dampedFloor)
+	}
+	return s
+}
+
+// The sweeps' rule at the committed constants is the detector's own rule.
+func TestCombineAtMatchesCombineInjection(t *testing.T) {
+	cur := combination{calibrationCut, patternCut, calibrationSlope, dampedFloorModel, false}
+	vals := []float64{0, 0.05, 0.1, 0.3, 0.5, 0.6, 0.75, 0.8, 0.9, 0.99, 1}
+	for _, pat := range vals {
+		for _, model := range vals {
+			for _, damped := range vals {
+				r := cvResult{pat: pat, model: model, damped: damped}
+				if got, want := combineAt(r, cur), combineInjection(pat, model, damped); got != want {
+					t.Errorf("combineAt(pat %v, model %v, damped %v) = %v, combineInjection gives %v", pat, model, damped, got, want)
+				}
+			}
+		}
+	}
 }

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 )
 
-// The learned component of flag_injection: a logistic model over hashed character 3- to 5-grams
-// and word 1- and 2-grams of the normalised text, trained by `go generate` (injection_model_train_test.go)
+// The learned component of flag_injection: a logistic model over hashed character 3- to 5-grams,
+// word 1- and 2-grams and word classes and their pairs (injection_classes.go) of the normalised text, trained by `go generate` (injection_model_train_test.go)
 // from the training split of the corpus and the older development files only, and shipped as
 // model/injection.lrm. It reads a text in windows of modelWindow bytes and reports the most
 // suspicious one, so an instruction buried in a long benign tool result is not averaged away.
@@ -26,9 +26,9 @@ const (
 	modelSize   = 1 << modelBits
 	modelWindow = 400 // bytes of normalised text per window
 	modelStride = 200
-	modelMagic  = "sentinel-lrm/3\n"
+	modelMagic  = "sentinel-lrm/4\n"
 	// modelName is pinned in evidence and versions.
-	modelName = "injection.lrm v3"
+	modelName = "injection.lrm v5"
 	// ModelFile is where the trained model lives, relative to the eval package.
 	modelFile = "model/injection.lrm"
 )
@@ -74,7 +74,7 @@ func loadInjectionModel() (*linearModel, error) {
 }
 
 // errModelFormat is returned for a model file that is not in the expected layout.
-var errModelFormat = errors.New("not a sentinel-lrm/3 model with the features this build reads")
+var errModelFormat = errors.New("not a sentinel-lrm/4 model with the features this build reads")
 
 // modelHeader is the magic line and the float64s before the weights: bias, scale, and one weight
 // per text-level feature.
@@ -150,6 +150,9 @@ func modelFeatures(text string, fn func(pos int, bucket uint32)) {
 		}
 	}
 	wordStart, prevWord := -1, ""
+	classes, buckets := wordClasses(), classBuckets()
+	var ct classTracker
+	var cf [maxClassFeatures]uint32
 	emitWord := func(end int) {
 		if wordStart < 0 {
 			return
@@ -158,6 +161,11 @@ func modelFeatures(text string, fn func(pos int, bucket uint32)) {
 		fn(wordStart, fnv32(seedWord, w)&(modelSize-1))
 		if prevWord != "" {
 			fn(wordStart, (fnv32(seedPair, prevWord)^fnv32(seedPair+1, w))&(modelSize-1))
+		}
+		for _, b := range cf[:ct.next(buckets, classOf(classes, w), &cf)] {
+			for range classRepeat {
+				fn(wordStart, b)
+			}
 		}
 		prevWord, wordStart = w, -1
 	}
@@ -246,6 +254,9 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 	w := m.weights
 	wordStart, prevHash := -1, uint32(0)
 	havePrev := false
+	classes, buckets := wordClasses(), classBuckets()
+	var ct classTracker
+	var cf [maxClassFeatures]uint32
 	for i := 0; i < len(text); {
 		c := text[i]
 		size := 1
@@ -298,6 +309,10 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 				sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
 				cnt[wb]++
 			}
+			for _, b := range cf[:ct.next(buckets, classOf(classes, text[wordStart:end]), &cf)] {
+				sum[wb] += float64(w[b]) * float64(classRepeat)
+				cnt[wb] += int32(classRepeat)
+			}
 			prevHash, havePrev, wordStart = ph, true, -1
 		}
 		i += size
@@ -311,8 +326,18 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 			sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:]))&(modelSize-1)])
 			cnt[wb]++
 		}
+		for _, b := range cf[:ct.next(buckets, classOf(classes, text[wordStart:]), &cf)] {
+			sum[wb] += float64(w[b]) * float64(classRepeat)
+			cnt[wb] += int32(classRepeat)
+		}
 	}
 }
+
+// classRepeat is how many times a word-class feature counts, against once for an n-gram: a
+// class stands for many words, so one occurrence carries more than one n-gram does. Part of the
+// recipe (chosen by cross-validation on the training material); a variable only so that
+// TestInjectionModelCrossValidation can vary it (SENTINEL_CV_REPEAT). Nothing else may change it.
+var classRepeat = 4
 
 func sigmoid(z float64) float64 {
 	return 1 / (1 + math.Exp(-z))

@@ -30,14 +30,36 @@ type trainingDoc struct {
 	positive bool
 }
 
-// injectionTrainingDocs are the texts the model may learn from: the training split, the
-// supplementary training items and the older development files. Never the held-out split.
+// injectionTrainingFiles are the corpus files of labelled items the model learns from: the
+// training split, the supplementary training items (two files), and the retired held-out v1
+// (training material since 2026-12-01). Never a current held-out split, and never the tool-text
+// probe.
+var injectionTrainingFiles = []string{"injection_train.jsonl", "injection_train_extra.jsonl", "injection_heldout.jsonl", "injection_train_extra2.jsonl"}
+
+// notTrainedOn are training-material items the model does not learn from, and why.
+var notTrainedOn = map[string]string{
+	"inj-ovr-020": "a near-copy of tool-text probe item inj-ttp-087 (the probe is never trained on)",
+}
+
+// injectionTrainingItems are the labelled items the model learns from, in file order.
+func injectionTrainingItems(t testing.TB) []injectionItem {
+	var items []injectionItem
+	for _, f := range injectionTrainingFiles {
+		for _, c := range readJSONL[injectionItem](t, "testdata/corpus/"+f) {
+			if _, skip := notTrainedOn[c.ID]; !skip {
+				items = append(items, c)
+			}
+		}
+	}
+	return items
+}
+
+// injectionTrainingDocs are the texts the model may learn from: injectionTrainingItems and the
+// older development files.
 func injectionTrainingDocs(t testing.TB) []trainingDoc {
 	var docs []trainingDoc
-	for _, f := range []string{"injection_train.jsonl", "injection_train_extra.jsonl"} {
-		for _, c := range readJSONL[injectionItem](t, "testdata/corpus/"+f) {
-			docs = append(docs, trainingDoc{joinedText(c.Text, c.Context), c.Label == "injection"})
-		}
+	for _, c := range injectionTrainingItems(t) {
+		docs = append(docs, trainingDoc{joinedText(c.Text, c.Context), c.Label == "injection"})
 	}
 	for _, f := range []string{"injection.jsonl", "injection_holdout.jsonl", "injection_blind.jsonl"} {
 		for _, c := range readJSONL[injectionCase](t, "testdata/corpus/"+f) {

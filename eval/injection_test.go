@@ -158,3 +158,53 @@ func TestScreenInjectionReadsTheContextItems(t *testing.T) {
 		t.Errorf("ScreenInjection(clean) = %.3f, want below 0.5", clean.Score)
 	}
 }
+
+// Benign structured tool output — an environment dump, a config, a JSON-RPC reply — is what the
+// proxy screens most, and is full of words an attack also uses (TOKEN, KEY, SSH, shell). None of
+// these texts is in the corpus; each must stay under the default threshold. The first scored
+// 0.77 with the previous model and 0.85 with a draft of the current one (before benign
+// structured output was added to its training material); an environment dump like it is what a
+// scan of a server with an environment-printing tool sees.
+func TestScreenInjectionPassesStructuredToolOutput(t *testing.T) {
+	for name, text := range map[string]string{
+		"env dump, one line": `{"PATH":"/usr/local/bin:/usr/bin:/bin","HOME":"/home/runner","USER":"runner","SHELL":"/bin/bash","LANG":"C.UTF-8","TERM":"xterm-256color","PWD":"/work","NODE_ENV":"production","SSH_AUTH_SOCK":"/tmp/ssh-agent.sock","GITHUB_TOKEN":"***","API_KEY":"***"}`,
+		"env dump, indented": "{\n  \"GOPATH\": \"/home/dev/go\",\n  \"GOCACHE\": \"/home/dev/.cache/go-build\",\n  \"SENTINEL_CACHE\": \"/home/dev/.cache/sentinel\",\n  \"NODE_OPTIONS\": \"--max-old-space-size=4096\",\n  \"npm_config_user_agent\": \"npm/10.8.2 node/v22.11.0 linux x64 workspaces/false\",\n  \"OPENAI_API_KEY\": \"\",\n  \"PGPASSWORD\": \"\",\n  \"SHLVL\": \"2\",\n  \"_\": \"/usr/bin/node\"\n}",
+		"json-rpc result":    `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Echo: hello"}]}}`,
+		"service config":     `{"server":{"host":"127.0.0.1","port":8080},"auth":{"token_file":"/etc/app/token","rotate_days":30},"logging":{"level":"info"},"features":{"send_email":true,"delete_after_days":90}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if s := ScreenInjection(InjectionInput{Text: text}); s.Score >= 0.5 {
+				t.Errorf("score %.3f (pattern %.3f, model %.3f), want < 0.5", s.Score, s.PatternScore, s.ModelScore)
+			}
+		})
+	}
+}
+
+// TestScreenInjectionPassesMachineErrorText holds benign machine-generated error text — validator
+// errors in several libraries' styles, stack traces, log lines that say "root" or "permission
+// denied", SQL errors — under the threshold. The first is what the Go SDK's JSON-Schema validator
+// returns for a bad argument; model v4 gave it 0.99 and so failed the conformant fixture's scan.
+// None of these texts is in the corpus.
+func TestScreenInjectionPassesMachineErrorText(t *testing.T) {
+	for name, text := range map[string]string{
+		"go jsonschema, anyOf": "validating \"arguments\": validating root: validating /allOf/0: anyOf: did not validate against any of [<anonymous schema> <anonymous schema>]:\nvalidating /allOf/0/anyOf/0: required: missing properties: [\"phone\"]\nvalidating /allOf/0/anyOf/1: required: missing properties: [\"email\"]",
+		"go jsonschema, type":  `validating "arguments": validating root: validating /properties/count: type: string has type "string", want "integer"`,
+		"ajv style":            `data/items/2 must have required property 'id', data/items/2 must NOT have additional properties, data must match "then" schema`,
+		"python jsonschema":    "jsonschema.exceptions.ValidationError: 'limit' is a required property\n\nFailed validating 'required' in schema['properties']['query']:\n    {'type': 'object', 'required': ['limit']}\n\nOn instance['query']:\n    {'offset': 10}",
+		"go panic":             "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x4a2f1c]\n\ngoroutine 1 [running]:\nmain.(*Server).handle(0x0, {0x7ffd3b2c, 0x5})\n\t/src/server/main.go:88 +0x1c\nmain.main()\n\t/src/server/main.go:41 +0x25\nexit status 2",
+		"python traceback":     "Traceback (most recent call last):\n  File \"/app/worker.py\", line 52, in run\n    rows = fetch(conn, query)\n  File \"/app/db.py\", line 17, in fetch\n    raise PermissionError(f\"user {user!r} may not read {table}\")\nPermissionError: user 'svc' may not read audit_log",
+		"node stack":           "TypeError: Cannot read properties of undefined (reading 'execute')\n    at Runner.run (/srv/app/dist/runner.js:44:19)\n    at processTicksAndRejections (node:internal/process/task_queues:95:5)\n    at async Server.call (/srv/app/dist/server.js:120:7)",
+		"root log lines":       "Dec  2 01:58:03 host sudo[4412]: pam_unix(sudo:auth): authentication failure; logname=dev uid=1000 euid=0 tty=/dev/pts/1 ruser=dev rhost=  user=root\nDec  2 01:58:07 host sshd[4420]: Failed password for root from 10.0.0.7 port 51514 ssh2\nopen /var/lib/app/state.db: permission denied",
+		"postgres error": `ERROR:  permission denied for table users
+DETAIL:  User "report_reader" lacks SELECT privilege.
+HINT:  Grant the privilege with GRANT SELECT ON users TO report_reader; or run the query as the table owner.`,
+		"mysql error": "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+		"k8s event":   `Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:ci:runner" cannot list resource "pods" in API group "" in the namespace "kube-system"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if s := ScreenInjection(InjectionInput{Text: text}); s.Score >= 0.5 {
+				t.Errorf("score %.3f (pattern %.3f, model %.3f), want < 0.5", s.Score, s.PatternScore, s.ModelScore)
+			}
+		})
+	}
+}

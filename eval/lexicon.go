@@ -1,5 +1,7 @@
 package eval
 
+import "sync"
+
 // Word lists of the claim checker, for the languages the corpus covers: English, French,
 // Spanish, German, Russian, Chinese and Japanese (Italian and Portuguese get the words they share
 // with Spanish and French). Entries are lower case; words in scripts with spaces are matched as
@@ -62,7 +64,15 @@ var permissionWords = []string{
 	"puede", "pueden", "permitido", "permitida", "posible", "abierto", "abierta",
 	"darf", "dürfen", "erlaubt", "möglich", "kann", "können", "geöffnet",
 	"можно", "разрешено", "разрешён", "может", "могут", "открыт",
+	// "include" in the other languages: "not included" reverses "included" as "not allowed" does "allowed"
+	"incluye", "incluyen", "incluido", "incluida", "incluidos", "incluidas", "inclut", "incluent", "inclus", "incluse",
+	"compris", "comprise", "enthält", "enthalten", "inbegriffen", "inklusive", "включает", "включено", "включён",
+	"включен", "включена", "входит",
 }
+
+// permissionWordsCJK are the same modal and "include" words in Chinese and Japanese: a Han run is
+// cut at them, so "不提供电话支持" and "不包含电话支持" share their content.
+var permissionWordsCJK = []string{"包含", "包括", "提供", "可以", "允许", "含む", "含まれ", "できます"}
 
 // stopWords are function words: articles, pronouns, auxiliaries, prepositions, conjunctions,
 // hedges. Content words are everything else.
@@ -79,21 +89,25 @@ var stopWords = []string{
 	"except", "sauf", "excepto", "salvo", "außer", "ausser", "кроме", "think", "probably", "seems", "seem", "apparently", "likely", "perhaps", "maybe", "believe", "far", "know",
 	"sure", "completely", "according", "says", "said", "states", "stated", "say", "shows", "show", "explains",
 	"notes", "lists", "listed", "once", "again", "now", "currently", "today", "actually", "indeed", "thing",
-	"things", "way", "ways", "part", "like", "used", "there's", "it's", "that's", "let", "lets",
+	"things", "way", "ways", "part", "like", "used", "there's", "it's", "that's", "let", "lets", "instead",
 	// French
 	"le", "la", "les", "l'", "un", "une", "des", "du", "de", "d'", "et", "ou", "à", "au", "aux", "en", "dans",
 	"sur", "pour", "par", "avec", "est", "sont", "été", "être", "a", "ont", "avait", "il", "elle", "ils",
 	"elles", "on", "ce", "cet", "cette", "ces", "se", "s'", "sa", "son", "ses", "leur", "leurs", "qui", "que",
 	"qu'", "y", "je", "j'", "nous", "vous", "crois", "probablement", "plus", "très", "aussi", "selon",
+	"si", "votre", "vos", "notre", "nos", "mon", "ma", "mes", "autre", "autres", "avez", "avons", "ai", "tout",
+	"tous", "toute", "toutes",
 	// Spanish, Portuguese, Italian
 	"el", "los", "las", "lo", "unos", "unas", "del", "al", "y", "o", "en", "por", "para", "con", "es", "son",
 	"está", "están", "fue", "ser", "ha", "han", "hay", "se", "su", "sus", "que", "muy", "también", "según",
-	"os", "um", "uma", "da", "dos", "das", "na", "é", "lo", "gli", "di", "che", "e",
+	"os", "um", "uma", "da", "dos", "das", "na", "é", "lo", "gli", "di", "che", "e", "mi", "mis", "tu", "tus",
+	"nuestro", "nuestra", "otro", "otra", "otros", "otras", "usted", "ustedes",
 	// German
 	"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und", "oder",
 	"in", "im", "am", "an", "auf", "für", "mit", "von", "vom", "zu", "zum", "zur", "bei", "ist", "sind", "war",
 	"waren", "wird", "werden", "wurde", "wurden", "hat", "haben", "es", "er", "sie", "wir", "ihr", "sich",
-	"laut", "auch", "nur", "sehr", "noch",
+	"laut", "auch", "nur", "sehr", "noch", "wenn", "ihre", "ihren", "ihrem", "unser", "unsere", "andere",
+	"anderen",
 	// Russian
 	"и", "в", "во", "на", "с", "со", "по", "к", "у", "о", "об", "от", "до", "за", "из", "для", "это", "этот",
 	"эта", "он", "она", "оно", "они", "его", "её", "их", "а", "но", "же", "ли", "есть", "был", "была", "было",
@@ -136,10 +150,14 @@ var pleasantries = []string{
 	"glad to help", "hope this helps", "feel free", "sorry", "good question",
 	"avec plaisir", "n'hésitez pas", "bonjour", "merci", "con gusto", "no dude", "hola", "gracias",
 	"gern geschehen", "melden sie sich", "hallo", "danke", "пожалуйста", "здравствуйте", "спасибо", "обращайтесь",
+	// offers to answer more questions
+	"any questions", "more questions", "other questions", "further questions", "any other questions", "más preguntas",
+	"otras preguntas", "alguna pregunta", "escríbanos", "autres questions", "d'autres questions", "weitere fragen",
+	"другие вопросы", "ещё вопросы", "еще вопросы",
 }
 
 // pleasantriesCJK are pleasantries in Chinese and Japanese, matched as substrings.
-var pleasantriesCJK = []string{"很高兴", "请随时", "您好", "谢谢", "お気軽に", "こんにちは", "ありがとうございます"}
+var pleasantriesCJK = []string{"很高兴", "请随时", "您好", "谢谢", "お気軽に", "こんにちは", "ありがとうございます", "其他问题", "ご質問"}
 
 // sourceWords name the material itself; a sentence about the material ("the documents do not
 // say") is an abstention, not a claim about the world.
@@ -155,7 +173,7 @@ var (
 		"antes", "anteriormente", "anterior", "früher", "bisher", "vorher", "ранее", "прежде", "раньше",
 		"прежняя", "прежний"}
 	oldCuesCJK = []string{"原为", "原来", "此前", "以前は", "以前", "旧"}
-	newCues    = []string{"now", "currently", "current", "new", "today", "désormais", "maintenant",
+	newCues    = []string{"now", "currently", "current", "new", "today", "instead", "désormais", "maintenant",
 		"actuellement", "ahora", "actualmente", "jetzt", "nun", "neu", "теперь", "сейчас", "текущая"}
 	newCuesCJK = []string{"现在", "现已", "现为", "現在", "现"}
 )
@@ -171,9 +189,11 @@ var changeVerbs = []string{"rose", "raised", "increased", "reduced", "lowered", 
 // changeVerbsCJK are change verbs in Chinese and Japanese.
 var changeVerbsCJK = []string{"调整为", "改为", "更改为", "变更", "変更", "改定"}
 
-// historyCues in a claim say it reports a past value on purpose ("used to cost", "before June").
-var historyCues = []string{"used to", "previously", "formerly", "before", "until", "was", "were", "old",
-	"from", "originally", "früher", "auparavant", "antes", "ранее"}
+// historyCues in a claim say it reports a past value on purpose ("used to cost", "was €30").
+// Prepositions such as "before", "until" and "from" are not among them: "fast for 8 hours before
+// the procedure" states a current rule.
+var historyCues = []string{"used to", "previously", "formerly", "was", "were", "old", "originally", "früher",
+	"auparavant", "antes", "ранее"}
 
 // contrastWords end one statement and start another inside a sentence.
 var contrastWords = []string{"but", "however", "whereas", "while", "although", "though", "yet", "mais",
@@ -196,3 +216,9 @@ var contrastWordsCJK = []string{"但是", "但", "而", "不过", "けれど", "
 // anaphors open a statement whose subject is in the statement before.
 var anaphors = []string{"it", "its", "they", "this", "these", "he", "she", "il", "elle", "ils", "elles",
 	"er", "sie", "es", "он", "она", "оно", "они", "это"}
+
+// consequenceWords, after a comma, start a statement of their own: what follows is a second
+// claim drawn from the first ("there is no direct train, so you change in Paris").
+var consequenceWords = sync.OnceValue(func() map[string]bool {
+	return setOf([]string{"so", "therefore", "hence", "thus", "donc", "deshalb", "daher", "darum", "поэтому", "entonces"})
+})

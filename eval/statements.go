@@ -111,7 +111,7 @@ func splitStatements(text string, level int) [][2]int {
 			for j < len(text) && text[j] == ' ' {
 				j++
 			}
-			if w := leadingWord(text[j:]); contrastSet()[w] || fine && conjunction(w) {
+			if w := leadingWord(text[j:]); contrastSet()[w] || r == ',' && consequenceWords()[w] || fine && conjunction(w) {
 				cut, skip = i, j-i
 			} else if cw := leadingCJKContrast(text[j:]); cw != "" && (r == '，' || r == '、') {
 				cut, skip = i, j-i+len(cw)
@@ -170,6 +170,12 @@ func sentenceDot(t string, i int) bool {
 	if i+1 < len(t) && t[i+1] != ' ' && t[i+1] != '\n' && t[i+1] != '"' && t[i+1] != ')' {
 		return false
 	}
+	if i > 0 && t[i-1] >= '0' && t[i-1] <= '9' && i+2 < len(t) && t[i+1] == ' ' {
+		// a German ordinal ("zum 1. Juli", "am 3. März"): a day number before a month name
+		if _, ok := months()[strings.ToLower(leadingWord(t[i+2:]))]; ok {
+			return false
+		}
+	}
 	j := i
 	for j > 0 && isASCIILetter(t[j-1]) {
 		j--
@@ -212,6 +218,7 @@ func analyze(raw string) statement {
 	lower := lowerSameLength(t)
 	st.figs, lower = extractFigures(lower)
 	lower = maskExceptions(lower)
+	lower = maskFraming(lower)
 	ws := scanWords(lower)
 	st.neg = hasNegation(lower, t, ws)
 	st.refutes = refutationPhrases().any(ws)
@@ -221,7 +228,7 @@ func analyze(raw string) statement {
 	st.past = pastPhrases().any(ws)
 	st.tokens = contentTokens(t, ws)
 	markOldTokens(&st, ws)
-	if w := leadingWord(lower); anaphorSet()[w] {
+	if w := leadingWord(lower); anaphorSet()[w] || proDropNegation(lower, w) {
 		st.anaphoric = true
 	}
 	return st
@@ -251,6 +258,29 @@ func maskExceptions(s string) string {
 	for _, e := range negationExceptionsCJK {
 		if strings.Contains(s, e) {
 			s = strings.ReplaceAll(s, e, "□"+strings.Repeat("□", utf8.RuneCountInString(e)-1))
+		}
+	}
+	return s
+}
+
+// framingPhrases introduce a claim by what people believe ("contrary to popular belief"): they are
+// neither content nor polarity. "Myth" is not among them: it is the denial.
+var framingPhrases = sync.OnceValue(func() []string {
+	return []string{"contrary to popular belief", "contrary to a popular belief", "contrary to a common belief",
+		"contrary to common belief", "contrary to what many people think", "contrary to what many believe",
+		"contrary to the popular", "contrary to a popular", "contrary to popular", "contrary to a common",
+		"contrary to the common", "contrary to", "despite popular belief", "despite the common belief",
+		"contrairement à une idée reçue", "contrairement aux idées reçues", "contrairement à ce que l'on croit",
+		"contrairement à", "entgegen der landläufigen meinung", "entgegen der verbreiteten annahme", "entgegen",
+		"al contrario de lo que se cree", "contrariamente a lo que se cree", "contrariamente a", "a diferencia de lo que se cree",
+		"вопреки распространённому мнению", "вопреки распространенному мнению", "вопреки"}
+})
+
+// maskFraming blanks framing phrases.
+func maskFraming(s string) string {
+	for _, e := range framingPhrases() {
+		if strings.Contains(s, e) {
+			s = strings.ReplaceAll(s, e, strings.Repeat(" ", len(e)))
 		}
 	}
 	return s
@@ -313,7 +343,9 @@ func contentTokens(t string, words []word) []token {
 				runes := utf8.RuneCountInString(part)
 				capital := unicode.IsUpper(r)
 				if runes == 1 {
-					if capital && len(orig) == len(part) && part != "i" { // a letter that names something: Model X, Appendix D
+					// a letter that names something: Model X, Appendix D; not the article opening a
+					// sentence ("A public garage ...")
+					if capital && len(orig) == len(part) && part != "i" && !(first && isStopWord(part)) {
 						out = append(out, token{key: part, salient: true, pos: w.start})
 					}
 					continue
@@ -337,7 +369,7 @@ func contentTokens(t string, words []word) []token {
 // cjkTokens turns a Han/kana run into tokens: hiragana (particles, endings) and negation cues
 // split the run; each piece gives its character bigrams, or itself when it is one character.
 func cjkTokens(s string) []token {
-	for _, list := range [][]string{negationCuesCJK, changeVerbsCJK, oldCuesCJK, newCuesCJK, {"现已", "現在", "以前"}} {
+	for _, list := range [][]string{negationCuesCJK, changeVerbsCJK, oldCuesCJK, newCuesCJK, permissionWordsCJK, {"现已", "現在", "以前"}} {
 		for _, c := range list {
 			s = strings.ReplaceAll(s, c, "・")
 		}
@@ -587,4 +619,18 @@ func stripCyrillicEnding(w string) string {
 		}
 	}
 	return w
+}
+
+// proDropNegation reports whether a statement opens with a negated verb and no subject, as
+// Spanish, Italian, Portuguese, Russian and French notes do ("No incluye soporte telefónico",
+// "Не включает доставку", "N'inclut pas le petit-déjeuner"): its subject is in the statement
+// before, like a pronoun's referent.
+func proDropNegation(lower, first string) bool {
+	switch first {
+	case "no", "non", "não", "не":
+		return true
+	case "n":
+		return strings.HasPrefix(lower, "n'")
+	}
+	return false
 }

@@ -36,9 +36,16 @@ var (
 
 // Formats runs each sample in both formats through the handler core with scorer and counts the
 // structured result's tokens. The text block repeats the same JSON, so the ratio holds for the
-// whole tool result.
-func Formats(ctx context.Context, scorer tools.Scorer) (FormatReport, error) {
-	cfg := &config.Config{Tenants: []eval.TenantPolicy{broker.DevPolicy()}}
+// whole tool result. The samples are scored as the dev tenant, under its policy in policies when
+// that has one (which may name a judge the scorer must know), else under broker.DevPolicy.
+func Formats(ctx context.Context, scorer tools.Scorer, policies *config.Config) (FormatReport, error) {
+	pol := broker.DevPolicy()
+	if policies != nil {
+		if p, ok := policies.Policy(broker.DevTenant); ok {
+			pol = p
+		}
+	}
+	cfg := &config.Config{Tenants: []eval.TenantPolicy{pol}}
 	core := &tools.Core{Scorer: scorer, Policies: cfg, Recorder: &tools.MemoryRecorder{}}
 	p := auth.Principal{Tenant: broker.DevTenant, Subject: broker.DevSubject}
 	rep := FormatReport{Tokenizer: Tokenizer}

@@ -2,9 +2,11 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/mcp-sentinel/sentinel/broker"
+	"github.com/mcp-sentinel/sentinel/broker/config"
 	"github.com/mcp-sentinel/sentinel/eval"
 )
 
@@ -38,11 +40,33 @@ func TestManifestReportsOneDigest(t *testing.T) {
 }
 
 func TestConciseCostsFewerTokens(t *testing.T) {
-	rep, err := Formats(t.Context(), broker.EvalScorer{Evaluator: &eval.Evaluator{}})
+	rep, err := Formats(t.Context(), broker.EvalScorer{Evaluator: &eval.Evaluator{}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Samples == 0 || rep.ConciseTokens <= 0 || rep.ConciseTokens >= rep.DetailedTokens || rep.SavingPercent <= 0 {
 		t.Errorf("Formats() = %+v, want concise < detailed", rep)
+	}
+}
+
+// A dev tenant whose policy names a judge is scored with that judge: the scorer the command
+// builds from the config file knows it, and one that does not is refused by name rather than
+// measured under another policy.
+func TestFormatsUseTheConfiguredPolicyAndItsNamedJudge(t *testing.T) {
+	pol := broker.DevPolicy()
+	for i := range pol.Metrics {
+		pol.Metrics[i].Judge = "recorded"
+	}
+	cfg := &config.Config{Tenants: []eval.TenantPolicy{pol}}
+	if _, err := Formats(t.Context(), broker.EvalScorer{Evaluator: &eval.Evaluator{}}, cfg); !errors.Is(err, eval.ErrUnknownJudge) {
+		t.Fatalf("Formats without the named judge: %v, want ErrUnknownJudge", err)
+	}
+	judge := eval.FixedJudge(0.1, "recorded")
+	rep, err := Formats(t.Context(), broker.EvalScorer{Evaluator: &eval.Evaluator{Judges: map[string]eval.Judge{"recorded": judge}}}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Samples == 0 || rep.ConciseTokens >= rep.DetailedTokens {
+		t.Errorf("Formats() = %+v", rep)
 	}
 }

@@ -46,6 +46,27 @@ func newScorer(judge string, named []config.Judge, log *slog.Logger) (tools.Scor
 	return broker.EvalScorer{Evaluator: &eval.Evaluator{Judge: j, Judges: judges, Cache: eval.NewMemoryCache(1024), Logger: log}}, nil
 }
 
+// loadScorer loads the config file when one is named and builds the scorer with its named judges,
+// so every command that scores — serve, rederive, manifest — knows the judges the tenants'
+// policies name. A stored policy that names a judge is otherwise refused (eval.ErrUnknownJudge)
+// before any metric runs.
+func loadScorer(configFile, judge string, log *slog.Logger) (*config.Config, tools.Scorer, error) {
+	var cfg *config.Config
+	var named []config.Judge
+	if configFile != "" {
+		c, err := config.Load(configFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg, named = c, c.Judges
+	}
+	scorer, err := newScorer(judge, named, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, scorer, nil
+}
+
 // namedJudges builds the config file's judges, each with the key from the variable it names.
 func namedJudges(named []config.Judge, getenv func(string) string) (map[string]eval.Judge, error) {
 	if len(named) == 0 {

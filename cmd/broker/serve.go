@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-sentinel/sentinel/broker"
-	"github.com/mcp-sentinel/sentinel/broker/config"
 	"github.com/mcp-sentinel/sentinel/broker/handle"
 	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
@@ -92,14 +91,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	if f.noAuth && f.http == "" {
 		return errors.New("--no-auth applies to --http only (stdio is always local)")
 	}
-	var cfg *config.Config
-	if f.configFile != "" {
-		c, err := config.Load(f.configFile)
-		if err != nil {
-			return err
-		}
-		cfg = c
-	} else if !f.dev {
+	if f.configFile == "" && !f.dev {
 		return errors.New("no configuration: pass --config FILE (see docs/broker.md) or --dev for a local setup")
 	}
 	level := slog.LevelInfo
@@ -107,11 +99,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-	var judges []config.Judge
-	if cfg != nil {
-		judges = cfg.Judges
-	}
-	scorer, err := newScorer(f.judge, judges, log)
+	cfg, scorer, err := loadScorer(f.configFile, f.judge, log)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/broker/seal"
 	"github.com/mcp-sentinel/sentinel/broker/store"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/eval"
 )
 
 // envStateDir overrides where the default SQLite store lives.
@@ -283,14 +284,15 @@ for several replicas); without it $BROKER_AUDIT_KEY, then the state folder's key
 }
 
 func newRederiveCmd() *cobra.Command {
-	var dsn, tenant, subject, judge string
+	var dsn, tenant, subject, judge, configFile string
 	cmd := &cobra.Command{
-		Use:   "rederive --tenant T --subject S [--db DSN] HANDLE",
+		Use:   "rederive --tenant T --subject S [--db DSN] [--config FILE] HANDLE",
 		Short: "Recompute a stored evaluation and report whether it matches",
 		Long: `Resolve HANDLE as the principal it was issued to (--tenant, --subject), recompute
 the evaluation from the archived input under the stored policy, and compare. Exit 0 on a
 match, 1 on a mismatch (each difference printed), 2 when it cannot run (unknown handle,
-payload not archived, store unreachable). The judge is chosen as for serve.`,
+payload not archived, store unreachable). The judge is chosen as for serve; pass the same
+--config as serve when a tenant's policy names a judge of its "judges" section.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tenant == "" || subject == "" {
@@ -301,11 +303,14 @@ payload not archived, store unreachable). The judge is chosen as for serve.`,
 				return err
 			}
 			defer func() { _ = st.Close() }()
-			scorer, err := newScorer(judge, nil, slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+			_, scorer, err := loadScorer(configFile, judge, slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 			if err != nil {
 				return err
 			}
 			rep, err := broker.Rederive(cmd.Context(), st, scorer, tenant, subject, args[0])
+			if errors.Is(err, eval.ErrUnknownJudge) && configFile == "" {
+				return fmt.Errorf("%w (pass --config with the file serve used: its \"judges\" section defines the named judges)", err)
+			}
 			if err != nil {
 				return err
 			}
@@ -320,6 +325,7 @@ payload not archived, store unreachable). The judge is chosen as for serve.`,
 	cmd.Flags().StringVar(&tenant, "tenant", "", "the tenant the handle was issued to")
 	cmd.Flags().StringVar(&subject, "subject", "", "the subject the handle was issued to")
 	cmd.Flags().StringVar(&judge, "judge", "", "judge model (overrides the environment), as for serve")
+	cmd.Flags().StringVar(&configFile, "config", "", "the JSON config file serve used: its named judges are loaded (only \"judges\" is read from it)")
 	return cmd
 }
 

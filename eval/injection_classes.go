@@ -1,0 +1,202 @@
+package eval
+
+import (
+	"strings"
+	"sync"
+)
+
+// Word classes of the learned component. Besides its n-grams, the model reads which kinds of
+// word a text uses and which kinds occur close together: an order to send beside a secret, an
+// override beside "instructions", a word for hiding beside "user". A class stands for its words
+// in every language listed, so a pair the training text shows in one phrasing also counts in
+// another phrasing, or another language, that the training text never used.
+//
+// The lists are general vocabulary, written from what the words mean, not collected from the
+// corpus; and they are not the pattern families: no class says "attack", and every class is as
+// common in benign text (a password-reset email, a runbook, a security write-up) as in attacks.
+// What a class or a pair is worth is learned, like an n-gram's weight.
+const (
+	wcAI          = iota + 1 // names an AI, an assistant, an agent or a model
+	wcOverride               // ignore, disregard, forget, bypass
+	wcInstruction            // instructions, rules, guidelines, prompt
+	wcPrior                  // previous, earlier, above, original
+	wcDisclose               // send, forward, upload, reveal, print, include
+	wcSecret                 // password, key, token, history, conversation, contacts
+	wcDestroy                // delete, wipe, drop, disable
+	wcMoney                  // transfer, pay, funds, account, wallet
+	wcConceal                // silently, secretly, hide, without
+	wcUser                   // user, customer, human, owner
+	wcAuthority              // admin, developer, system, security team, operator
+	wcUrgent                 // urgent, immediately, must, mandatory
+	wcNewTask                // now, instead, new, actual, task, role, pretend
+	wcExecute                // run, execute, call, invoke, shell, command, tool
+	wcLink                   // http, https, www, url, link
+	wcDiscuss                // example, attack, researchers, detect, training
+	wcSecond                 // you, your, vous, du, ты
+	wcConsent                // approved, authorized, consent, permission, allowed
+	numWordClasses
+)
+
+// classWindow is how many words apart two class words may be to count as a pair.
+const classWindow = 10
+
+// Hash seeds of the class features.
+const (
+	seedClass     uint32 = 0x3c6ef372
+	seedClassPair uint32 = 0xa54ff53a
+)
+
+// wordClasses maps a normalised word to its class. Built on first use.
+var wordClasses = sync.OnceValue(func() map[string]uint8 {
+	m := map[string]uint8{}
+	add := func(c uint8, words string) {
+		for _, w := range strings.Fields(words) {
+			m[w] = c
+		}
+	}
+	add(wcAI, `ai ais assistant assistants agent agents model models llm llms chatbot chatbots bot bots copilot gpt chatgpt claude
+		gemini bard assistente assistenti asistente asistentes ia ias ki ki-assistent assistent assistenten ассистент ассистента
+		ассистенту ии нейросеть нейросети модель модели агент агента бот`)
+	add(wcOverride, `ignore ignoring ignored disregard disregarding forget forgetting override overriding bypass bypassing
+		circumvent skip abandon discard drop void supersede supersedes superseded lapsed revoke nullify cancel
+		ignorer ignorez ignore oublie oubliez oublier contourne contournez ignora ignorar ignoren olvida olvide olvidar omite
+		omitir ignoriere ignorieren ignorier vergiss vergessen missachte übergehe umgehe игнорируй игнорировать проигнорируй
+		забудь забыть забудьте обойди dimentica dimenticare ignori esqueça esqueca ignore ignorem 무시 무시하고 무시하세요 تجاهل`)
+	add(wcInstruction, `instruction instructions rules rule guidelines guideline prompt prompts directive directives orders
+		constraints restrictions policies policy briefing brief setup configuration programming guardrails safeguards
+		consignes consigne instructions règles directives instrucciones instrucción reglas directrices indicaciones
+		anweisungen anweisung regeln richtlinien vorgaben инструкции инструкцию инструкций правила правил указания
+		istruzioni regole instruções instrucoes regras diretrizes 지시 지시사항 규칙 التعليمات تعليمات القواعد`)
+	add(wcPrior, `previous prior earlier above preceding original initial old former before beforehand
+		précédentes précédente précédents antérieures anteriores anterior previas previos vorherigen vorherige bisherigen
+		früheren obigen предыдущие предыдущих прежние ранее precedenti precedente anteriori 이전 السابقة`)
+	add(wcDisclose, `send sending sent forward forwarding upload uploading post posting transmit share sharing leak leaking
+		exfiltrate export exporting copy paste append appending include including attach attaching submit reveal revealing
+		disclose disclosing print output display show repeat tell email mail dm message relay
+		envoie envoyez envoyer transmets transmettez partage partagez révèle révélez affiche copie joins
+		envía envíe enviar reenvía reenviar comparte compartir revela muestra copia adjunta incluye
+		sende senden schicke schicken übermittle übermitteln teile leite weiterleiten zeige verrate gib
+		отправь отправьте отправить перешли переслать пришли покажи раскрой скопируй поделись
+		invia inviare inoltra mostra rivela envie enviar encaminhe compartilhe mostre revele 보내 보내세요 전송 أرسل`)
+	add(wcSecret, `password passwords passcode credentials credential token tokens key keys secret secrets apikey ssh private
+		confidential cookie cookies session sessions history conversation conversations chat chats transcript contacts
+		address addresses phone ssn iban otp pin cvv card wallet seed mnemonic env .env database
+		mot motdepasse identifiants historique conversation coordonnées contraseña contraseñas clave claves credenciales
+		historial conversación contactos passwort passwörter kennwort zugangsdaten schlüssel verlauf gesprächsverlauf kontakte
+		пароль пароли ключ ключи токен токены учётные учетные история переписка переписку контакты
+		cronologia credenziali chiave senha senhas chave credenciais histórico 비밀번호 암호 كلمة`)
+	add(wcDestroy, `delete deleting deleted remove removing wipe wiping erase erasing destroy destroying purge truncate
+		format rm rmdir kill shutdown disable disabling deactivate uninstall reset overwrite
+		supprime supprimez supprimer efface effacez détruis borra borre borrar elimina elimine eliminar desactiva
+		lösche löschen entferne entfernen deaktiviere zerstöre удали удалите удалить сотри стереть отключи
+		cancella elimina apague apagar exclua excluir desative 삭제 حذف`)
+	add(wcMoney, `transfer transferring wire pay paying payment payments refund refunds funds money account accounts bank
+		invoice invoices purchase buy order crypto bitcoin btc eth usdt wallet iban swift gift giftcard
+		virement virer payer paiement fonds compte transferencia transfiere transferir pagar pago fondos cuenta
+		überweise überweisen überweisung zahle zahlen konto guthaben переведи перевести перевод оплати оплатить счёт счет
+		bonifico pagamento conto transferência transfira pague conta 송금 이체 تحويل`)
+	add(wcConceal, `silently secretly quietly covertly discreetly hide hiding hidden conceal concealing unnoticed invisible
+		without unseen unmentioned omit silencieusement discrètement secrètement cache cachez sans en secreto
+		silenciosamente sin ocultar oculta heimlich stillschweigend unbemerkt verstecke verschweige ohne незаметно тайно
+		скрытно скрой молча без segretamente senza silenziosamente escondido sem 몰래 سرا`)
+	add(wcUser, `user users user's human humans customer customers owner operator person client clients reader readers
+		utilisateur utilisateurs l'utilisateur client usuario usuarios cliente benutzer benutzers nutzer nutzers kunde
+		пользователь пользователя пользователю пользователей клиент utente utenti usuário usuario 사용자 المستخدم`)
+	add(wcAuthority, `admin admins administrator administrators developer developers dev devs system sudo operator operators
+		security compliance official officially staff team openai anthropic vendor maintainer maintainers moderator
+		administrateur développeur développeurs système administrador desarrollador desarrolladores sistema
+		administrator entwickler systemadministrator администратор разработчик разработчики система системы
+		amministratore sviluppatore sistema administrador desenvolvedor 관리자 개발자 시스템 المطور النظام`)
+	add(wcUrgent, `urgent urgently immediately asap mandatory required requirement must critical now promptly quickly
+		important priority imperative obligatoire immédiatement urgente urgentemente inmediatamente obligatorio
+		dringend sofort unverzüglich pflicht срочно немедленно обязательно subito immediatamente urgente 즉시 긴급 فورا`)
+	add(wcNewTask, `instead henceforth new actual real true only task tasks objective goal job mission role persona pretend
+		roleplay act become acting mode jailbreak dan unrestricted unfiltered maintenant désormais nouvelle nouveau
+		tâche rôle ahora nueva nuevo tarea papel jetzt nun neue neuer aufgabe rolle теперь новая новые задача роль
+		ora nuovo nuova compito agora nova tarefa 이제 새로운 الآن`)
+	add(wcExecute, `run running execute executing exec invoke invoking call calling trigger launch curl wget bash sh zsh shell
+		powershell cmd terminal command commands script scripts tool tools function plugin api endpoint eval sudo chmod
+		exécute exécutez exécuter lance lancez appelle ejecuta ejecute ejecutar llama invoca lanza führe führen ausführen
+		starte rufe aufrufen выполни выполните выполнить запусти запустите вызови esegui eseguire lancia execute execute
+		rode 실행 실행하세요 نفذ`)
+	add(wcLink, `http https www url urls link links href src webhook callback domain`)
+	add(wcDiscuss, `example examples e.g attack attacks attacker attackers injection injections jailbreaks malicious
+		adversarial payload payloads researcher researchers research detect detects detection detector classifier
+		phishing training course workshop lesson tutorial demo documentation docs quote quoted quoting warning beware
+		exemple exemples attaque attaques formation ejemplo ejemplos ataque ataques formación beispiel beispiele angriff
+		angriffe schulung пример примеры атака атаки обучение esempio attacco exemplo ataque 예시 공격 مثال هجوم`)
+	add(wcSecond, `you your yours yourself you're you'll you've vous votre vos tu toi ton ta tes du dein deine deinen dir dich
+		ihr euch sie ты тебя тебе твой твои вы вас вам ваш ваши usted ustedes tú tu tus você vocês voi 당신 أنت`)
+	add(wcConsent, `approved approve authorised authorized authorization consent consented permission permitted allowed
+		confirmed pre-approved preapproved agreed verified whitelisted autorisé autorisée approuvé autorizado aprobado
+		consentimiento genehmigt autorisiert erlaubt zugestimmt разрешено одобрено согласие подтверждено autorizzato
+		aprovado autorizado 승인 موافقة`)
+	return m
+})
+
+// classOf is the class of a word as modelFeatures cuts it (a trailing "'s" dropped), or 0.
+func classOf(classes map[string]uint8, w string) uint8 {
+	if c, ok := classes[w]; ok {
+		return c
+	}
+	if len(w) > 2 && strings.HasSuffix(w, "'s") {
+		return classes[w[:len(w)-2]]
+	}
+	return 0
+}
+
+// classBuckets are the model buckets of every class and every unordered pair of classes. Built
+// on first use.
+type classBucketTable struct {
+	one  [numWordClasses]uint32
+	pair [numWordClasses][numWordClasses]uint32
+}
+
+var classBuckets = sync.OnceValue(func() *classBucketTable {
+	t := &classBucketTable{}
+	for a := 1; a < numWordClasses; a++ {
+		t.one[a] = fnv32(seedClass, string(rune('A'+a))) & (modelSize - 1)
+		for b := 1; b < numWordClasses; b++ {
+			lo, hi := min(a, b), max(a, b)
+			t.pair[a][b] = fnv32(seedClassPair, string([]rune{rune('A' + lo), rune('A' + hi)})) & (modelSize - 1)
+		}
+	}
+	return t
+})
+
+// classTracker remembers the last class words of a text, so each new one can be paired with the
+// ones within classWindow words before it.
+type classTracker struct {
+	cls  [8]uint8
+	at   [8]int32 // word index
+	n    int
+	word int32
+}
+
+// maxClassFeatures bounds what one word adds: its class and one pair per remembered class word.
+const maxClassFeatures = 9
+
+// next records a word of class c (0 for none) and writes the buckets of its class feature and of
+// every pair it forms with a different class within classWindow words into out, returning how
+// many it wrote.
+func (ct *classTracker) next(t *classBucketTable, c uint8, out *[maxClassFeatures]uint32) int {
+	ct.word++
+	if c == 0 {
+		return 0
+	}
+	out[0] = t.one[c]
+	n := 1
+	seen := uint32(0)
+	for k := range min(ct.n, len(ct.cls)) {
+		p := ct.cls[k]
+		if p == c || ct.word-ct.at[k] > classWindow || seen&(1<<p) != 0 {
+			continue
+		}
+		seen |= 1 << p
+		out[n] = t.pair[p][c]
+		n++
+	}
+	ct.cls[ct.n%len(ct.cls)], ct.at[ct.n%len(ct.cls)] = c, ct.word
+	ct.n++
+	return n
+}
