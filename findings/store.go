@@ -3,6 +3,7 @@ package findings
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (Store, error) {
 	if s.maxBody == 0 {
 		s.maxBody = DefaultMaxStoredBody
 	}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateWhenFree(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -67,11 +68,15 @@ func IsPostgres(dsn string) bool {
 		strings.HasPrefix(dsn, "host=")
 }
 
+// sqliteSource is the DSN of a SQLite file path. The pragmas run in order on every new
+// connection, and the busy timeout comes first: switching a fresh file to WAL takes a write lock,
+// and without the timeout already set a second store opening the file at the same moment (proxies
+// started together) failed at once with SQLITE_BUSY.
 func sqliteSource(path string) string {
 	if strings.HasPrefix(path, "file:") {
 		return path
 	}
-	return "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)"
+	return "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 }
 
 // dialect holds what differs between the two databases; queries are written with ? and rebound.
@@ -131,6 +136,38 @@ type sqlStore struct {
 }
 
 var _ Store = (*sqlStore)(nil)
+
+// busyWait bounds how long Open retries a SQLite file that another store is opening at the same
+// moment.
+const busyWait = 5 * time.Second
+
+// migrateWhenFree runs migrate, retrying while SQLite answers SQLITE_BUSY. Two stores opening one
+// fresh file together (proxies started at once) race to switch it to WAL; the loser's connection
+// can fail with SQLITE_BUSY before its busy timeout applies (one Open in a few dozen did, in
+// TestSQLiteStoresOpenTogetherOnAFreshFile). There is no event to wait on — the lock is another
+// process's — so it backs off from 5 ms up to 200 ms, for at most busyWait or until ctx ends.
+func (s *sqlStore) migrateWhenFree(ctx context.Context) error {
+	deadline := time.Now().Add(busyWait)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := s.migrate(ctx)
+		if err == nil || s.d.name != "sqlite" || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		backoff := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			backoff.Stop()
+			return fmt.Errorf("opening the sqlite findings store: %w (last try: %w)", ctx.Err(), err)
+		case <-backoff.C:
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (code 5, with any extended code).
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
+}
 
 func (s *sqlStore) migrate(ctx context.Context) error {
 	stmts := []string{
