@@ -144,45 +144,53 @@ func probeToolsList(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	}
 	out = append(out, passiveFor(first, h, "tool-name-syntax", "tool-name-unique", "input-schema-object", "schemas-valid-dialect")...)
 	out = append(out, defaultDialectOutcome(label, first, tools))
-	return append(out, sampleToolOrder(ctx, t, h)...), nil
+	return append(out, sampleToolOrder(ctx, t, first)...), nil
 }
 
 // orderSamples is how many more times probeToolsList asks for the list to judge its order. A
 // server that lists in hash-map order repeats one order by chance, so a single second request let
 // the unmigrated fixture pass (or, when its set changed in between, go unjudged) about one scan in
-// ten; four comparisons make a lucky pass rare and a flip between verdicts rarer still.
+// ten; more samples make a lucky pass rare and a flip between verdicts rarer still.
 const orderSamples = 4
 
 // sampleToolOrder asks for tools/list up to orderSamples more times and judges
-// tools-deterministic-order on every consecutive pair with the same set: the first pair in a
-// different order fails the rule (no more requests are sent), a pass needs at least one pair that
-// was compared and none that differed, and when the set changed between every pair the rule is
-// indeterminate with that reason.
-func sampleToolOrder(ctx context.Context, t *Target, h *passive.History) []rules.Outcome {
+// tools-deterministic-order on every pair of results (the first page included), each pair through
+// passive's own check on a fresh history: a pair with the same set in a different order fails the
+// rule (no more requests are sent), a pass needs at least one pair with the same set and none that
+// differed, and when no two results had the same set the rule is indeterminate with that reason.
+// Every pair, not only consecutive ones: a list that grows once mid-scan (a tool unlocked by
+// another probe) still leaves pairs with one set among five results.
+func sampleToolOrder(ctx context.Context, t *Target, first *wire.Exchange) []rules.Outcome {
 	id := rules.IDOf("tools-deterministic-order")
+	samples := []*wire.Exchange{first}
 	var pass *rules.Outcome
 	for i := range orderSamples {
 		ex := t.Call(ctx, "tools/list", nil, wire.WithLabel(fmt.Sprintf("tools/list, again (%d of %d)", i+1, orderSamples)))
 		if cut(ex) {
-			if pass != nil {
-				return []rules.Outcome{*pass}
-			}
-			return []rules.Outcome{undecidedCut(id, "tools/list, again", ex)}
+			break
 		}
-		for _, o := range passiveFor(ex, h, "tools-deterministic-order") {
-			if o.Status == rules.Fail {
-				return []rules.Outcome{o}
-			}
-			if o.Status == rules.Pass && pass == nil {
-				o := o
-				pass = &o
+		for _, earlier := range samples {
+			h := passive.NewHistory()
+			passiveFor(earlier, h, "tools-deterministic-order")
+			for _, o := range passiveFor(ex, h, "tools-deterministic-order") {
+				if o.Status == rules.Fail {
+					return []rules.Outcome{o}
+				}
+				if o.Status == rules.Pass && pass == nil {
+					o := o
+					pass = &o
+				}
 			}
 		}
+		samples = append(samples, ex)
 	}
 	if pass != nil {
 		return []rules.Outcome{*pass}
 	}
-	return []rules.Outcome{rules.Undecided(id, "the set of tools changed between every two tools/list results, so their order could not be compared")}
+	if len(samples) < 2 {
+		return []rules.Outcome{rules.Undecided(id, "no second tools/list result arrived whole, so there was no order to compare")}
+	}
+	return []rules.Outcome{rules.Undecided(id, fmt.Sprintf("no two of %d tools/list results had the same set of tools, so their order could not be compared", len(samples)))}
 }
 
 // probeUnknownTool: calling a tool that does not exist SHOULD get a JSON-RPC error (-32602), a
