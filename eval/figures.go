@@ -573,23 +573,12 @@ func cjkFigure(w word) (figure, int, bool) {
 	if strings.HasPrefix(s, "百分之") {
 		s, pct = s[len("百分之"):], true
 	}
-	n := 0
-	for n < len(s) {
-		r, size := utf8.DecodeRuneInString(s[n:])
-		if !strings.ContainsRune(cjkNumerals, r) {
-			break
-		}
-		n += size
-	}
+	v, n := leadingCJKNumber(s)
 	if n == 0 {
 		return figure{}, 0, false
 	}
 	num, rest := s[:n], s[n:]
 	single := utf8.RuneCountInString(num) == 1
-	v, ok := parseCJKNumber(num)
-	if !ok {
-		return figure{}, 0, false
-	}
 	f := figure{values: []float64{v}, start: w.start, end: w.start + (len(w.s) - len(s)) + n}
 	if pct {
 		f.cat = "%"
