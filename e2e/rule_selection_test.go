@@ -54,8 +54,8 @@ func TestARuleAloneGetsTheVerdictOfTheFullScan(t *testing.T) {
 		{"unmigrated fixture", unmigrated.URL, active.Options{
 			AllowCall: []string{"connect_db", "import_notes", "summarize_workspace", "sync_calendar", "bulk_export"},
 			ToolArgs:  map[string]map[string]any{"get_weather": {"city": "Paris"}}, Limits: lim,
-			// Its sampling tools wait 5 s for an answer the scan never sends, so a scan takes about
-			// 15 s: a sample, the rules of the issue first.
+			// Its sampling tool waits for an answer the scan never sends until the fixture's 1 s
+			// timer fires, so every scan takes over a second: a sample, the rules of the issue first.
 		}, []string{"retired-codes", "validate-tool-inputs", "tool-errors-as-results", "progress-token-scope",
 			"mcp-method-match", "binary-properly-encoded"}},
 	}
