@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -77,8 +79,11 @@ func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 		}
 	}
 	// immediate transactions take the write lock at BEGIN, so two processes sharing the file
-	// serialise instead of failing at commit; busy_timeout makes the loser wait, not error.
-	src := "file:" + path + "?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
+	// serialise instead of failing at commit; busy_timeout makes the loser wait, not error. The
+	// pragmas run in order on every new connection and busy_timeout comes first: switching a
+	// fresh file to WAL takes a write lock, and a replica opening the file at the same moment
+	// must already wait for it rather than fail.
+	src := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
 	db, err := sql.Open("sqlite", src)
 	if err != nil {
 		return nil, fmt.Errorf("opening the broker store %s: %w", path, err)
@@ -86,7 +91,7 @@ func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 	// One connection: SQLite has one writer anyway, and this makes every transaction in the
 	// process strictly serial (the audit chain's append order among them).
 	db.SetMaxOpenConns(1)
-	if err := db.PingContext(ctx); err != nil {
+	if err := whenFree(ctx, func() error { return db.PingContext(ctx) }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("opening the broker store %s: %w", path, err)
 	}
@@ -97,4 +102,35 @@ func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 	}
 	rdb.SetMaxOpenConns(sqliteReaders)
 	return &sqlStore{db: db, rdb: rdb, dialect: DialectSQLite, closeFn: func() { _ = rdb.Close() }}, nil
+}
+
+// busyWait bounds how long opening a SQLite file retries while another replica is opening it.
+const busyWait = 5 * time.Second
+
+// whenFree runs f, retrying while SQLite answers SQLITE_BUSY. Replicas opening one fresh file
+// together race to switch it to WAL, and the loser's connection can fail with SQLITE_BUSY before
+// its busy timeout applies (one Open in a few dozen did, in
+// TestSQLiteStoresOpenTogetherOnAFreshFile). There is no event to wait on — the lock is another
+// process's — so it backs off from 5 ms up to 200 ms, for at most busyWait or until ctx ends.
+func whenFree(ctx context.Context, f func() error) error {
+	deadline := time.Now().Add(busyWait)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := f()
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		backoff := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			backoff.Stop()
+			return fmt.Errorf("%w (last try: %w)", ctx.Err(), err)
+		case <-backoff.C:
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (code 5, with any extended code).
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
