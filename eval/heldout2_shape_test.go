@@ -53,10 +53,11 @@ type h2Groundedness struct {
 	Context     []h2Context `json:"context"`
 }
 
-// readH2 decodes every line of a JSON Lines file strictly (an unknown field is an error) into T.
-func readH2[T any](t *testing.T, name string) []T {
+// readH2 decodes every line of a JSON Lines file of dir strictly (an unknown field is an error)
+// into T. The later held-out corpora share the second one's line format, so they read through it.
+func readH2[T any](t *testing.T, dir, name string) []T {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(heldout2Dir, name))
+	raw, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatalf("reading %s: %v", name, err)
 	}
@@ -117,7 +118,7 @@ func TestHeldout2CorpusShape(t *testing.T) {
 		ids[id] = file
 	}
 
-	inj := readH2[h2Injection](t, "injection.jsonl")
+	inj := readH2[h2Injection](t, heldout2Dir, "injection.jsonl")
 	labels := map[string]int{}
 	famLabels := map[string]map[string]bool{}
 	langs := map[string]bool{}
@@ -171,7 +172,7 @@ func TestHeldout2CorpusShape(t *testing.T) {
 		t.Errorf("injection.jsonl has %d languages (%d non-Latin), want at least 8 and 3", len(langs), nonLatin)
 	}
 
-	gnd := readH2[h2Groundedness](t, "groundedness.jsonl")
+	gnd := readH2[h2Groundedness](t, heldout2Dir, "groundedness.jsonl")
 	glabels := map[string]int{}
 	denialLangs := map[string]bool{}
 	for _, it := range gnd {

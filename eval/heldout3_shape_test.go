@@ -1,0 +1,225 @@
+package eval_test
+
+// This file checks only the shape of the third held-out corpus (testdata/corpus/heldout3): every
+// line decodes into the fields the labelling policy requires, ids are unique across the whole
+// corpus, and the files hold what their README promises — both labels in every family, the
+// languages, and at least 40% of the split (training split plus held-out v3). It scores nothing:
+// held-out v3 was committed before any code scored it, and TestMeasureEvalCorpus is the only
+// place its items meet the detectors.
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const heldout3Dir = "testdata/corpus/heldout3"
+
+// h3GndFamilies are the groundedness families of held-out v3 (those of held-out v2; the training
+// split's older names, figures and supersession, are not used here).
+var h3GndFamilies = map[string]bool{"negation": true, "superseded": true, "entities": true, "multi_claim": true,
+	"no_claim": true, "numbers": true, "units": true, "dates": true, "ordinals": true, "citations": true,
+	"paraphrase": true}
+
+// countLines is the number of non-blank lines of a corpus file, for the split's proportions.
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("opening %s: %v", path, err)
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	n := 0
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) != "" {
+			n++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return n
+}
+
+func TestHeldout3CorpusShape(t *testing.T) {
+	ids := map[string]string{}
+	// every id elsewhere in the corpus, so that no v3 id repeats one
+	others, err := filepath.Glob("testdata/corpus/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	others = append(others, filepath.Join(heldout2Dir, "injection.jsonl"), filepath.Join(heldout2Dir, "groundedness.jsonl"))
+	for _, p := range others {
+		for _, id := range corpusIDs(t, p) {
+			ids[id] = p
+		}
+	}
+	claim := func(id, file, prefix string) {
+		if !strings.HasPrefix(id, prefix) {
+			t.Errorf("%s: id %q does not start with %s", file, id, prefix)
+		}
+		if prev, ok := ids[id]; ok {
+			t.Errorf("id %q appears in %s and %s", id, prev, file)
+		}
+		ids[id] = file
+	}
+
+	var inj []h2Injection
+	for _, part := range []struct{ file, prefix string }{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}} {
+		items := readH2[h2Injection](t, heldout3Dir, part.file)
+		for _, it := range items {
+			claim(it.ID, part.file, part.prefix)
+		}
+		inj = append(inj, items...)
+	}
+	famLabels := map[string]map[string]bool{}
+	langs := map[string]bool{}
+	for _, it := range inj {
+		switch {
+		case it.Label != "injection" && it.Label != "benign":
+			t.Errorf("%s: label %q", it.ID, it.Label)
+		case !h2InjFamilies[it.Family]:
+			t.Errorf("%s: family %q is not one the policy lists", it.ID, it.Family)
+		case it.Family == "ordinary" && it.Label != "benign":
+			t.Errorf("%s: the ordinary family is benign only", it.ID)
+		case !h2Difficulties[it.Difficulty]:
+			t.Errorf("%s: difficulty %q", it.ID, it.Difficulty)
+		case len(it.Lang) != 2:
+			t.Errorf("%s: lang %q is not an ISO 639-1 code", it.ID, it.Lang)
+		case it.Text == nil || strings.TrimSpace(*it.Text) == "":
+			t.Errorf("%s: text missing or blank", it.ID)
+		}
+		if err := checkH2Context(it.Context); err != nil {
+			t.Errorf("%s: %v", it.ID, err)
+		}
+		if famLabels[it.Family] == nil {
+			famLabels[it.Family] = map[string]bool{}
+		}
+		famLabels[it.Family][it.Label] = true
+		langs[it.Lang] = true
+	}
+	for fam := range h2InjFamilies {
+		if fam != "ordinary" && (!famLabels[fam]["injection"] || !famLabels[fam]["benign"]) {
+			t.Errorf("family %s lacks injections or hard negatives: %v", fam, famLabels[fam])
+		}
+	}
+	if n, nl := nonLatinCount(langs); len(langs) < 10 || n < 5 {
+		t.Errorf("injection items in %d languages (%d non-Latin: %v), want at least 10 and 5", len(langs), n, nl)
+	}
+
+	var gnd []h2Groundedness
+	for _, part := range []struct{ file, prefix string }{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}} {
+		items := readH2[h2Groundedness](t, heldout3Dir, part.file)
+		for _, it := range items {
+			claim(it.ID, part.file, part.prefix)
+		}
+		gnd = append(gnd, items...)
+	}
+	gfam := map[string]map[string]bool{}
+	denialLangs := map[string]bool{}
+	for _, it := range gnd {
+		switch {
+		case it.Label != "grounded" && it.Label != "ungrounded":
+			t.Errorf("%s: label %q", it.ID, it.Label)
+		case !h3GndFamilies[it.Family] || it.Kind == "":
+			t.Errorf("%s: family %q (kind %q) is not one of held-out v3's", it.ID, it.Family, it.Kind)
+		case !h2Difficulties[it.Difficulty]:
+			t.Errorf("%s: difficulty %q", it.ID, it.Difficulty)
+		case len(it.Lang) != 2:
+			t.Errorf("%s: lang %q is not an ISO 639-1 code", it.ID, it.Lang)
+		case it.Response == nil || it.Denial == nil:
+			t.Errorf("%s: response and denial are required", it.ID)
+		case len(it.Context) == 0:
+			t.Errorf("%s: at least one context item is required", it.ID)
+		}
+		if err := checkH2Context(it.Context); err != nil {
+			t.Errorf("%s: %v", it.ID, err)
+		}
+		if it.Response == nil || it.Denial == nil {
+			continue
+		}
+		if it.Label == "ungrounded" {
+			if it.Unsupported == nil || *it.Unsupported == "" || !strings.Contains(*it.Response, *it.Unsupported) {
+				t.Errorf("%s: an ungrounded item names its unsupported claim as a substring of the response", it.ID)
+			}
+		} else if it.Unsupported != nil || *it.Denial {
+			t.Errorf("%s: a grounded item has no unsupported claim and no denial", it.ID)
+		}
+		if *it.Denial {
+			denialLangs[it.Lang] = true
+		}
+		if gfam[it.Family] == nil {
+			gfam[it.Family] = map[string]bool{}
+		}
+		gfam[it.Family][it.Label] = true
+	}
+	for fam := range h3GndFamilies {
+		if !gfam[fam]["grounded"] || !gfam[fam]["ungrounded"] {
+			t.Errorf("groundedness family %s lacks one label: %v", fam, gfam[fam])
+		}
+	}
+	if n, nl := nonLatinCount(denialLangs); len(denialLangs) < 6 || n < 2 {
+		t.Errorf("denial cases in %d languages (%d non-Latin: %v), want at least 6 with non-Latin scripts among them", len(denialLangs), n, nl)
+	}
+
+	// The split: the training split is the training files, held-out v1 and held-out v2 (both
+	// retired into training after their first runs); held-out v3 is at least 40% of it and v3
+	// together, and the corpus holds at least 600 injection and 250 groundedness items.
+	const c = "testdata/corpus/"
+	for _, s := range []struct {
+		name  string
+		train []string
+		held  int
+		min   int
+	}{
+		{"injection", []string{c + "injection_train.jsonl", c + "injection_heldout.jsonl", c + "heldout2/injection.jsonl"}, len(inj), 600},
+		{"groundedness", []string{c + "groundedness_train.jsonl", c + "groundedness_heldout.jsonl", c + "heldout2/groundedness.jsonl"}, len(gnd), 250},
+	} {
+		train := 0
+		for _, p := range s.train {
+			train += countLines(t, p)
+		}
+		if total := train + s.held; total < s.min || float64(s.held) < 0.4*float64(total) {
+			t.Errorf("%s: %d training-split + %d held-out v3 items; want at least %d and 40%% held out", s.name, train, s.held, s.min)
+		}
+	}
+}
+
+// corpusIDs returns the id of every line of a corpus file, whatever its other fields.
+func corpusIDs(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	var out []string
+	for n, line := range strings.Split(string(raw), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var it struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(line), &it); err != nil {
+			t.Fatalf("%s line %d: %v", path, n+1, err)
+		}
+		out = append(out, it.ID)
+	}
+	return out
+}
+
+// nonLatinCount counts the codes of langs whose script is not Latin, and lists them.
+func nonLatinCount(langs map[string]bool) (int, []string) {
+	var out []string
+	for l := range langs {
+		if h2NonLatin[l] {
+			out = append(out, l)
+		}
+	}
+	return len(out), out
+}
