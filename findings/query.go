@@ -225,21 +225,14 @@ func (s *sqlStore) Findings(ctx context.Context, f Filter) ([]Finding, error) {
 func (s *sqlStore) recordExchange(ctx context.Context, db execer, ex Exchange) error {
 	reqBody, cut1 := s.body(ex.RequestBody)
 	respBody, cut2 := s.body(ex.ResponseBody)
-	reqHdr, err := json.Marshal(StripCredentials(ex.RequestHeader))
-	if err != nil {
-		return fmt.Errorf("encoding the request header of exchange %s: %w", ex.ID, err)
-	}
-	respHdr, err := json.Marshal(StripCredentials(ex.ResponseHeader))
-	if err != nil {
-		return fmt.Errorf("encoding the response header of exchange %s: %w", ex.ID, err)
-	}
+	reqHdr, respHdr := headerJSON(ex.RequestHeader), headerJSON(ex.ResponseHeader)
 	truncated := 0
 	if ex.Truncated || cut1 || cut2 {
 		truncated = 1
 	}
-	_, err = db.ExecContext(ctx, s.d.bind(insertExchange), ex.ID, ex.Target, ex.Start.UnixMicro(),
-		int64(ex.Duration), ex.HTTPMethod, s.redact.URL(ex.URL), ex.RPCMethod, ex.Key, ex.Status, string(reqHdr),
-		reqBody, string(respHdr), respBody, truncated, ex.Graded, ex.Error, ex.Findings)
+	_, err := db.ExecContext(ctx, s.d.bind(insertExchange), ex.ID, ex.Target, ex.Start.UnixMicro(),
+		int64(ex.Duration), ex.HTTPMethod, s.redact.URL(ex.URL), ex.RPCMethod, ex.Key, ex.Status, reqHdr,
+		reqBody, respHdr, respBody, truncated, ex.Graded, ex.Error, ex.Findings)
 	if err != nil {
 		return fmt.Errorf("recording exchange %s: %w", ex.ID, err)
 	}

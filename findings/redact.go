@@ -26,13 +26,40 @@ var DefaultRedactKeys = []string{
 // credentialHeader reports whether a header carries credentials and is dropped before storing:
 // Authorization, cookies, and anything whose name says token, secret, password, auth or API key.
 func credentialHeader(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
+	// Header names are short ASCII: lower them on the stack (every stored exchange asks this of
+	// each of its headers); only a long or non-ASCII name pays for strings.ToLower.
+	var buf [64]byte
+	if len(name) <= len(buf) {
+		low := buf[:len(name)]
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if c >= 0x80 {
+				low = nil
+				break
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			low[i] = c
+		}
+		if low != nil {
+			return lowCredential(low)
+		}
+	}
+	return lowCredential([]byte(strings.ToLower(name)))
+}
+
+// credentialWords are what a lower-case header name that carries credentials contains.
+var credentialWords = [][]byte{[]byte("auth"), []byte("token"), []byte("secret"), []byte("password"), []byte("api-key"), []byte("apikey")}
+
+// lowCredential is credentialHeader for a name already in lower case.
+func lowCredential(n []byte) bool {
+	switch string(n) {
 	case "cookie", "set-cookie":
 		return true
 	}
-	for _, s := range []string{"auth", "token", "secret", "password", "api-key", "apikey"} {
-		if strings.Contains(n, s) {
+	for _, w := range credentialWords {
+		if bytes.Contains(n, w) {
 			return true
 		}
 	}

@@ -106,14 +106,13 @@ func checkToolResult(v *view, h *History) []rules.Outcome {
 	if v.method() != "tools/call" || !v.complete() {
 		return nil
 	}
-	content := decodeArray(v.result()["content"])
+	content, blocks := v.content()
 	if content == nil {
 		return []rules.Outcome{fail("content-blocks-valid", "the tools/call result has no content array")}
 	}
 	var out []rules.Outcome
 	embedded := false
-	for i, raw := range content {
-		b := decodeObject(raw)
+	for i, b := range blocks {
 		if p := contentProblem(b); p != "" {
 			return append(out, fail("content-blocks-valid", "content[%d] is %s", i, p))
 		}

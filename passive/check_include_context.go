@@ -16,7 +16,7 @@ func checkStreamedSampling(v *view, _ *History) []rules.Outcome {
 		if !m.IsRequest() || m.Method != "sampling/createMessage" {
 			continue
 		}
-		ic, _ := stringOf(decodeObject(m.Params)["includeContext"])
+		ic, _ := stringOf(m.ParamsMembers()["includeContext"])
 		if ic == "thisServer" || ic == "allServers" {
 			return []rules.Outcome{fail("include-context-declared", "the server's sampling/createMessage request on the %s stream uses includeContext %q", v.methodLabel(), ic)}
 		}

@@ -56,8 +56,8 @@ func checkInjection(v *view, _ *History) []rules.Outcome {
 	var texts []scanText
 	switch v.method() {
 	case "tools/call":
-		for i, raw := range decodeArray(v.result()["content"]) {
-			b := decodeObject(raw)
+		_, blocks := v.content()
+		for i, b := range blocks {
 			if s, ok := stringOf(b["text"]); ok {
 				texts = append(texts, scanText{fmt.Sprintf("tools/call result content[%d]", i), s})
 			}

@@ -60,7 +60,7 @@ func checkListen(v *view, _ *History) []rules.Outcome {
 		out = append(out, fail("listen-ack-first", "the first message on the listen stream was %s, not notifications/subscriptions/acknowledged", describe(first)))
 	} else {
 		out = append(out, pass("listen-ack-first", "the acknowledgement came first"))
-		ack := decodeObject(decodeObject(first.Params)["notifications"])
+		ack := decodeObject(first.ParamsMembers()["notifications"])
 		extra := ""
 		for k, val := range ack {
 			if string(val) == "true" && string(wanted[k]) != "true" {
@@ -75,7 +75,7 @@ func checkListen(v *view, _ *History) []rules.Outcome {
 	}
 	badID, badType := false, false
 	for _, n := range v.notifications() {
-		sid := decodeObject(decodeObject(n.Params)["_meta"])[metaSubscriptionID]
+		sid := decodeObject(n.ParamsMembers()["_meta"])[metaSubscriptionID]
 		if !sameID(sid, v.req.ID) && !badID {
 			badID = true
 			out = append(out, fail("listen-subscription-id", "%s on the listen stream carries subscriptionId %s; the listen request's id is %s", n.Method, clip(idText(sid)), clipBytes(v.req.ID)))
@@ -83,7 +83,7 @@ func checkListen(v *view, _ *History) []rules.Outcome {
 		switch {
 		case n.Method == "notifications/subscriptions/acknowledged", requestScoped(n.Method), n.Method == "notifications/cancelled":
 		case n.Method == "notifications/resources/updated":
-			u, _ := stringOf(decodeObject(n.Params)["uri"])
+			u, _ := stringOf(n.ParamsMembers()["uri"])
 			if !coveredURI(u, uris) {
 				badType = true
 				out = append(out, fail("resource-updated-opt-in", "resources/updated for %q, which is not among the subscribed URIs %v", clip(u), uris))

@@ -117,11 +117,12 @@ func metaKeyProblem(key string) string {
 func checkMetaKeys(v *view, _ *History) []rules.Outcome {
 	var out []rules.Outcome
 	for _, m := range v.msgs {
-		body := m.Result
+		// wire split params or result when it decoded the message; read _meta from that split.
+		members := m.ResultMembers()
 		if m.Method != "" {
-			body = m.Params
+			members = m.ParamsMembers()
 		}
-		meta := decodeObject(decodeObject(body)["_meta"])
+		meta := decodeObject(members["_meta"])
 		if meta == nil {
 			continue
 		}

@@ -148,7 +148,7 @@ func (v *view) progressTokenMatches(n *wire.Message) bool {
 	if !ok {
 		return false
 	}
-	return sameID(decodeObject(n.Params)["progressToken"], want)
+	return sameID(n.ParamsMembers()["progressToken"], want)
 }
 
 // logLevels orders the syslog severities MCP uses, least severe first.
@@ -197,7 +197,7 @@ func checkLogging(v *view, h *History) []rules.Outcome {
 		return out
 	}
 	for _, l := range logs {
-		lvl, _ := stringOf(decodeObject(l.Params)["level"])
+		lvl, _ := stringOf(l.ParamsMembers()["level"])
 		if got, ok := logLevels[lvl]; ok && got < min {
 			return append(out, fail("log-at-or-above-level", "the request asked for %q; the server sent a %q message", want, lvl))
 		}
@@ -220,7 +220,7 @@ func checkProgress(v *view, _ *History) []rules.Outcome {
 		if m.Method != "notifications/progress" {
 			continue
 		}
-		p := decodeObject(m.Params)
+		p := m.ParamsMembers()
 		if !v.progressTokenMatches(m) {
 			foreign = true
 			out = append(out, fail("progress-token-scope", "a progress notification names token %s; the request sent %s", clip(idText(p["progressToken"])), clip(idText(v.reqMeta["progressToken"]))))

@@ -37,6 +37,11 @@ type view struct {
 	toolRaws  []json.RawMessage
 	toolObjs  []map[string]json.RawMessage
 	toolsDone bool
+	// contentRaws and contentObjs memoise content(): two checks read a tools/call result's
+	// content blocks.
+	contentRaws []json.RawMessage
+	contentObjs []map[string]json.RawMessage
+	contentDone bool
 	// events are the SSE events, framed once (by wire).
 	events []wire.Event
 	// parseErrors are what wire could not parse in the response, in order.
@@ -122,6 +127,21 @@ func (v *view) tools() ([]json.RawMessage, []map[string]json.RawMessage) {
 		}
 	}
 	return v.toolRaws, v.toolObjs
+}
+
+// content decodes result.content once for every check that reads it, as tools does for
+// result.tools: the elements (nil when content is not an array) and each decoded as an object
+// (nil for one that is not). Checks read the maps and never modify them.
+func (v *view) content() ([]json.RawMessage, []map[string]json.RawMessage) {
+	if !v.contentDone {
+		v.contentDone = true
+		v.contentRaws = decodeArray(v.result()["content"])
+		v.contentObjs = make([]map[string]json.RawMessage, len(v.contentRaws))
+		for i, raw := range v.contentRaws {
+			v.contentObjs[i] = decodeObject(raw)
+		}
+	}
+	return v.contentRaws, v.contentObjs
 }
 
 // resultType returns the final result's resultType string and whether it was present.

@@ -97,10 +97,15 @@ func NewPipeline(opts PipelineOptions) (*Pipeline, error) {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	p.hub = newHub(opts.Hub, p.metrics)
+	// Each worker has its thread and its processor (lowerPriority) before NewPipeline returns,
+	// so the traffic it is started beside never finds a processor missing.
+	var started sync.WaitGroup
 	for range orDefault(opts.Workers, DefaultWorkers) {
 		p.wg.Add(1)
-		go p.work()
+		started.Add(1)
+		go p.work(started.Done)
 	}
+	started.Wait()
 	return p, nil
 }
 
@@ -179,9 +184,10 @@ func (p *Pipeline) take(n int) ([]*Capture, bool) {
 	return out, p.hurry
 }
 
-func (p *Pipeline) work() {
+func (p *Pipeline) work(started func()) {
 	defer p.wg.Done()
-	lowerPriority()
+	defer lowerPriority()()
+	started()
 	var r round
 	for {
 		batch, hurry := p.take(maxBatch)
