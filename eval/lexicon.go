@@ -35,7 +35,21 @@ var negationCues = []string{
 	"не", "нет", "ни", "никогда", "никто", "ничего", "без", "нельзя", "запрещено", "запрещён", "запрещен",
 	"запрещена", "запрещается", "отозвано", "отозван", "отозвана", "опровергнуто", "опровергнут", "закрыт",
 	"закрыто",
+	// Italian, Dutch, Polish, Ukrainian, Turkish, Greek, Vietnamese (check_groundedness/4)
+	"non", "nessun", "nessuna", "nessuno", "niente", "vietata", "vietati", "proibito", "proibita", "nenhum",
+	"nenhuma", "jamais", "vedado", "niet", "geen", "nooit", "zonder", "verboden", "nigdy", "brak", "żaden",
+	"żadna", "żadnych", "zakazane", "zabronione", "ні", "ніколи", "немає", "заборонено", "değil", "yok",
+	"hiç", "asla", "yasak", "yasaktır", "δεν", "μην", "όχι", "ποτέ", "χωρίς", "ούτε", "απαγορεύεται",
+	"không", "chưa", "chẳng", "cấm",
+	// Arabic, Hebrew (with the particle "and" written on), Hindi
+	"لا", "ليس", "ليست", "لم", "لن", "غير", "بدون", "دون", "ممنوع", "محظور", "يحظر", "أبدا", "ولا", "ولم",
+	"ولن", "وليس", "לא", "אין", "אסור", "ללא", "בלי", "מעולם", "אינו", "אינה", "אינם", "ולא", "नहीं", "नही",
+	"न", "बिना", "मना", "प्रतिबंधित", "निषिद्ध", "वर्जित",
 }
+
+// negationCuesHangul are matched inside Korean words, which carry negation as a verb ending or a
+// bound form ("지원하지 않습니다", "없음", "금지됩니다", "아닙니다").
+var negationCuesHangul = []string{"않", "없", "금지", "불가", "아니", "아닙", "못"}
 
 // negationCuesCJK are matched as substrings in Han and kana text, except inside the words of
 // negationExceptionsCJK.

@@ -301,6 +301,13 @@ func hasNegation(s, cased string, words []word) bool {
 					return true
 				}
 			}
+			if r, _ := utf8.DecodeRuneInString(w.s); unicode.Is(unicode.Hangul, r) {
+				for _, c := range negationCuesHangul {
+					if strings.Contains(w.s, c) {
+						return true
+					}
+				}
+			}
 		case 'c':
 			for _, c := range negationCuesCJK {
 				if strings.Contains(w.s, c) {

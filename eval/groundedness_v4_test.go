@@ -1,0 +1,47 @@
+package eval
+
+import "testing"
+
+// check_groundedness/4: negation and denial in the languages held-out v2 brought (Italian, Dutch,
+// Polish, Ukrainian, Turkish, Greek, Vietnamese, Arabic, Hebrew, Hindi, Korean), each beside its
+// correct restatement.
+func TestClaimThatTheContextDeniesIsUngroundedInMoreLanguages(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"it negation", "Il negozio non accetta contanti.", "Il negozio accetta contanti.", false, "accetta"},
+		{"it restated", "Il negozio non accetta contanti.", "Il negozio non accetta i contanti.", true, ""},
+		{"nl negation", "De winkel accepteert geen contant geld.", "De winkel accepteert contant geld.", false, "accepteert"},
+		{"pl negation", "Sklep nie przyjmuje gotówki.", "Sklep przyjmuje gotówkę.", false, "przyjmuje"},
+		{"uk prohibition", "У парку заборонено їздити на велосипеді.", "У парку можна їздити на велосипеді.", false, "велосипеді"},
+		{"tr absence", "Otelde evcil hayvan kabulü yok.", "Otelde evcil hayvan kabulü var.", false, "kabulü"},
+		{"el negation", "Το μουσείο δεν ανοίγει τη Δευτέρα.", "Το μουσείο ανοίγει τη Δευτέρα.", false, "ανοίγει"},
+		{"vi negation", "Cửa hàng không nhận thẻ tín dụng.", "Cửa hàng nhận thẻ tín dụng.", false, "nhận"},
+		{"ar negation", "المتجر لا يقبل الدفع نقدا.", "المتجر يقبل الدفع نقدا.", false, "يقبل"},
+		{"ar restated", "المتجر لا يقبل الدفع نقدا.", "المتجر لا يقبل الدفع نقدا أبدا.", true, ""},
+		{"he negation", "המוזיאון לא פתוח ביום שני.", "המוזיאון פתוח ביום שני.", false, "פתוח"},
+		{"hi negation", "यह सेवा रिफंड नहीं देती है।", "यह सेवा रिफंड देती है।", false, "रिफंड"},
+		{"hi restated", "यह सेवा रिफंड नहीं देती है।", "यह सेवा रिफंड नहीं देती।", true, ""},
+		{"ko negation", "이 서비스는 환불을 지원하지 않습니다.", "이 서비스는 환불을 지원합니다.", false, "환불을"},
+		{"ko restated", "이 서비스는 환불을 지원하지 않습니다.", "이 서비스는 환불을 지원하지 않습니다.", true, ""},
+		{"ko absence", "이 호텔에는 수영장이 없습니다.", "이 호텔에는 수영장이 있습니다.", false, "수영장이"},
+	})
+}
+
+// A date written in digits restates the same date in words, in every common order and script;
+// another day, month or year is still a mismatch.
+func TestNumericDatesRestateDatesInWords(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"ISO", "The launch is on 2026-03-15.", "The launch is on 15 March 2026.", true, ""},
+		{"ISO, month first", "The launch is on 2026-03-15.", "The launch is on March 15, 2026.", true, ""},
+		{"day/month/year", "The launch is on 15/03/2026.", "The launch is on 15 March 2026.", true, ""},
+		{"month/day/year", "The launch is on 03/15/2026.", "The launch is on 15 March 2026.", true, ""},
+		{"dotted", "The launch is on 15.03.2026.", "The launch is on March 15, 2026.", true, ""},
+		{"CJK", "The launch is on March 15, 2026.", "The launch is on 2026年3月15日.", true, ""},
+		{"Korean", "The launch is on March 15, 2026.", "The launch is on 2026년 3월 15일.", true, ""},
+		{"de", "Der Start ist am 15. März 2026.", "Der Start ist am 2026-03-15.", true, ""},
+		{"ru, year with года", "Запуск назначен на 15 марта 2026 года.", "Запуск назначен на 15.03.2026.", true, ""},
+		{"fr", "Le lancement est prévu le 15 mars 2026.", "Le lancement est prévu le 15/03/2026.", true, ""},
+		{"another day", "The launch is on 2026-03-15.", "The launch is on 16 March 2026.", false, "16 March"},
+		{"another month", "The launch is on 2026-03-15.", "The launch is on 2026-04-15.", false, "2026-04-15"},
+		{"another year", "The launch is on 15/03/2026.", "The launch is on 15 March 2027.", false, "2027"},
+	})
+}
