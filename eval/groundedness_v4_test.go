@@ -7,8 +7,8 @@ import "testing"
 // correct restatement.
 func TestClaimThatTheContextDeniesIsUngroundedInMoreLanguages(t *testing.T) {
 	checkGroundednessCases(t, []groundednessCaseT{
-		{"it negation", "Il negozio non accetta contanti.", "Il negozio accetta contanti.", false, "accetta"},
-		{"it restated", "Il negozio non accetta contanti.", "Il negozio non accetta i contanti.", true, ""},
+		{"it negation", "Il negozio non accetta carte di credito.", "Il negozio accetta carte di credito.", false, "accetta"},
+		{"it restated", "Il negozio non accetta carte di credito.", "Il negozio non accetta le carte di credito.", true, ""},
 		{"nl negation", "De winkel accepteert geen contant geld.", "De winkel accepteert contant geld.", false, "accepteert"},
 		{"pl negation", "Sklep nie przyjmuje gotówki.", "Sklep przyjmuje gotówkę.", false, "przyjmuje"},
 		{"uk prohibition", "У парку заборонено їздити на велосипеді.", "У парку можна їздити на велосипеді.", false, "велосипеді"},

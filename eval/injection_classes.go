@@ -50,6 +50,8 @@ const (
 )
 
 // wordClasses maps a normalised word to its class. Built on first use.
+//
+//nolint:misspell // words of other languages, not misspelt English
 var wordClasses = sync.OnceValue(func() map[string]uint8 {
 	m := map[string]uint8{}
 	add := func(c uint8, words string) {

@@ -18,6 +18,8 @@ package eval
 //     by one ("忽略", "パスワード").
 //
 // Entries are NFKC-normalised and lower-cased when the table is built, as the detector's text is.
+//
+//nolint:misspell // words of other languages, not misspelt English
 var intlClassWords = []struct {
 	class uint8
 	words string

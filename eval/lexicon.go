@@ -71,6 +71,8 @@ var negationExceptions = []string{"not only", "not just", "no doubt", "nothing b
 
 // permissionWords carry the modality a negation or prohibition reverses ("allowed" against
 // "prohibited"); they are neither content nor polarity.
+//
+//nolint:misspell // words of other languages, not misspelt English
 var permissionWords = []string{
 	"can", "could", "may", "might", "allowed", "permitted", "possible", "able", "available", "permissible",
 	"authorised", "authorized", "open", "opens", "enabled", "included", "includes", "include", "including",

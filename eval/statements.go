@@ -352,7 +352,7 @@ func contentTokens(t string, words []word) []token {
 				if runes == 1 {
 					// a letter that names something: Model X, Appendix D; not the article opening a
 					// sentence ("A public garage ...")
-					if capital && len(orig) == len(part) && part != "i" && !(first && isStopWord(part)) {
+					if capital && len(orig) == len(part) && part != "i" && (!first || !isStopWord(part)) {
 						out = append(out, token{key: part, salient: true, pos: w.start})
 					}
 					continue
