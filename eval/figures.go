@@ -158,7 +158,10 @@ func extractFigures(t string) ([]figure, string) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if d, y, used, ok := numericDate(words, i); ok {
-			figs = append(figs, d, y)
+			figs = append(figs, d)
+			if y.cat != "" {
+				figs = append(figs, y)
+			}
 			for k := range blank[d.start:d.end] {
 				blank[d.start+k] = ' '
 			}
@@ -912,7 +915,8 @@ func leadingCJKNumber(s string) (float64, int) {
 
 // numericDate reads a date written in digits at words[i] as the day-and-month figure "15 March"
 // gives and the year figure "2026" gives, so "2026-03-15", "15/03/2026", "15.03.2026",
-// "2026年3月15日" and "2026년 3월 15일" restate "15 March 2026" (check_groundedness/4). A
+// "2026年3月15日" and "2026년 3월 15일" restate "15 March 2026", and "3月15日" "15 March"
+// (check_groundedness/4). A
 // slashed date whose day and month could be either way round ("03/04/2026") may mean both.
 func numericDate(words []word, i int) (date, year figure, used int, ok bool) {
 	num := func(k, lo, hi int) (int, bool) {
@@ -943,8 +947,16 @@ func numericDate(words []word, i int) (date, year figure, used int, ok bool) {
 				vals = append(vals, float64(v))
 			}
 		}
-		d := figure{values: vals, cat: "date", start: words[first].start, end: words[last].end}
-		yf := figure{values: []float64{float64(y)}, cat: "year", start: words[first].start, end: words[last].end}
+		end := words[last].end
+		if k := words[last].kind; k == 'c' || k == 'w' { // "日" ends the date, not the run it opens ("日推迟到")
+			_, size := utf8.DecodeRuneInString(words[last].s)
+			end = words[last].start + size
+		}
+		d := figure{values: vals, cat: "date", start: words[first].start, end: end}
+		if y == 0 { // a day and month without a year
+			return d, figure{}, last - first + 1, true
+		}
+		yf := figure{values: []float64{float64(y)}, cat: "year", start: words[first].start, end: end}
 		return d, yf, last - first + 1, true
 	}
 	w := words[i]
@@ -974,6 +986,12 @@ func numericDate(words []word, i int) (date, year figure, used int, ok bool) {
 					return mk(i, i+5, y, m*100+d)
 				}
 			}
+		}
+	}
+	// 3月15日, 3월 15일: a day and month, no year
+	if m, okM := num(i, 1, 12); okM && marker(i+1, "月", "월") {
+		if d, okD := num(i+2, 1, 31); okD && marker(i+3, "日", "일") {
+			return mk(i, i+3, 0, m*100+d)
 		}
 	}
 	// 15/03/2026, 03/15/2026, 15-03-2026

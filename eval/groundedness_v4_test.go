@@ -40,8 +40,28 @@ func TestNumericDatesRestateDatesInWords(t *testing.T) {
 		{"de", "Der Start ist am 15. März 2026.", "Der Start ist am 2026-03-15.", true, ""},
 		{"ru, year with года", "Запуск назначен на 15 марта 2026 года.", "Запуск назначен на 15.03.2026.", true, ""},
 		{"fr", "Le lancement est prévu le 15 mars 2026.", "Le lancement est prévu le 15/03/2026.", true, ""},
+		{"CJK, no year", "The launch is on 15 March.", "The launch is on 3月15日.", true, ""},
+		{"CJK, no year, another day", "The launch is on 15 March.", "The launch is on 3月16日.", false, "3月16日"},
 		{"another day", "The launch is on 2026-03-15.", "The launch is on 16 March 2026.", false, "16 March"},
 		{"another month", "The launch is on 2026-03-15.", "The launch is on 2026-04-15.", false, "2026-04-15"},
 		{"another year", "The launch is on 15/03/2026.", "The launch is on 15 March 2027.", false, "2027"},
+	})
+}
+
+// More ways of marking a value as replaced (a replacement, a postponement, an extension, "which
+// was") and a retraction written with the verb in the present, in several languages.
+func TestSupersessionAndRetractionInMoreForms(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en replaces … with", "Version 5 replaces the 60-day warranty with a 90-day warranty.", "The warranty lasts 60 days.", false, "60 days"},
+		{"en replaces, current value", "Version 5 replaces the 60-day warranty with a 90-day warranty.", "The warranty lasts 90 days.", true, ""},
+		{"en postponed", "The hearing was postponed from 3 June to 17 June.", "The hearing is on 3 June.", false, "3 June"},
+		{"de verschoben", "Die Prüfung wurde vom 4. März auf den 11. März verschoben.", "Die Prüfung ist am 4. März.", false, "4. März"},
+		{"de verschoben, current value", "Die Prüfung wurde vom 4. März auf den 11. März verschoben.", "Die Prüfung ist am 11. März.", true, ""},
+		{"es que era … ampliado", "El plazo, que era de 10 días, se ha ampliado a 15 días.", "El plazo es de 10 días.", false, "10 días"},
+		{"fr reporté", "Le concert a été reporté du 2 mai au 9 mai.", "Le concert a lieu le 2 mai.", false, "2 mai"},
+		{"ru перенесён", "Рейс перенесён с 10 июля на 12 июля.", "Рейс состоится 10 июля.", false, "10 июля"},
+		{"zh 推迟", "发布会从5月3日推迟到5月10日。", "发布会在5月3日举行。", false, "5月3日"},
+		{"en retract", "The journal retracts the 2019 claim that the vaccine causes fatigue.", "The vaccine causes fatigue.", false, "causes fatigue"},
+		{"de widerruft", "Der Verlag widerruft die Meldung, dass das Werk verkauft wird.", "Das Werk wird verkauft.", false, "verkauft"},
 	})
 }

@@ -18,7 +18,9 @@ var negationCues = []string{
 	"forbids", "banned", "bans", "disallowed", "excluded", "excludes", "denied", "denies", "deny", "refuted",
 	"debunked", "disproved", "myth", "untrue", "false", "incorrect", "retracted", "withdrawn", "rescinded",
 	"revoked", "repealed", "discontinued", "abolished", "unavailable", "unsupported", "closed", "disabled",
-	"impossible", "unable",
+	"impossible", "unable", "retract", "retracts", "retraction", "refute", "refutes", "disprove", "disproves",
+	"debunk", "withdraws", "rescinds", "rétracte", "réfute", "dément", "retracta", "retractó", "refuta",
+	"widerruft", "widerrufen", "опровергает", "опровергли", "отозвали",
 	// French
 	"ne", "n'", "pas", "jamais", "aucun", "aucune", "sans", "ni", "interdit", "interdite", "interdits",
 	"interdites", "défendu", "défendue", "démenti", "démentie", "réfuté", "réfutée", "rétracté", "rétractée",
@@ -187,7 +189,7 @@ var (
 	oldCues = []string{"previously", "formerly", "earlier", "used to be", "used to", "old", "superseded",
 		"deprecated", "original", "originally", "auparavant", "anciennement", "précédemment", "ancien",
 		"antes", "anteriormente", "anterior", "früher", "bisher", "vorher", "ранее", "прежде", "раньше",
-		"прежняя", "прежний"}
+		"прежняя", "прежний", "que era", "qui était", "which was", "originalmente", "ursprünglich"}
 	oldCuesCJK = []string{"原为", "原来", "此前", "以前は", "以前", "旧"}
 	newCues    = []string{"now", "currently", "current", "new", "today", "instead", "désormais", "maintenant",
 		"actuellement", "ahora", "actualmente", "jetzt", "nun", "neu", "теперь", "сейчас", "текущая"}
@@ -200,10 +202,17 @@ var changeVerbs = []string{"rose", "raised", "increased", "reduced", "lowered", 
 	"moved", "replaced", "revised", "updated", "succeeded", "stepped down", "resigned", "left the company", "retired",
 	"passé", "passée", "augmenté", "réduit", "remplacé", "ersetzt", "erhöht", "gesenkt", "verlängert",
 	"geändert", "aumentó", "redujo", "cambió", "sustituido", "reemplazado", "изменена", "изменён", "повышена",
-	"снижена", "заменён", "заменен"}
+	"снижена", "заменён", "заменен",
+	// check_groundedness/4
+	"replaces", "replace", "supersedes", "superseded by", "postponed", "rescheduled", "relocated", "renamed",
+	"decreased", "upgraded", "downgraded", "brought forward", "modifié", "modifiée", "reporté", "reportée",
+	"déplacé", "déplacée", "prolongé", "prolongée", "verschoben", "verlegt", "angepasst", "ampliado", "ampliada",
+	"aplazado", "aplazada", "pospuesto", "pospuesta", "trasladado", "trasladada", "modificado", "modificada",
+	"cambiado", "cambiada", "перенесён", "перенесен", "перенесена", "перенесено", "продлён", "продлен",
+	"продлена", "продлено", "увеличен", "увеличена", "уменьшен", "уменьшена"}
 
 // changeVerbsCJK are change verbs in Chinese and Japanese.
-var changeVerbsCJK = []string{"调整为", "改为", "更改为", "变更", "変更", "改定"}
+var changeVerbsCJK = []string{"调整为", "改为", "更改为", "变更", "変更", "改定", "改成", "延期", "延长", "推迟", "提前到", "移至", "延長", "移転"}
 
 // historyCues in a claim say it reports a past value on purpose ("used to cost", "was €30").
 // Prepositions such as "before", "until" and "from" are not among them: "fast for 8 hours before
@@ -219,6 +228,9 @@ var contrastWords = []string{"but", "however", "whereas", "while", "although", "
 // refutationCues deny a whole reported proposition ("the claim that the tower was built in 1850
 // was refuted"), so they reach across the commas of their sentence, unlike a plain "not".
 var refutationCues = []string{"refuted", "debunked", "disproved", "myth", "untrue", "false", "retracted",
+	"retract", "retracts", "retraction", "refute", "refutes", "disprove", "disproves", "debunk", "withdraws",
+	"rescinds", "rétracte", "réfute", "dément", "retracta", "retractó", "refuta", "widerruft", "widerrufen",
+	"опровергает", "опровергли", "отозвали",
 	"withdrawn", "rescinded", "denied", "denies", "deny", "widerlegt", "zurückgezogen", "dementiert", "réfuté",
 	"réfutée", "rétracté", "rétractée", "démenti", "démentie", "refutado", "retirado", "desmintió", "desmentido",
 	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана"}
