@@ -65,3 +65,21 @@ func TestSupersessionAndRetractionInMoreForms(t *testing.T) {
 		{"de widerruft", "Der Verlag widerruft die Meldung, dass das Werk verkauft wird.", "Das Werk wird verkauft.", false, "verkauft"},
 	})
 }
+
+// A rejection, refusal, cancellation or denial of a report denies what it rejects, in several
+// languages; Turkish negates inside the verb.
+func TestRejectionAndDenialVerbsDenyWhatTheyReject(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en rejected", "The board rejected the plan to open a store in Leeds.", "The board approved the plan to open a store in Leeds.", false, "approved"},
+		{"en rejected, restated", "The board rejected the plan to open a store in Leeds.", "The board did not approve the plan to open a store in Leeds.", true, ""},
+		{"de dementierte", "Der Konzern dementierte Berichte über eine Übernahme der Werft.", "Der Konzern plant eine Übernahme der Werft.", false, "Übernahme"},
+		{"fr rejeté", "Le conseil a rejeté le projet de piscine.", "Le conseil a adopté le projet de piscine.", false, "piscine"},
+		{"es rechazó", "El ayuntamiento rechazó la propuesta del nuevo puente.", "El ayuntamiento aprobó la propuesta del nuevo puente.", false, "aprobó"},
+		{"ru опровергло", "Министерство опровергло сообщения о закрытии завода.", "Министерство подтвердило сообщения о закрытии завода.", false, "подтвердило"},
+		{"zh 取消", "周末的免费班车已经取消。", "周末有免费班车。", false, "免费班车"},
+		{"ja 否定", "会社は工場閉鎖の報道を否定した。", "会社は工場閉鎖の報道を認めた。", false, "認めた"},
+		{"ar نفت", "نفت الشركة الأنباء عن إغلاق المصنع.", "أكدت الشركة الأنباء عن إغلاق المصنع.", false, "أكدت"},
+		{"tr -miyor", "Otel evcil hayvan kabul etmiyor.", "Otel evcil hayvan kabul ediyor.", false, "ediyor"},
+		{"tr -memekte", "Otelde evcil hayvan kabul edilmemektedir.", "Otelde evcil hayvan kabul ediliyor.", false, "ediliyor"},
+	})
+}

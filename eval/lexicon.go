@@ -21,6 +21,12 @@ var negationCues = []string{
 	"impossible", "unable", "retract", "retracts", "retraction", "refute", "refutes", "disprove", "disproves",
 	"debunk", "withdraws", "rescinds", "rétracte", "réfute", "dément", "retracta", "retractó", "refuta",
 	"widerruft", "widerrufen", "опровергает", "опровергли", "отозвали",
+	// rejection, refusal and cancellation deny what they reject
+	"rejected", "rejects", "refused", "refuses", "cancelled", "canceled", "dementierte",
+	"dementierten", "abgelehnt", "lehnte", "abgesagt", "rejeté", "rejetée", "refusé", "refusée", "annulé", "annulée",
+	"rechazó", "rechazado", "rechazada", "cancelado", "cancelada", "rejeitou", "rejeitado", "опровергло",
+	"опровергла", "отклонил", "отклонила", "отклонило", "отклонено", "отменён", "отменен", "отменено",
+	"отменена", "نفت", "نفى", "ينفي", "تنفي", "يمنع", "تمنع", "رفض", "رفضت", "ألغي", "ألغيت",
 	// French
 	"ne", "n'", "pas", "jamais", "aucun", "aucune", "sans", "ni", "interdit", "interdite", "interdits",
 	"interdites", "défendu", "défendue", "démenti", "démentie", "réfuté", "réfutée", "rétracté", "rétractée",
@@ -53,11 +59,17 @@ var negationCues = []string{
 // bound form ("지원하지 않습니다", "없음", "금지됩니다", "아닙니다").
 var negationCuesHangul = []string{"않", "없", "금지", "불가", "아니", "아닙", "못"}
 
+// negationInfixesTurkish are the negative verb forms Turkish writes inside the verb ("kabul
+// etmiyor", "edilmemektedir"); only these unambiguous ones are read.
+var negationInfixesTurkish = []string{"miyor", "mıyor", "muyor", "müyor", "memekte", "mamakta", "meyecek", "mayacak"}
+
 // negationCuesCJK are matched as substrings in Han and kana text, except inside the words of
 // negationExceptionsCJK.
 var negationCuesCJK = []string{
 	"不", "没", "無", "无", "未", "非", "勿", "禁止", "否认", "证伪", "撤回", "ない", "ません", "なし", "対象外",
 	"不可", "できない", "ではない",
+	// check_groundedness/4: denial, rejection and cancellation
+	"否定", "否認", "拒绝", "驳回", "取消", "中止", "却下", "拒否",
 }
 
 // negationExceptionsCJK contain a cue character without negating: 非常 "very", 未来 "future",

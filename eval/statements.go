@@ -308,6 +308,11 @@ func hasNegation(s, cased string, words []word) bool {
 					}
 				}
 			}
+			for _, c := range negationInfixesTurkish {
+				if len(w.s) >= len(c)+2 && strings.Contains(w.s, c) {
+					return true
+				}
+			}
 		case 'c':
 			for _, c := range negationCuesCJK {
 				if strings.Contains(w.s, c) {
