@@ -10,9 +10,10 @@ import (
 
 // Floors on the training split, the text the metrics were tuned on: a regression there is a
 // broken change. A held-out split is measured, never gated: gating it would make it a
-// development set. Held-out v1 was retired after its first run and is training material now; it
-// is reported on its own line, beside the training split, not gated either. Held-out v2
-// (testdata/corpus/heldout2) is the current held-out split: reported, never gated.
+// development set. Held-out v1 was retired after its first run and held-out v2
+// (testdata/corpus/heldout2) after its first run and one re-run; both are training material now,
+// reported on their own lines beside the training split, not gated either. The next held-out
+// split (v3) is scored by the lead, once.
 const (
 	floorTrainInjectionPrecision = 0.95
 	floorTrainInjectionRecall    = 0.90
@@ -25,9 +26,9 @@ const (
 var corpusSets = []struct{ name, injection, groundedness string }{
 	{"training split", "injection_train.jsonl", "groundedness_train.jsonl"},
 	{"retired held-out v1 (training material since 2026-12-01)", "injection_heldout.jsonl", "groundedness_heldout.jsonl"},
-	// held-out v2, written by another author without sight of the detectors: the split the goals
-	// are measured on, reported and never gated
-	{"held-out v2 (never tuned on)", "heldout2/injection.jsonl", "heldout2/groundedness.jsonl"},
+	// held-out v2, written by another author without sight of the detectors; retired after its
+	// first run and one re-run, and trained on since
+	{"retired held-out v2 (training material since 2026-12-02)", "heldout2/injection.jsonl", "heldout2/groundedness.jsonl"},
 }
 
 // TestMeasureEvalCorpus scores both splits of the corpus with the deterministic tier only, holds
@@ -43,7 +44,8 @@ func TestMeasureEvalCorpus(t *testing.T) {
 		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. Held-out v1 "+
 		"(`*_heldout.jsonl`) was retired on 2026-12-01 after its first run and is training material now, so its figures are as optimistic as "+
 		"the training split's. Held-out v2 (`heldout2/{injection,groundedness}.jsonl`) was written by another author without sight of the "+
-		"detectors and is never tuned on: it is the split the goals are measured on. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
+		"detectors; it was retired on 2026-12-02 after its first run and one re-run and is training material now (the learned model is trained on it), "+
+		"so its figures are optimistic too; its first-run figures are the honest ones. The goals are measured on the next held-out split (v3). The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
 		"trained on, but its misses were read after its first run. First-run figures are recorded in docs/scoring.md. The training split is "+
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
 		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin)

@@ -157,6 +157,17 @@ func extractFigures(t string) ([]figure, string) {
 	words := scanWords(t)
 	for i := 0; i < len(words); i++ {
 		w := words[i]
+		if d, y, used, ok := numericDate(words, i); ok {
+			figs = append(figs, d)
+			if y.cat != "" {
+				figs = append(figs, y)
+			}
+			for k := range blank[d.start:d.end] {
+				blank[d.start+k] = ' '
+			}
+			i += used - 1
+			continue
+		}
 		f, used, ok := figureAt(t, words, i)
 		if !ok {
 			continue
@@ -411,7 +422,8 @@ func numericFigure(t string, words []word, i int) (figure, int, bool) {
 		return figure{values: []float64{math.Floor(v/100) + 1}, cat: "century", start: w.start, end: words[i+1].end}, 2, true // the 1600s
 	}
 	if v := f.values[0]; len(f.values) == 1 && v >= 1800 && v <= 2100 && v == math.Trunc(v) && !strings.ContainsAny(w.s, ",. ") {
-		if _, unit := unitAfterKnown(words, i+1); !unit {
+		_, unit := unitAfterKnown(words, i+1)
+		if _, afterMonth := months()[prevWord(words, i)]; !unit || afterMonth { // "15 марта 2026 года" is a year, not 2026 years
 			f.cat = "year"
 			return f, used, true
 		}
@@ -899,4 +911,111 @@ func leadingCJKNumber(s string) (float64, int) {
 		return 0, 0
 	}
 	return v, n
+}
+
+// numericDate reads a date written in digits at words[i] as the day-and-month figure "15 March"
+// gives and the year figure "2026" gives, so "2026-03-15", "15/03/2026", "15.03.2026",
+// "2026年3月15日" and "2026년 3월 15일" restate "15 March 2026", and "3月15日" "15 March"
+// (check_groundedness/4). A
+// slashed date whose day and month could be either way round ("03/04/2026") may mean both.
+func numericDate(words []word, i int) (date, year figure, used int, ok bool) {
+	num := func(k, lo, hi int) (int, bool) {
+		if k >= len(words) || words[k].kind != 'n' || strings.ContainsAny(words[k].s, ",. ") {
+			return 0, false
+		}
+		v, err := strconv.Atoi(words[k].s)
+		return v, err == nil && v >= lo && v <= hi
+	}
+	sym := func(k int, set string) bool {
+		return k < len(words) && words[k].kind == 's' && len(words[k].s) == 1 && strings.Contains(set, words[k].s)
+	}
+	marker := func(k int, list ...string) bool {
+		if k >= len(words) || words[k].kind != 'c' && words[k].kind != 'w' {
+			return false
+		}
+		for _, m := range list {
+			if strings.HasPrefix(words[k].s, m) {
+				return true
+			}
+		}
+		return false
+	}
+	mk := func(first, last, y int, md ...int) (figure, figure, int, bool) {
+		vals := make([]float64, 0, len(md))
+		for _, v := range md {
+			if !slices.Contains(vals, float64(v)) {
+				vals = append(vals, float64(v))
+			}
+		}
+		end := words[last].end
+		if k := words[last].kind; k == 'c' || k == 'w' { // "日" ends the date, not the run it opens ("日推迟到")
+			_, size := utf8.DecodeRuneInString(words[last].s)
+			end = words[last].start + size
+		}
+		d := figure{values: vals, cat: "date", start: words[first].start, end: end}
+		if y == 0 { // a day and month without a year
+			return d, figure{}, last - first + 1, true
+		}
+		yf := figure{values: []float64{float64(y)}, cat: "year", start: words[first].start, end: end}
+		return d, yf, last - first + 1, true
+	}
+	w := words[i]
+	// 15.03.2026: one number word with two dots, day first
+	if w.kind == 'n' && strings.Count(w.s, ".") == 2 && !strings.ContainsAny(w.s, ", ") {
+		p := strings.Split(w.s, ".")
+		d, e1 := strconv.Atoi(p[0])
+		m, e2 := strconv.Atoi(p[1])
+		y, e3 := strconv.Atoi(p[2])
+		if e1 == nil && e2 == nil && e3 == nil && len(p[2]) == 4 && d >= 1 && d <= 31 && m >= 1 && m <= 12 {
+			return mk(i, i, y, m*100+d)
+		}
+	}
+	if y, okY := num(i, 1000, 2999); okY && len(w.s) == 4 {
+		// 2026-03-15, 2026/03/15
+		if sym(i+1, "-/") && sym(i+3, words[i+1].s) {
+			if m, okM := num(i+2, 1, 12); okM {
+				if d, okD := num(i+4, 1, 31); okD {
+					return mk(i, i+4, y, m*100+d)
+				}
+			}
+		}
+		// 2026年3月15日, 2026년 3월 15일
+		if marker(i+1, "年", "년") {
+			if m, okM := num(i+2, 1, 12); okM && marker(i+3, "月", "월") {
+				if d, okD := num(i+4, 1, 31); okD && marker(i+5, "日", "일") {
+					return mk(i, i+5, y, m*100+d)
+				}
+			}
+		}
+	}
+	// 3月15日, 3월 15일: a day and month, no year
+	if m, okM := num(i, 1, 12); okM && marker(i+1, "月", "월") {
+		if d, okD := num(i+2, 1, 31); okD && marker(i+3, "日", "일") {
+			return mk(i, i+3, 0, m*100+d)
+		}
+	}
+	// 15/03/2026, 03/15/2026, 15-03-2026
+	if a, okA := num(i, 1, 31); okA && sym(i+1, "/-") && sym(i+3, words[i+1].s) {
+		if b, okB := num(i+2, 1, 31); okB {
+			if y, okY := num(i+4, 1000, 2999); okY && len(words[i+4].s) == 4 {
+				switch {
+				case a > 12 && b <= 12:
+					return mk(i, i+4, y, b*100+a)
+				case b > 12 && a <= 12:
+					return mk(i, i+4, y, a*100+b)
+				case a <= 12 && b <= 12:
+					return mk(i, i+4, y, b*100+a, a*100+b)
+				}
+			}
+		}
+	}
+	return figure{}, figure{}, 0, false
+}
+
+// prevWord is the text of words[i-1], or "".
+func prevWord(words []word, i int) string {
+	if i == 0 {
+		return ""
+	}
+	return words[i-1].s
 }

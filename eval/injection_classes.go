@@ -3,6 +3,9 @@ package eval
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Word classes of the learned component. Besides its n-grams, the model reads which kinds of
@@ -47,6 +50,8 @@ const (
 )
 
 // wordClasses maps a normalised word to its class. Built on first use.
+//
+//nolint:misspell // words of other languages, not misspelt English
 var wordClasses = sync.OnceValue(func() map[string]uint8 {
 	m := map[string]uint8{}
 	add := func(c uint8, words string) {
@@ -199,4 +204,158 @@ func (ct *classTracker) next(t *classBucketTable, c uint8, out *[maxClassFeature
 	ct.cls[ct.n%len(ct.cls)], ct.at[ct.n%len(ct.cls)] = c, ct.word
 	ct.n++
 	return n
+}
+
+// classTable is the word classes with the forms intlClassWords adds: whole words and runs
+// (exact), and stems (prefixes), indexed by their first two runes and their lengths so a word
+// that starts like no stem costs one lookup.
+type classTable struct {
+	exact map[string]uint8
+	stems map[string]uint8
+	heads map[string]uint32 // first two runes of a stem → bit n set when a stem of n runes starts so
+}
+
+var classTables = sync.OnceValue(func() *classTable {
+	t := &classTable{exact: wordClasses(), stems: map[string]uint8{}, heads: map[string]uint32{}}
+	for _, e := range intlClassWords {
+		for _, w := range strings.Fields(e.words) {
+			w = strings.ToLower(norm.NFKC.String(strings.ReplaceAll(w, "_", " ")))
+			stem, ok := strings.CutSuffix(w, "*")
+			if !ok {
+				if _, dup := t.exact[w]; !dup {
+					t.exact[w] = e.class
+				}
+				continue
+			}
+			n := utf8.RuneCountInString(stem)
+			if n < 2 || n > 31 {
+				continue
+			}
+			t.stems[stem] = e.class
+			t.heads[runePrefix(stem, 2)] |= 1 << n
+		}
+	}
+	return t
+})
+
+// runePrefix is the first n runes of s (all of s when it is shorter).
+func runePrefix(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// classifier finds the class of each word of a text in order, as modelFeatures cuts it, with
+// the context the multi-word forms need: the previous word, and the run of Han and kana
+// characters (each a word of its own) that ends at this one.
+type classifier struct {
+	t                  *classTable
+	prevStart, prevEnd int
+	run                [6]int // starts of the previous contiguous Han/kana words, oldest first
+	nRun               int
+}
+
+func newClassifier() classifier { return classifier{t: classTables(), prevEnd: -2} }
+
+// of is the class of the word text[start:end], or 0.
+func (c *classifier) of(text string, start, end int) uint8 {
+	w := text[start:end]
+	contiguous := c.prevEnd == start
+	prevStart := c.prevStart
+	spaced := c.prevEnd+1 == start && c.prevEnd >= 0 && text[c.prevEnd] == ' '
+	c.prevStart, c.prevEnd = start, end
+	if w[0] >= utf8.RuneSelf {
+		if r, size := utf8.DecodeRuneInString(w); size == len(w) && isCJK(r) {
+			if !contiguous {
+				c.nRun = 0
+			}
+			cl := uint8(0)
+			for k := c.nRun; k > 0 && cl == 0; k-- {
+				cl = c.t.exact[text[c.run[len(c.run)-k]:end]]
+			}
+			copy(c.run[:len(c.run)-1], c.run[1:])
+			c.run[len(c.run)-1] = start
+			c.nRun = min(c.nRun+1, len(c.run))
+			if cl == 0 {
+				cl = c.t.exact[w]
+			}
+			return cl
+		}
+	}
+	c.nRun = 0
+	if spaced && !isASCII(text[prevStart:end]) {
+		if cl, ok := c.t.exact[text[prevStart:end]]; ok {
+			return cl
+		}
+	}
+	if cl := classOf(c.t.exact, w); cl != 0 {
+		return cl
+	}
+	if cl := c.t.stemOf(w); cl != 0 {
+		return cl
+	}
+	if w[0] >= utf8.RuneSelf {
+		return c.t.withoutParticle(w)
+	}
+	return 0
+}
+
+// stemOf is the class of the longest stem w starts with, or 0.
+func (t *classTable) stemOf(w string) uint8 {
+	lengths := t.heads[runePrefix(w, 2)]
+	if lengths == 0 {
+		return 0
+	}
+	var ends [32]int // ends[n] = byte length of the first n runes
+	n := 0
+	for i := range w {
+		if n < len(ends) {
+			ends[n] = i
+		}
+		n++
+	}
+	if n < len(ends) {
+		ends[n] = len(w)
+	}
+	for k := min(n, len(ends)-1); k >= 2; k-- {
+		if lengths&(1<<k) != 0 {
+			if cl, ok := t.stems[w[:ends[k]]]; ok {
+				return cl
+			}
+		}
+	}
+	return 0
+}
+
+// withoutParticle is the class of an Arabic or Hebrew word after the one-letter particles that
+// script writes onto the next word ("و" and, "ف" so, "ب" with, "ل" for; "ו" and, "ה" the, "ש"
+// that, "ב" in, "ל" to, "מ" from, "כ" as), at most two of them, or 0.
+func (t *classTable) withoutParticle(w string) uint8 {
+	for range 2 {
+		r, size := utf8.DecodeRuneInString(w)
+		if !strings.ContainsRune("وفبلוהשבלמכ", r) || utf8.RuneCountInString(w) < 4 {
+			return 0
+		}
+		w = w[size:]
+		if cl := classOf(t.exact, w); cl != 0 {
+			return cl
+		}
+		if cl := t.stemOf(w); cl != 0 {
+			return cl
+		}
+	}
+	return 0
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

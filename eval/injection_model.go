@@ -28,7 +28,7 @@ const (
 	modelStride = 200
 	modelMagic  = "sentinel-lrm/4\n"
 	// modelName is pinned in evidence and versions.
-	modelName = "injection.lrm v5"
+	modelName = "injection.lrm v6"
 	// ModelFile is where the trained model lives, relative to the eval package.
 	modelFile = "model/injection.lrm"
 )
@@ -150,7 +150,7 @@ func modelFeatures(text string, fn func(pos int, bucket uint32)) {
 		}
 	}
 	wordStart, prevWord := -1, ""
-	classes, buckets := wordClasses(), classBuckets()
+	cl, buckets := newClassifier(), classBuckets()
 	var ct classTracker
 	var cf [maxClassFeatures]uint32
 	emitWord := func(end int) {
@@ -162,7 +162,7 @@ func modelFeatures(text string, fn func(pos int, bucket uint32)) {
 		if prevWord != "" {
 			fn(wordStart, (fnv32(seedPair, prevWord)^fnv32(seedPair+1, w))&(modelSize-1))
 		}
-		for _, b := range cf[:ct.next(buckets, classOf(classes, w), &cf)] {
+		for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, end), &cf)] {
 			for range classRepeat {
 				fn(wordStart, b)
 			}
@@ -174,7 +174,7 @@ func modelFeatures(text string, fn func(pos int, bucket uint32)) {
 		starts[5] = i
 		n++
 		ngrams(i)
-		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'') || r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'') || r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
 			if wordStart < 0 {
 				wordStart = i
 			}
@@ -254,7 +254,7 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 	w := m.weights
 	wordStart, prevHash := -1, uint32(0)
 	havePrev := false
-	classes, buckets := wordClasses(), classBuckets()
+	cl, buckets := newClassifier(), classBuckets()
 	var ct classTracker
 	var cf [maxClassFeatures]uint32
 	for i := 0; i < len(text); {
@@ -284,7 +284,7 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 			}
 		}
 		word := c < utf8.RuneSelf && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'') ||
-			c >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+			c >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r))
 		end := -1
 		switch {
 		case word && c >= utf8.RuneSelf && isCJK(r):
@@ -309,7 +309,7 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 				sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
 				cnt[wb]++
 			}
-			for _, b := range cf[:ct.next(buckets, classOf(classes, text[wordStart:end]), &cf)] {
+			for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, end), &cf)] {
 				sum[wb] += float64(w[b]) * float64(classRepeat)
 				cnt[wb] += int32(classRepeat)
 			}
@@ -326,7 +326,7 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 			sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:]))&(modelSize-1)])
 			cnt[wb]++
 		}
-		for _, b := range cf[:ct.next(buckets, classOf(classes, text[wordStart:]), &cf)] {
+		for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, len(text)), &cf)] {
 			sum[wb] += float64(w[b]) * float64(classRepeat)
 			cnt[wb] += int32(classRepeat)
 		}
@@ -341,4 +341,14 @@ var classRepeat = 4
 
 func sigmoid(z float64) float64 {
 	return 1 / (1 + math.Exp(-z))
+}
+
+// isModelWordRune reports whether r is part of a word as the model cuts words: ASCII letters,
+// digits and the apostrophe, and any other letter, digit or combining mark (Devanagari vowel
+// signs, Arabic and Hebrew points belong to their word).
+func isModelWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\''
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }

@@ -31,14 +31,22 @@ type trainingDoc struct {
 }
 
 // injectionTrainingFiles are the corpus files of labelled items the model learns from: the
-// training split, the supplementary training items (two files), and the retired held-out v1
-// (training material since 2026-12-01). Never a current held-out split, and never the tool-text
-// probe.
-var injectionTrainingFiles = []string{"injection_train.jsonl", "injection_train_extra.jsonl", "injection_heldout.jsonl", "injection_train_extra2.jsonl"}
+// training split, the supplementary training items (two files), the retired held-out v1
+// (training material since 2026-12-01) and the retired held-out v2 (since 2026-12-02, after its
+// first run and one re-run). Never a current held-out split, and never the tool-text probe.
+var injectionTrainingFiles = []string{"injection_train.jsonl", "injection_train_extra.jsonl", "injection_heldout.jsonl", "injection_train_extra2.jsonl", "heldout2/injection.jsonl"}
 
 // notTrainedOn are training-material items the model does not learn from, and why.
 var notTrainedOn = map[string]string{
-	"inj-ovr-020": "a near-copy of tool-text probe item inj-ttp-087 (the probe is never trained on)",
+	"inj-ovr-020":     "a near-copy of tool-text probe item inj-ttp-087 (the probe is never trained on)",
+	"h2-inj-par-032":  "a near-copy of tool-text probe item inj-ttp-060 (retired held-out v2; word Jaccard ≥ 0.4)",
+	"h2-inj-tool-043": "a near-copy of tool-text probe item inj-ttp-052 (retired held-out v2; word Jaccard ≥ 0.4)",
+	"h2-inj-ord-003":  "a near-copy of tool-text probe item inj-ttp-005 (retired held-out v2; word Jaccard ≥ 0.4)",
+	"h2-inj-ord-008":  "a near-copy of tool-text probe item inj-ttp-007 (retired held-out v2; word Jaccard ≥ 0.4)",
+	"h2-inj-ord-014":  "a near-copy of tool-text probe item inj-ttp-052 (retired held-out v2; word Jaccard ≥ 0.4)",
+	"h2-inj-ord-021":  "a near-copy of tool-text probe item inj-ttp-015 (retired held-out v2; word Jaccard ≥ 0.4)",
+	"h2-inj-ord-027":  "a near-copy of tool-text probe item inj-ttp-031 (retired held-out v2; word Jaccard ≥ 0.4)",
+	"h2-inj-ord-030":  "a near-copy of tool-text probe item inj-ttp-041 (retired held-out v2; word Jaccard ≥ 0.4)",
 }
 
 // injectionTrainingItems are the labelled items the model learns from, in file order.

@@ -18,7 +18,15 @@ var negationCues = []string{
 	"forbids", "banned", "bans", "disallowed", "excluded", "excludes", "denied", "denies", "deny", "refuted",
 	"debunked", "disproved", "myth", "untrue", "false", "incorrect", "retracted", "withdrawn", "rescinded",
 	"revoked", "repealed", "discontinued", "abolished", "unavailable", "unsupported", "closed", "disabled",
-	"impossible", "unable",
+	"impossible", "unable", "retract", "retracts", "retraction", "refute", "refutes", "disprove", "disproves",
+	"debunk", "withdraws", "rescinds", "rétracte", "réfute", "dément", "retracta", "retractó", "refuta",
+	"widerruft", "widerrufen", "опровергает", "опровергли", "отозвали",
+	// rejection, refusal and cancellation deny what they reject
+	"rejected", "rejects", "refused", "refuses", "cancelled", "canceled", "dementierte",
+	"dementierten", "abgelehnt", "lehnte", "abgesagt", "rejeté", "rejetée", "refusé", "refusée", "annulé", "annulée",
+	"rechazó", "rechazado", "rechazada", "cancelado", "cancelada", "rejeitou", "rejeitado", "опровергло",
+	"опровергла", "отклонил", "отклонила", "отклонило", "отклонено", "отменён", "отменен", "отменено",
+	"отменена", "نفت", "نفى", "ينفي", "تنفي", "يمنع", "تمنع", "رفض", "رفضت", "ألغي", "ألغيت",
 	// French
 	"ne", "n'", "pas", "jamais", "aucun", "aucune", "sans", "ni", "interdit", "interdite", "interdits",
 	"interdites", "défendu", "défendue", "démenti", "démentie", "réfuté", "réfutée", "rétracté", "rétractée",
@@ -35,13 +43,33 @@ var negationCues = []string{
 	"не", "нет", "ни", "никогда", "никто", "ничего", "без", "нельзя", "запрещено", "запрещён", "запрещен",
 	"запрещена", "запрещается", "отозвано", "отозван", "отозвана", "опровергнуто", "опровергнут", "закрыт",
 	"закрыто",
+	// Italian, Dutch, Polish, Ukrainian, Turkish, Greek, Vietnamese (check_groundedness/4)
+	"non", "nessun", "nessuna", "nessuno", "niente", "vietata", "vietati", "proibito", "proibita", "nenhum",
+	"nenhuma", "jamais", "vedado", "niet", "geen", "nooit", "zonder", "verboden", "nigdy", "brak", "żaden",
+	"żadna", "żadnych", "zakazane", "zabronione", "ні", "ніколи", "немає", "заборонено", "değil", "yok",
+	"hiç", "asla", "yasak", "yasaktır", "δεν", "μην", "όχι", "ποτέ", "χωρίς", "ούτε", "απαγορεύεται",
+	"không", "chưa", "chẳng", "cấm",
+	// Arabic, Hebrew (with the particle "and" written on), Hindi
+	"لا", "ليس", "ليست", "لم", "لن", "غير", "بدون", "دون", "ممنوع", "محظور", "يحظر", "أبدا", "ولا", "ولم",
+	"ولن", "وليس", "לא", "אין", "אסור", "ללא", "בלי", "מעולם", "אינו", "אינה", "אינם", "ולא", "नहीं", "नही",
+	"न", "बिना", "मना", "प्रतिबंधित", "निषिद्ध", "वर्जित",
 }
+
+// negationCuesHangul are matched inside Korean words, which carry negation as a verb ending or a
+// bound form ("지원하지 않습니다", "없음", "금지됩니다", "아닙니다").
+var negationCuesHangul = []string{"않", "없", "금지", "불가", "아니", "아닙", "못"}
+
+// negationInfixesTurkish are the negative verb forms Turkish writes inside the verb ("kabul
+// etmiyor", "edilmemektedir"); only these unambiguous ones are read.
+var negationInfixesTurkish = []string{"miyor", "mıyor", "muyor", "müyor", "memekte", "mamakta", "meyecek", "mayacak"}
 
 // negationCuesCJK are matched as substrings in Han and kana text, except inside the words of
 // negationExceptionsCJK.
 var negationCuesCJK = []string{
 	"不", "没", "無", "无", "未", "非", "勿", "禁止", "否认", "证伪", "撤回", "ない", "ません", "なし", "対象外",
 	"不可", "できない", "ではない",
+	// check_groundedness/4: denial, rejection and cancellation
+	"否定", "否認", "拒绝", "驳回", "取消", "中止", "却下", "拒否",
 }
 
 // negationExceptionsCJK contain a cue character without negating: 非常 "very", 未来 "future",
@@ -57,6 +85,8 @@ var negationExceptions = []string{"not only", "not just", "no doubt", "nothing b
 
 // permissionWords carry the modality a negation or prohibition reverses ("allowed" against
 // "prohibited"); they are neither content nor polarity.
+//
+//nolint:misspell // words of other languages, not misspelt English
 var permissionWords = []string{
 	"can", "could", "may", "might", "allowed", "permitted", "possible", "able", "available", "permissible",
 	"authorised", "authorized", "open", "opens", "enabled", "included", "includes", "include", "including",
@@ -171,7 +201,7 @@ var (
 	oldCues = []string{"previously", "formerly", "earlier", "used to be", "used to", "old", "superseded",
 		"deprecated", "original", "originally", "auparavant", "anciennement", "précédemment", "ancien",
 		"antes", "anteriormente", "anterior", "früher", "bisher", "vorher", "ранее", "прежде", "раньше",
-		"прежняя", "прежний"}
+		"прежняя", "прежний", "que era", "qui était", "which was", "originalmente", "ursprünglich"}
 	oldCuesCJK = []string{"原为", "原来", "此前", "以前は", "以前", "旧"}
 	newCues    = []string{"now", "currently", "current", "new", "today", "instead", "désormais", "maintenant",
 		"actuellement", "ahora", "actualmente", "jetzt", "nun", "neu", "теперь", "сейчас", "текущая"}
@@ -184,10 +214,17 @@ var changeVerbs = []string{"rose", "raised", "increased", "reduced", "lowered", 
 	"moved", "replaced", "revised", "updated", "succeeded", "stepped down", "resigned", "left the company", "retired",
 	"passé", "passée", "augmenté", "réduit", "remplacé", "ersetzt", "erhöht", "gesenkt", "verlängert",
 	"geändert", "aumentó", "redujo", "cambió", "sustituido", "reemplazado", "изменена", "изменён", "повышена",
-	"снижена", "заменён", "заменен"}
+	"снижена", "заменён", "заменен",
+	// check_groundedness/4
+	"replaces", "replace", "supersedes", "superseded by", "postponed", "rescheduled", "relocated", "renamed",
+	"decreased", "upgraded", "downgraded", "brought forward", "modifié", "modifiée", "reporté", "reportée",
+	"déplacé", "déplacée", "prolongé", "prolongée", "verschoben", "verlegt", "angepasst", "ampliado", "ampliada",
+	"aplazado", "aplazada", "pospuesto", "pospuesta", "trasladado", "trasladada", "modificado", "modificada",
+	"cambiado", "cambiada", "перенесён", "перенесен", "перенесена", "перенесено", "продлён", "продлен",
+	"продлена", "продлено", "увеличен", "увеличена", "уменьшен", "уменьшена"}
 
 // changeVerbsCJK are change verbs in Chinese and Japanese.
-var changeVerbsCJK = []string{"调整为", "改为", "更改为", "变更", "変更", "改定"}
+var changeVerbsCJK = []string{"调整为", "改为", "更改为", "变更", "変更", "改定", "改成", "延期", "延长", "推迟", "提前到", "移至", "延長", "移転"}
 
 // historyCues in a claim say it reports a past value on purpose ("used to cost", "was €30").
 // Prepositions such as "before", "until" and "from" are not among them: "fast for 8 hours before
@@ -203,6 +240,9 @@ var contrastWords = []string{"but", "however", "whereas", "while", "although", "
 // refutationCues deny a whole reported proposition ("the claim that the tower was built in 1850
 // was refuted"), so they reach across the commas of their sentence, unlike a plain "not".
 var refutationCues = []string{"refuted", "debunked", "disproved", "myth", "untrue", "false", "retracted",
+	"retract", "retracts", "retraction", "refute", "refutes", "disprove", "disproves", "debunk", "withdraws",
+	"rescinds", "rétracte", "réfute", "dément", "retracta", "retractó", "refuta", "widerruft", "widerrufen",
+	"опровергает", "опровергли", "отозвали",
 	"withdrawn", "rescinded", "denied", "denies", "deny", "widerlegt", "zurückgezogen", "dementiert", "réfuté",
 	"réfutée", "rétracté", "rétractée", "démenti", "démentie", "refutado", "retirado", "desmintió", "desmentido",
 	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана"}

@@ -301,6 +301,18 @@ func hasNegation(s, cased string, words []word) bool {
 					return true
 				}
 			}
+			if r, _ := utf8.DecodeRuneInString(w.s); unicode.Is(unicode.Hangul, r) {
+				for _, c := range negationCuesHangul {
+					if strings.Contains(w.s, c) {
+						return true
+					}
+				}
+			}
+			for _, c := range negationInfixesTurkish {
+				if len(w.s) >= len(c)+2 && strings.Contains(w.s, c) {
+					return true
+				}
+			}
 		case 'c':
 			for _, c := range negationCuesCJK {
 				if strings.Contains(w.s, c) {
@@ -345,7 +357,7 @@ func contentTokens(t string, words []word) []token {
 				if runes == 1 {
 					// a letter that names something: Model X, Appendix D; not the article opening a
 					// sentence ("A public garage ...")
-					if capital && len(orig) == len(part) && part != "i" && !(first && isStopWord(part)) {
+					if capital && len(orig) == len(part) && part != "i" && (!first || !isStopWord(part)) {
 						out = append(out, token{key: part, salient: true, pos: w.start})
 					}
 					continue
