@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +13,8 @@ import (
 // broken change. A held-out split is measured, never gated: gating it would make it a
 // development set. Held-out v1 was retired after its first run and held-out v2
 // (testdata/corpus/heldout2) after its first run and one re-run; both are training material now,
-// reported on their own lines beside the training split, not gated either. The next held-out
-// split (v3) is scored by the lead, once.
+// reported on their own lines beside the training split, not gated either. Held-out v3
+// (testdata/corpus/heldout3) is the current held-out split: reported, never gated.
 const (
 	floorTrainInjectionPrecision = 0.95
 	floorTrainInjectionRecall    = 0.90
@@ -22,13 +23,70 @@ const (
 	floorTrainDecided            = 0.90
 )
 
-// corpusSets are the measured sets, in report order.
-var corpusSets = []struct{ name, injection, groundedness string }{
-	{"training split", "injection_train.jsonl", "groundedness_train.jsonl"},
-	{"retired held-out v1 (training material since 2026-12-01)", "injection_heldout.jsonl", "groundedness_heldout.jsonl"},
+// corpusSets are the measured sets, in report order; a set may span several files.
+var corpusSets = []struct {
+	name                    string
+	injection, groundedness []string
+}{
+	{"training split", []string{"injection_train.jsonl"}, []string{"groundedness_train.jsonl"}},
+	{"retired held-out v1 (training material since 2026-12-01)", []string{"injection_heldout.jsonl"}, []string{"groundedness_heldout.jsonl"}},
 	// held-out v2, written by another author without sight of the detectors; retired after its
 	// first run and one re-run, and trained on since
-	{"retired held-out v2 (training material since 2026-12-02)", "heldout2/injection.jsonl", "heldout2/groundedness.jsonl"},
+	{"retired held-out v2 (training material since 2026-12-02)", []string{"heldout2/injection.jsonl"}, []string{"heldout2/groundedness.jsonl"}},
+	// held-out v3, written by four authors without sight of the detectors and committed before
+	// any code scored it: the split the goals are measured on, reported and never gated
+	{heldout3Name, []string{"heldout3/injection_a.jsonl", "heldout3/injection_b.jsonl"},
+		[]string{"heldout3/groundedness_a.jsonl", "heldout3/groundedness_b.jsonl"}},
+}
+
+// heldout3Name names held-out v3 in the report; its injection items are also reported without
+// their near-copies of training text.
+const heldout3Name = "held-out v3 (never tuned on)"
+
+// readSet reads and concatenates the corpus files of one set.
+func readSet[T any](t *testing.T, files []string) []T {
+	t.Helper()
+	var out []T
+	for _, f := range files {
+		out = append(out, readJSONL[T](t, "testdata/corpus/"+f)...)
+	}
+	return out
+}
+
+// nearCopiesOfTraining returns the items of held that share at least 40% of their words
+// (itemWords, jaccard: the measure TestCorpusSplit uses) with an item of any training file —
+// every testdata/corpus/*.jsonl but the tool-text probe, and retired held-out v2 — of the same
+// family, or of any family where the training item names none. Independent authors converge on
+// textbook phrasings; the report shows held-out v3 with and without such items.
+func nearCopiesOfTraining(t *testing.T, held []injectionItem) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob("testdata/corpus/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "testdata/corpus/heldout2/injection.jsonl")
+	var train []injectionItem
+	for _, f := range files {
+		base := filepath.Base(f)
+		if strings.HasPrefix(base, "injection") && base != "injection_tooltext_probe.jsonl" {
+			train = append(train, readJSONL[injectionItem](t, f)...)
+		}
+	}
+	words := make([]map[string]bool, len(train))
+	for i, c := range train {
+		words[i] = itemWords(c)
+	}
+	near := map[string]bool{}
+	for _, h := range held {
+		hw := itemWords(h)
+		for i, c := range train {
+			if (c.Family == "" || c.Family == h.Family) && jaccard(hw, words[i]) >= 0.4 {
+				near[h.ID] = true
+				break
+			}
+		}
+	}
+	return near
 }
 
 // TestMeasureEvalCorpus scores both splits of the corpus with the deterministic tier only, holds
@@ -38,27 +96,44 @@ var corpusSets = []struct{ name, injection, groundedness string }{
 func TestMeasureEvalCorpus(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("### eval: corpus (deterministic tier)\n\n")
-	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl` and `heldout2/` "+
+	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl`, `heldout2/` and `heldout3/` "+
 		"with the deterministic tier alone (`ScreenInjection`, `ScoreGroundedness`; no judge) at threshold %.2f. Positive = the concern is present "+
 		"(an injection; an ungrounded response). Precision, recall and FPR count a score at or above the threshold as flagged; \"decided\" is the "+
 		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. Held-out v1 "+
 		"(`*_heldout.jsonl`) was retired on 2026-12-01 after its first run and is training material now, so its figures are as optimistic as "+
 		"the training split's. Held-out v2 (`heldout2/{injection,groundedness}.jsonl`) was written by another author without sight of the "+
 		"detectors; it was retired on 2026-12-02 after its first run and one re-run and is training material now (the learned model is trained on it), "+
-		"so its figures are optimistic too; its first-run figures are the honest ones. The goals are measured on the next held-out split (v3). The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
+		"so its figures are optimistic too; its first-run figures are the honest ones. Held-out v3 (`heldout3/`, 866 injection and 482 groundedness items) was written by four "+
+		"authors without sight of the detectors, committed before any code scored it, and is never tuned on: it is the split the goals are measured on. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
 		"trained on, but its misses were read after its first run. First-run figures are recorded in docs/scoring.md. The training split is "+
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
 		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin)
 
 	for _, set := range corpusSets {
-		inj := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/"+set.injection)), corpusThreshold)
-		gnd := newReport(scoreGroundednessItems(readJSONL[groundednessItem](t, "testdata/corpus/"+set.groundedness)), corpusThreshold)
+		injItems := readSet[injectionItem](t, set.injection)
+		inj := newReport(scoreInjectionItems(injItems), corpusThreshold)
+		gnd := newReport(scoreGroundednessItems(readSet[groundednessItem](t, set.groundedness)), corpusThreshold)
 		t.Logf("%s: injection P %.3f R %.3f FPR %.3f decided %.3f; groundedness acc %.3f denials %d/%d decided %.3f",
 			set.name, inj.all.precision(), inj.all.recall(), inj.all.fpr(), inj.all.decidedRate(), gnd.all.accuracy(), gnd.caught, gnd.denials, gnd.all.decidedRate())
 		if set.name == "training split" {
 			checkTrainingFloors(t, inj, gnd)
 		}
 		writeInjectionReport(&b, set.name, inj)
+		if set.name == heldout3Name {
+			near := nearCopiesOfTraining(t, injItems)
+			var rest []injectionItem
+			for _, c := range injItems {
+				if !near[c.ID] {
+					rest = append(rest, c)
+				}
+			}
+			r := newReport(scoreInjectionItems(rest), corpusThreshold)
+			t.Logf("%s without %d near-copies of training text: injection P %.3f R %.3f FPR %.3f decided %.3f",
+				set.name, len(near), r.all.precision(), r.all.recall(), r.all.fpr(), r.all.decidedRate())
+			fmt.Fprintf(&b, "Without its %d items that are near-copies of training text (a word overlap of 40%% or more with a training item of the same family; "+
+				"see heldout3/README.md): %d items, precision %.3f, recall %.3f, FPR %.3f, decided without a judge %.3f.\n\n",
+				len(near), r.all.total(), r.all.precision(), r.all.recall(), r.all.fpr(), r.all.decidedRate())
+		}
 		writeGroundednessReport(&b, set.name, gnd)
 	}
 	probe := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")), corpusThreshold)
