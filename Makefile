@@ -5,7 +5,10 @@ SHELL := /bin/bash
 SENTINEL_CACHE ?= $(HOME)/.cache/sentinel
 export SENTINEL_CACHE
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/mcp-sentinel/sentinel/cmd/internal/cli.Version=$(VERSION)
+# Release builds are static (CGO_ENABLED=0: no dynamic loader at every start) and without the
+# symbol table and DWARF (-s -w: a third smaller, fewer pages to map); stack traces keep their
+# function names. Together about 1.5 ms of each command's start-up (docs/performance.md).
+LDFLAGS := -s -w -X github.com/mcp-sentinel/sentinel/cmd/internal/cli.Version=$(VERSION)
 BIN := bin
 DEPS = set -a; eval "$$(scripts/deps.sh $(1))"; set +a
 
@@ -16,7 +19,7 @@ all: build
 ## build: compile sentinel, broker and fixture into ./bin
 build:
 	@mkdir -p $(BIN)
-	go build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## test: the whole test suite, with PostgreSQL, Node 22 and the official suite installed if missing
 test:

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/mcp-sentinel/sentinel/internal/jsonschema"
 	"github.com/mcp-sentinel/sentinel/passive"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -361,34 +360,11 @@ func validateAgainst(schema, instance json.RawMessage) error {
 	if wire.SchemaTooLarge(schema) {
 		return errSchemaTooLarge
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schema)))
-	if err != nil {
-		return fmt.Errorf("decoding outputSchema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource("mem:///output.json", doc); err != nil {
-		return fmt.Errorf("adding outputSchema: %w", err)
-	}
-	sch, err := c.Compile("mem:///output.json")
+	sch, err := jsonschema.Compile(schema)
 	if err != nil {
 		return fmt.Errorf("compiling outputSchema: %w", err)
 	}
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(instance)))
-	if err != nil {
-		return fmt.Errorf("decoding structuredContent: %w", err)
-	}
-	return sch.Validate(v)
-}
-
-// refuseLoader refuses every external $ref: a probe never fetches from the network on a
-// server's behalf.
-type refuseLoader struct{}
-
-// Load refuses url; it satisfies jsonschema.URLLoader.
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external reference %s not fetched", url)
+	return sch.Validate(instance)
 }
 
 func firstLineOf(s string) string {
@@ -538,16 +514,6 @@ func compile2020(schema json.RawMessage) error {
 	if wire.SchemaTooLarge(schema) {
 		return errSchemaTooLarge
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schema)))
-	if err != nil {
-		return fmt.Errorf("decoding the schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource("mem:///schema.json", doc); err != nil {
-		return fmt.Errorf("adding the schema: %w", err)
-	}
-	_, err = c.Compile("mem:///schema.json")
+	_, err := jsonschema.Compile(schema)
 	return err
 }

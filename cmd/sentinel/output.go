@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -209,8 +210,11 @@ func (o outputOptions) render(w io.Writer, format string, res *report.Result, se
 
 // printSummary names every failing rule on stderr, one line each and numbered by finding, and
 // counts the indeterminate ones, whatever format and file the report went to: a CI log always
-// says what failed. The verdict line itself is the command's last line (verdictErr).
-func printSummary(w io.Writer, res *report.Result) {
+// says what failed. The verdict line itself is the command's last line (verdictErr). It is
+// written in one piece: a line at a time was a system call per failing rule.
+func printSummary(out io.Writer, res *report.Result) {
+	var w bytes.Buffer
+	defer func() { _, _ = out.Write(w.Bytes()) }()
 	findings := res.Findings()
 	for i, f := range findings {
 		mark := "FAIL "
@@ -218,11 +222,11 @@ func printSummary(w io.Writer, res *report.Result) {
 			mark = "known"
 		}
 		for _, rr := range f.Rules {
-			fmt.Fprintf(w, "%s %3d  %-10s %s\n", mark, i+1, rr.Rule.Level, rr.Rule.Name)
+			fmt.Fprintf(&w, "%s %3d  %-10s %s\n", mark, i+1, rr.Rule.Level, rr.Rule.Name)
 		}
 	}
 	if n := res.Tally().Indeterminate; n > 0 {
-		fmt.Fprintf(w, "%d rules indeterminate, never counted as a pass (listed in the report with --show all)\n", n)
+		fmt.Fprintf(&w, "%d rules indeterminate, never counted as a pass (listed in the report with --show all)\n", n)
 	}
 }
 

@@ -34,14 +34,11 @@ const (
 // heavyInits, each with the reason it is still linked.
 const thirdPartyInitBytes = 64 << 10
 
-// heavyInits are the third-party packages allowed past thirdPartyInitBytes, and why.
-var heavyInits = map[string]string{
-	// It compiles the meta-schemas of five drafts in its init (about 1.7 MB and 21k
-	// allocations, half of start-up). passive and active need a JSON Schema validator for
-	// schemas-valid-dialect and structured output; replacing it means writing one that judges
-	// every schema exactly as it does (see docs/performance.md).
-	"github.com/santhosh-tekuri/jsonschema/v6": "compiles five drafts' meta-schemas at init",
-}
+// heavyInits are the third-party packages allowed past thirdPartyInitBytes, and why. None is
+// left: the JSON Schema validator that compiled five drafts' meta-schemas at init (1.7 MB, 21k
+// allocations, half of start-up) was replaced by internal/jsonschema, which builds nothing
+// before it is called; the old one is linked into tests only, as an oracle.
+var heavyInits = map[string]string{}
 
 // initRecord is one "init" line of GODEBUG=inittrace=1.
 type initRecord struct {
