@@ -86,6 +86,7 @@ type hit struct {
 // call it on every tool result and tool description.
 func DetectInjection(text string) InjectionScan {
 	a := assessInjection(text)
+	defer a.n.release()
 	scan := summarize(text, &a.n, a.hits)
 	scan.PatternScore = scan.Score
 	if injectionModel() == nil {
@@ -119,18 +120,16 @@ type assessment struct {
 	global   [numGlobal]float64
 }
 
-// assessInjection normalises text and runs every pattern family.
+// assessInjection normalises text and runs every pattern family. a.n's offset tables are pooled:
+// a caller that is done with a may release a.n (DetectInjection does).
 func assessInjection(text string) assessment {
-	a := assessment{n: Normalize(text)}
+	a := assessment{n: normalize(text, 0, true)}
 	n := &a.n
-	collectHitsAndFeatures(n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", nil, &a.hits, &a.global)
+	collectHitsAndFeatures(n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", nil, &a.hits, &a.global, &a.payloads)
 	if !slices.ContainsFunc(a.hits, func(h hit) bool { return h.family != FamilyObfuscation }) {
 		if h, ok := agentDirectedHit(n); ok {
 			a.hits = append(a.hits, h)
 		}
-	}
-	for _, p := range n.Payloads {
-		a.payloads = append(a.payloads, normalize(p.Decoded, 1).Text)
 	}
 	finishFeatures(n, &a.global)
 	return a
@@ -139,12 +138,13 @@ func assessInjection(text string) assessment {
 // collectHits matches n and, recursively, its payloads. mapSpan maps spans of n.Text to the
 // original text of the top-level input.
 func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit) {
-	collectHitsAndFeatures(n, mapSpan, encoding, keep, into, nil)
+	collectHitsAndFeatures(n, mapSpan, encoding, keep, into, nil, nil)
 }
 
 // collectHitsAndFeatures is collectHits, recording the text-level features of n (not of its
-// payloads) when features is set.
-func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit, features *[numGlobal]float64) {
+// payloads) when features is set, and the folded text of each of n's payloads, in order, in
+// payloadTexts when that is set (the learned component reads them).
+func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit, features *[numGlobal]float64, payloadTexts *[]string) {
 	perPattern := map[*pattern]int{}
 	matchPatternsAndFeatures(n.Text, func(p *pattern, s, e int, cues *cueIndex) {
 		if perPattern[p] >= maxPatternHits {
@@ -169,7 +169,10 @@ func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), en
 		*into = append(*into, h)
 	}, features)
 	for _, p := range n.Payloads {
-		sub := normalize(p.Decoded, n.depth+1)
+		sub := normalize(p.Decoded, n.depth+1, true)
+		if payloadTexts != nil {
+			*payloadTexts = append(*payloadTexts, sub.Text)
+		}
 		pm := payloadMapper(p, &sub, mapSpan, n)
 		if p.Encoding == "tag" && len(p.Decoded) >= 8 && strings.Contains(p.Decoded, " ") {
 			os, oe := p.Start, p.End
@@ -184,6 +187,7 @@ func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), en
 			enc = encoding + "+" + enc
 		}
 		collectHits(&sub, pm, enc, p.keep, into)
+		sub.release()
 	}
 }
 

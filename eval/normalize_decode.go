@@ -38,8 +38,8 @@ var rot13AnchorsRotated = sync.OnceValue(func() []string {
 
 // decodePayloads finds base64, hex, URL-encoded and ROT13 runs that decode to readable text.
 func (n *Normalized) decodePayloads() {
-	n.scanRuns(isBase64Byte, minBase64Run, "base64", decodeBase64)
-	n.scanRuns(isHexByte, minHexRun, "hex", decodeHex)
+	n.scanRuns(&base64Bytes, minBase64Run, "base64", decodeBase64)
+	n.scanRuns(&hexBytes, minHexRun, "hex", decodeHex)
 	n.scanEscapedHex()
 	n.scanURLEncoded()
 	n.scanROT13()
@@ -262,14 +262,23 @@ const leetBytes = "0134578@$"
 // leetMap undoes the usual digit-for-letter substitutions.
 var leetMap = map[byte]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '@': 'a', '$': 's'}
 
-// unleet rewrites words that mix letters with leet digits, keeping every byte position.
+// leetTable is leetMap as a table, for the per-byte loop of unleet.
+var leetTable = func() (t [256]byte) {
+	for k, v := range leetMap {
+		t[k] = v
+	}
+	return t
+}()
+
+// unleet rewrites words that mix letters with leet digits, keeping every byte position. It
+// returns s itself, without copying, when no word needs rewriting.
 func unleet(s string) string {
-	b := []byte(s)
-	for i := 0; i < len(b); {
+	var b []byte
+	for i := 0; i < len(s); {
 		j := i
 		letters, leet := 0, 0
-		for j < len(b) && (isASCIILetter(b[j]) || leetMap[b[j]] != 0) {
-			if isASCIILetter(b[j]) {
+		for j < len(s) && (isASCIILetter(s[j]) || leetTable[s[j]] != 0) {
+			if isASCIILetter(s[j]) {
 				letters++
 			} else {
 				leet++
@@ -281,13 +290,19 @@ func unleet(s string) string {
 			continue
 		}
 		if leet > 0 && letters > 0 || leet >= 2 && j-i >= 3 {
+			if b == nil {
+				b = []byte(s)
+			}
 			for k := i; k < j; k++ {
-				if m := leetMap[b[k]]; m != 0 {
+				if m := leetTable[b[k]]; m != 0 {
 					b[k] = m
 				}
 			}
 		}
 		i = j
+	}
+	if b == nil {
+		return s
 	}
 	return string(b)
 }
@@ -340,16 +355,26 @@ func isHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
+// base64Bytes and hexBytes are isBase64Byte and isHexByte as tables, for scanRuns' per-byte loop.
+var base64Bytes, hexBytes = byteTable(isBase64Byte), byteTable(isHexByte)
+
+func byteTable(in func(byte) bool) (t [256]bool) {
+	for c := range 256 {
+		t[c] = in(byte(c))
+	}
+	return t
+}
+
 // scanRuns finds maximal runs of alphabet bytes in the cased text and keeps those that decode.
-func (n *Normalized) scanRuns(in func(byte) bool, minLen int, enc string, decode func(string) (string, bool)) {
+func (n *Normalized) scanRuns(in *[256]bool, minLen int, enc string, decode func(string) (string, bool)) {
 	s := n.cased
 	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
-		if !in(s[i]) {
+		if !in[s[i]] {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && in(s[j]) {
+		for j < len(s) && in[s[j]] {
 			j++
 		}
 		if j-i >= minLen {
