@@ -217,21 +217,21 @@ func (m *linearModel) bestWindow(text string) (float64, int, int) {
 		return 0, 0, 0
 	}
 	blocks := len(text)/modelStride + 1
-	var small [64]float64
+	var small [64]int64
 	var smallN [64]int32
-	var sum []float64
+	var sum []int64
 	var cnt []int32
 	if blocks <= len(small) {
 		sum, cnt = small[:blocks], smallN[:blocks]
 	} else {
-		sum, cnt = make([]float64, blocks), make([]int32, blocks)
+		sum, cnt = make([]int64, blocks), make([]int32, blocks)
 	}
 	m.accumulate(text, sum, cnt)
 	best, bs, be := math.Inf(-1), 0, 0
 	for b := range blocks {
-		s, c := sum[b], cnt[b]
+		s, c := float64(sum[b]), cnt[b]
 		if b+1 < blocks {
-			s, c = s+sum[b+1], c+cnt[b+1]
+			s, c = s+float64(sum[b+1]), c+cnt[b+1]
 		}
 		if c > 0 {
 			if z := m.scale * s / math.Sqrt(float64(c)); z > best {
@@ -250,13 +250,17 @@ func (m *linearModel) bestWindow(text string) (float64, int, int) {
 
 // accumulate adds every feature's weight to the block it starts in. It is modelFeatures with the
 // per-feature call inlined, because this loop is most of the model's cost on long tool results.
-func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
+// Weights are integers, so the sums are kept as integers (a float64 sum of them would be exact
+// too, but each addition waits for the previous one); the character n-grams of a block are
+// summed in registers and added to it once.
+func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
 	w := m.weights
 	wordStart, prevHash := -1, uint32(0)
 	havePrev := false
 	classes, buckets := wordClasses(), classBuckets()
 	var ct classTracker
 	var cf [maxClassFeatures]uint32
+	block, acc, accN := 0, int64(0), int32(0) // the n-grams of the current block, not yet in sum
 	for i := 0; i < len(text); {
 		c := text[i]
 		size := 1
@@ -265,7 +269,11 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 			r, size = utf8.DecodeRuneInString(text[i:])
 		}
 		// character 3-, 4- and 5-grams starting here
-		b := i / modelStride
+		if b := i / modelStride; b != block {
+			sum[block] += acc
+			cnt[block] += accN
+			block, acc, accN = b, 0, 0
+		}
 		h := 2166136261 ^ seedChar3
 		runes := 0
 		for j := i; j < len(text); j++ {
@@ -276,8 +284,8 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 			}
 			runes++
 			if runes >= 3 {
-				sum[b] += float64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
-				cnt[b]++
+				acc += int64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
+				accN++
 				if runes == 5 {
 					break
 				}
@@ -302,32 +310,34 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 		if end >= 0 && wordStart >= 0 {
 			wh := fnv32(seedWord, text[wordStart:end])
 			wb := wordStart / modelStride
-			sum[wb] += float64(w[wh&(modelSize-1)])
+			sum[wb] += int64(w[wh&(modelSize-1)])
 			cnt[wb]++
 			ph := fnv32(seedPair, text[wordStart:end])
 			if havePrev {
-				sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
+				sum[wb] += int64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
 				cnt[wb]++
 			}
 			for _, b := range cf[:ct.next(buckets, classOf(classes, text[wordStart:end]), &cf)] {
-				sum[wb] += float64(w[b]) * float64(classRepeat)
+				sum[wb] += int64(w[b]) * int64(classRepeat)
 				cnt[wb] += int32(classRepeat)
 			}
 			prevHash, havePrev, wordStart = ph, true, -1
 		}
 		i += size
 	}
+	sum[block] += acc
+	cnt[block] += accN
 	if wordStart >= 0 {
 		wh := fnv32(seedWord, text[wordStart:])
 		wb := wordStart / modelStride
-		sum[wb] += float64(w[wh&(modelSize-1)])
+		sum[wb] += int64(w[wh&(modelSize-1)])
 		cnt[wb]++
 		if havePrev {
-			sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:]))&(modelSize-1)])
+			sum[wb] += int64(w[(prevHash^fnv32(seedPair+1, text[wordStart:]))&(modelSize-1)])
 			cnt[wb]++
 		}
 		for _, b := range cf[:ct.next(buckets, classOf(classes, text[wordStart:]), &cf)] {
-			sum[wb] += float64(w[b]) * float64(classRepeat)
+			sum[wb] += int64(w[b]) * int64(classRepeat)
 			cnt[wb] += int32(classRepeat)
 		}
 	}
