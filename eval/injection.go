@@ -262,13 +262,11 @@ func buildScanIndex() ([]scanWord, *multiIndex) {
 // matchPatternsAndFeatures matches every pattern family on t in one pass over it; with features
 // set, the same pass also records the text-level features.
 func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cueIndex), features *[numGlobal]float64) {
-	seen := make([]int, len(anchorList()))
-	// every need word's positions, so a pattern's need check is a search in a short sorted list
-	// instead of a scan of its window
-	needAt := make([][]int32, len(needList()))
-	type occurrence struct{ anchor, pos int32 }
-	var anchors []occurrence
-	var cues cueIndex
+	sc := takeMatchScratch()
+	defer releaseMatchScratch(sc)
+	seen, needAt, cues := sc.seen, sc.needAt, &sc.cues
+	anchors := sc.anchors
+	defer func() { sc.anchors = anchors[:0] }()
 	scanFinder().each(t, func(i, pos int) bool {
 		switch w := scanWords_()[i]; w.kind {
 		case 'a':
@@ -306,11 +304,54 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 				window = t[pos:min(len(t), pos+patternWindow)]
 			}
 			if loc := p.re().FindStringIndex(window); loc != nil {
-				emit(p, pos, pos+loc[1], &cues)
+				emit(p, pos, pos+loc[1], cues)
 			}
 		}
 	}
 }
+
+// occurrence is an anchor found at a position of the text being matched.
+type occurrence struct{ anchor, pos int32 }
+
+// matchScratch is matchPatternsAndFeatures' working memory: how often each anchor was seen,
+// where each need word and discussion cue occurs, and the anchors found. A call would otherwise
+// allocate a table per anchor and per need word (some 12 KB) even for a 100-byte text, so the
+// tables are pooled and cleared for reuse.
+type matchScratch struct {
+	seen    []int32
+	needAt  [][]int32
+	anchors []occurrence
+	cues    cueIndex
+}
+
+var matchScratchPool = sync.Pool{New: func() any {
+	return &matchScratch{seen: make([]int32, len(anchorList())), needAt: make([][]int32, len(needList()))}
+}}
+
+func takeMatchScratch() *matchScratch { return matchScratchPool.Get().(*matchScratch) }
+
+// releaseMatchScratch clears sc and returns it to the pool; lists grown past
+// maxPooledPositions are dropped rather than kept.
+func releaseMatchScratch(sc *matchScratch) {
+	clear(sc.seen)
+	for i, ps := range sc.needAt {
+		if cap(ps) > maxPooledPositions {
+			ps = nil
+		}
+		sc.needAt[i] = ps[:0]
+	}
+	if cap(sc.anchors) > maxPooledPositions {
+		sc.anchors = nil
+	}
+	if cap(sc.cues.at) > maxPooledPositions {
+		sc.cues.at = nil
+	}
+	sc.anchors, sc.cues.at = sc.anchors[:0], sc.cues.at[:0]
+	matchScratchPool.Put(sc)
+}
+
+// maxPooledPositions bounds the position lists a pooled matchScratch keeps between calls.
+const maxPooledPositions = 1024
 
 // isCue reports whether the discussion cue found at pos stands as whole words, as containsWord
 // requires (CJK cues match anywhere).
