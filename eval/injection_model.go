@@ -274,20 +274,33 @@ func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
 			cnt[block] += accN
 			block, acc, accN = b, 0, 0
 		}
-		h := 2166136261 ^ seedChar3
-		runes := 0
-		for j := i; j < len(text); j++ {
-			h ^= uint32(text[j])
-			h *= 16777619
-			if j+1 < len(text) && text[j+1]&0xC0 == 0x80 {
-				continue
-			}
-			runes++
-			if runes >= 3 {
-				acc += int64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
-				accN++
-				if runes == 5 {
-					break
+		if i+5 < len(text) && (text[i]|text[i+1]|text[i+2]|text[i+3]|text[i+4]|text[i+5]) < utf8.RuneSelf {
+			// six ASCII bytes: the 3-, 4- and 5-grams are the next three, four and five bytes
+			// (the sixth says the fifth ends a rune), hashed as the loop below would
+			h := (2166136261 ^ seedChar3 ^ uint32(text[i])) * 16777619
+			h = (h ^ uint32(text[i+1])) * 16777619
+			h3 := (h ^ uint32(text[i+2])) * 16777619
+			h4 := (h3 ^ uint32(text[i+3])) * 16777619
+			h5 := (h4 ^ uint32(text[i+4])) * 16777619
+			acc += int64(w[(h3^ngramSalt[3])&(modelSize-1)]) + int64(w[(h4^ngramSalt[4])&(modelSize-1)]) +
+				int64(w[(h5^ngramSalt[5])&(modelSize-1)])
+			accN += 3
+		} else {
+			h := 2166136261 ^ seedChar3
+			runes := 0
+			for j := i; j < len(text); j++ {
+				h ^= uint32(text[j])
+				h *= 16777619
+				if j+1 < len(text) && text[j+1]&0xC0 == 0x80 {
+					continue
+				}
+				runes++
+				if runes >= 3 {
+					acc += int64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
+					accN++
+					if runes == 5 {
+						break
+					}
 				}
 			}
 		}
@@ -342,6 +355,15 @@ func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
 		}
 	}
 }
+
+// ngramSalt[n] is what an n-rune character n-gram's hash is xored with: uint32(n)*0x9e3779b9,
+// wrapping, as modelFeatures computes it.
+var ngramSalt = func() (s [6]uint32) {
+	for n := range s {
+		s[n] = uint32(n) * 0x9e3779b9
+	}
+	return s
+}()
 
 // classRepeat is how many times a word-class feature counts, against once for an n-gram: a
 // class stands for many words, so one occurrence carries more than one n-gram does. Part of the
