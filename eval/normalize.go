@@ -127,12 +127,16 @@ func normalize(text string, depth int, pooled bool) Normalized {
 		src = src[:MaxNormalizeBytes]
 		n.addSignal(SignalTruncated, MaxNormalizeBytes)
 	}
-	runes, ascii := n.foldRunes(src)
-	if !ascii { // a look-alike is never ASCII: all-ASCII text has nothing to fold
-		n.foldConfusables(runes)
+	if isASCII(src) {
+		n.buildASCII(src)
+	} else {
+		runes, ascii := n.foldRunes(src)
+		if !ascii { // a look-alike is never ASCII: all-ASCII text has nothing to fold
+			n.foldConfusables(runes)
+		}
+		n.buildText(runes)
+		releaseRunes(runes)
 	}
-	n.buildText(runes)
-	releaseRunes(runes)
 	n.extractMarkup()
 	if depth < maxDecodeDepth {
 		n.decodePayloads()
@@ -362,6 +366,60 @@ func (n *Normalized) buildText(runes []foldedRune) {
 	n.offsets = append(offs, int32(end))
 	n.cased = c.String()
 	n.casedAt = append(cOffs, int32(end))
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// buildASCII is foldRunes and buildText for text that is all ASCII, where they change nothing but
+// case and whitespace: every byte is its own NFKC segment and rune, nothing is invisible, a
+// combining mark or a look-alike, so the case-kept text is src itself and its offsets are the
+// byte positions.
+func (n *Normalized) buildASCII(src string) {
+	var b strings.Builder
+	b.Grow(len(src) + 8)
+	offs := n.takeOffsets(len(src) + 1)
+	cOffs := n.takeOffsets(len(src) + 1)[:len(src)+1]
+	for i := range cOffs {
+		cOffs[i] = int32(i)
+	}
+	pendingSpace, pendingNL, spaceOff := false, false, int32(0)
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if asciiSpace[c] {
+			if !pendingSpace {
+				spaceOff = int32(i)
+			}
+			pendingSpace = true
+			pendingNL = pendingNL || c == '\n'
+			continue
+		}
+		if pendingSpace {
+			if pendingNL {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+			offs = append(offs, spaceOff)
+			pendingSpace, pendingNL = false, false
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+		offs = append(offs, int32(i))
+	}
+	n.Text = b.String()
+	n.offsets = append(offs, int32(len(src)))
+	n.cased = src
+	n.casedAt = cOffs
 }
 
 // asciiSpace marks the ASCII runes buildText collapses, the ones unicode.IsSpace reports: space,
