@@ -64,3 +64,41 @@ func scanIndexWords() []string {
 	}
 	return words
 }
+
+// transformAnchors finds, in one pass, what building every rotation and the reversal of a text
+// and searching each for every anchor would find.
+func TestTransformAnchorsMatchesBuildingEachCandidate(t *testing.T) {
+	naive := func(s string) uint32 {
+		var set uint32
+		for i, w := range decodeAnchors {
+			if strings.Contains(s, w) {
+				set |= 1 << i
+			}
+		}
+		return set
+	}
+	rng := rand.New(rand.NewSource(2))
+	pieces := []string{" ", "é", "攻击", ".", "-", "A", "Z", "\x00"}
+	for _, w := range decodeAnchors {
+		pieces = append(pieces, w, rotate(w, rng.Intn(26)), reverseRunes(w), strings.ToUpper(w))
+	}
+	for range 3000 {
+		var b strings.Builder
+		for range rng.Intn(12) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		text := b.String()
+		rot, rev := transformAnchors(text)
+		for shift := range 26 {
+			if want := naive(rotate(text, shift)); rot[shift] != want {
+				t.Fatalf("%q shifted by %d: transformAnchors %b, building the rotation %b", text, shift, rot[shift], want)
+			}
+		}
+		if want := naive(reverseRunes(text)); rev != want {
+			t.Fatalf("%q reversed: transformAnchors %b, building the reversal %b", text, rev, want)
+		}
+		if anchorsIn(text) != naive(text) {
+			t.Fatalf("%q: anchorsIn %b, a search for each anchor %b", text, anchorsIn(text), naive(text))
+		}
+	}
+}

@@ -134,15 +134,11 @@ func letterSeparator(t string, i int) string {
 var decodeAnchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret",
 	"assistant", "forget", "rules", "reveal", "delete", "transfer", "funds", "token", "admin", "export", "approve", "email"}
 
-// anchorsIn is the set of decodeAnchors (bit i for decodeAnchors[i]) that s contains.
+// anchorsIn is the set of decodeAnchors (bit i for decodeAnchors[i]) that s contains, found in
+// the same single pass as transformAnchors.
 func anchorsIn(s string) uint32 {
-	var set uint32
-	for i, w := range decodeAnchors {
-		if strings.Contains(s, w) {
-			set |= 1 << i
-		}
-	}
-	return set
+	rot, _ := transformAnchors(s)
+	return rot[0]
 }
 
 // transformWord says what one word of transformIndex stands for: anchor number anchor, as the
