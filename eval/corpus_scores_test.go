@@ -24,14 +24,18 @@ type corpusItem struct {
 }
 
 // TestCorpusScoresGolden records the deterministic tier's score, band and a digest of the whole
-// result (evidence spans, families, signals, claims, summary) for every item of every corpus file,
-// both metrics, in testdata/golden/corpus_scores.txt. It exists so that work on how fast the
+// result (evidence spans, families, signals, claims, summary) for every item of every corpus file
+// (held-out splits not yet retired excepted, see unscoredHeldOut), both metrics, in
+// testdata/golden/corpus_scores.txt. It exists so that work on how fast the
 // detectors run can prove it changed no score: the file must not change. Work that changes what
 // they compute (rules, lexicons, model weights, groundedness logic) changes it on purpose and
 // regenerates it with -update, and the diff shows every item that moved.
 func TestCorpusScoresGolden(t *testing.T) {
 	var files []string
 	err := filepath.WalkDir("testdata/corpus", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && slices.Contains(unscoredHeldOut, d.Name()) {
+			return filepath.SkipDir
+		}
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
 			files = append(files, path)
 		}
@@ -69,6 +73,11 @@ func TestCorpusScoresGolden(t *testing.T) {
 	}
 	golden(t, "testdata/golden/corpus_scores.txt", []byte(b.String()))
 }
+
+// unscoredHeldOut are held-out splits this test never reads: a split is first scored by the
+// measured run that records its figures, and a per-item golden of held-out scores would put them
+// in front of whoever tunes the detectors.
+var unscoredHeldOut = []string{"heldout3"}
 
 // digest is a short hash of v's JSON, so that a change anywhere in a result shows as a changed
 // line without the golden file holding every evidence span.
