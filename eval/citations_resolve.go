@@ -223,6 +223,9 @@ func mentions(re *regexp.Regexp, key, text string) [][2]int {
 		return nil
 	}
 	_, id, _ := strings.Cut(key, " ")
+	if !strings.Contains(text, id) { // every match holds the identifier verbatim
+		return nil
+	}
 	var out [][2]int
 	for _, m := range re.FindAllStringIndex(text, 16) {
 		end := m[0] + strings.Index(text[m[0]:], id) + len(id)

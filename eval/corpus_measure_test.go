@@ -69,7 +69,7 @@ func nearCopiesOfTraining(t *testing.T, held []injectionItem) map[string]bool {
 	for _, f := range files {
 		base := filepath.Base(f)
 		if strings.HasPrefix(base, "injection") && base != "injection_tooltext_probe.jsonl" {
-			train = append(train, readJSONL[injectionItem](t, f)...)
+			train = append(train, readLooseJSONL[injectionItem](t, f)...)
 		}
 	}
 	words := make([]map[string]bool, len(train))

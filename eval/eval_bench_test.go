@@ -95,3 +95,49 @@ func BenchmarkCheckGroundedness(b *testing.B) {
 	}
 	reportPercentiles(b, lat)
 }
+
+// smallToolResults are tool results of the sizes the proxy grades most often: a 118-byte JSON
+// status and a 1 KiB listing. Their cost is mostly DetectInjection's fixed per-call overhead.
+var smallToolResults = []struct{ name, text string }{
+	{"118B", `{"status":"ok","deployment":"web-42","regions":["eu-west","us-east"],"took_ms":4210,"next":"run status tool"}`},
+	{"1KiB", smallListing()},
+}
+
+func smallListing() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 1<<10-120; i++ {
+		b.WriteString("- report-")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString(".csv  updated 2026-11-30, 42 rows, owner data-team; see [details](https://docs.test/r)\n")
+	}
+	s := b.String()
+	return s[:min(len(s), 1<<10)] + strings.Repeat(" ", max(0, 1<<10-len(s)))
+}
+
+func BenchmarkDetectInjectionSmall(b *testing.B) {
+	for _, tc := range smallToolResults {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			b.ReportAllocs()
+			var lat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				DetectInjection(tc.text)
+				lat = append(lat, time.Since(start))
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+func BenchmarkNormalizeSmall(b *testing.B) {
+	for _, tc := range smallToolResults {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Normalize(tc.text)
+			}
+		})
+	}
+}

@@ -86,6 +86,7 @@ type hit struct {
 // call it on every tool result and tool description.
 func DetectInjection(text string) InjectionScan {
 	a := assessInjection(text)
+	defer a.n.release()
 	scan := summarize(text, &a.n, a.hits)
 	scan.PatternScore = scan.Score
 	if injectionModel() == nil {
@@ -119,18 +120,16 @@ type assessment struct {
 	global   [numGlobal]float64
 }
 
-// assessInjection normalises text and runs every pattern family.
+// assessInjection normalises text and runs every pattern family. a.n's offset tables are pooled:
+// a caller that is done with a may release a.n (DetectInjection does).
 func assessInjection(text string) assessment {
-	a := assessment{n: Normalize(text)}
+	a := assessment{n: normalize(text, 0, true)}
 	n := &a.n
-	collectHitsAndFeatures(n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", nil, &a.hits, &a.global)
+	collectHitsAndFeatures(n, func(s, e int) (int, int) { return n.OriginalSpan(s, e) }, "", nil, &a.hits, &a.global, &a.payloads)
 	if !slices.ContainsFunc(a.hits, func(h hit) bool { return h.family != FamilyObfuscation }) {
 		if h, ok := agentDirectedHit(n); ok {
 			a.hits = append(a.hits, h)
 		}
-	}
-	for _, p := range n.Payloads {
-		a.payloads = append(a.payloads, normalize(p.Decoded, 1).Text)
 	}
 	finishFeatures(n, &a.global)
 	return a
@@ -139,12 +138,13 @@ func assessInjection(text string) assessment {
 // collectHits matches n and, recursively, its payloads. mapSpan maps spans of n.Text to the
 // original text of the top-level input.
 func collectHits(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit) {
-	collectHitsAndFeatures(n, mapSpan, encoding, keep, into, nil)
+	collectHitsAndFeatures(n, mapSpan, encoding, keep, into, nil, nil)
 }
 
 // collectHitsAndFeatures is collectHits, recording the text-level features of n (not of its
-// payloads) when features is set.
-func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit, features *[numGlobal]float64) {
+// payloads) when features is set, and the folded text of each of n's payloads, in order, in
+// payloadTexts when that is set (the learned component reads them).
+func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), encoding string, keep [][2]int, into *[]hit, features *[numGlobal]float64, payloadTexts *[]string) {
 	perPattern := map[*pattern]int{}
 	matchPatternsAndFeatures(n.Text, func(p *pattern, s, e int, cues *cueIndex) {
 		if perPattern[p] >= maxPatternHits {
@@ -169,7 +169,10 @@ func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), en
 		*into = append(*into, h)
 	}, features)
 	for _, p := range n.Payloads {
-		sub := normalize(p.Decoded, n.depth+1)
+		sub := normalize(p.Decoded, n.depth+1, true)
+		if payloadTexts != nil {
+			*payloadTexts = append(*payloadTexts, sub.Text)
+		}
 		pm := payloadMapper(p, &sub, mapSpan, n)
 		if p.Encoding == "tag" && len(p.Decoded) >= 8 && strings.Contains(p.Decoded, " ") {
 			os, oe := p.Start, p.End
@@ -184,6 +187,7 @@ func collectHitsAndFeatures(n *Normalized, mapSpan func(s, e int) (int, int), en
 			enc = encoding + "+" + enc
 		}
 		collectHits(&sub, pm, enc, p.keep, into)
+		sub.release()
 	}
 }
 
@@ -258,13 +262,11 @@ func buildScanIndex() ([]scanWord, *multiIndex) {
 // matchPatternsAndFeatures matches every pattern family on t in one pass over it; with features
 // set, the same pass also records the text-level features.
 func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cueIndex), features *[numGlobal]float64) {
-	seen := make([]int, len(anchorList()))
-	// every need word's positions, so a pattern's need check is a search in a short sorted list
-	// instead of a scan of its window
-	needAt := make([][]int32, len(needList()))
-	type occurrence struct{ anchor, pos int32 }
-	var anchors []occurrence
-	var cues cueIndex
+	sc := takeMatchScratch()
+	defer releaseMatchScratch(sc)
+	seen, needAt, cues := sc.seen, sc.needAt, &sc.cues
+	anchors := sc.anchors
+	defer func() { sc.anchors = anchors[:0] }()
 	scanFinder().each(t, func(i, pos int) bool {
 		switch w := scanWords_()[i]; w.kind {
 		case 'a':
@@ -302,11 +304,54 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 				window = t[pos:min(len(t), pos+patternWindow)]
 			}
 			if loc := p.re().FindStringIndex(window); loc != nil {
-				emit(p, pos, pos+loc[1], &cues)
+				emit(p, pos, pos+loc[1], cues)
 			}
 		}
 	}
 }
+
+// occurrence is an anchor found at a position of the text being matched.
+type occurrence struct{ anchor, pos int32 }
+
+// matchScratch is matchPatternsAndFeatures' working memory: how often each anchor was seen,
+// where each need word and discussion cue occurs, and the anchors found. A call would otherwise
+// allocate a table per anchor and per need word (some 12 KB) even for a 100-byte text, so the
+// tables are pooled and cleared for reuse.
+type matchScratch struct {
+	seen    []int32
+	needAt  [][]int32
+	anchors []occurrence
+	cues    cueIndex
+}
+
+var matchScratchPool = sync.Pool{New: func() any {
+	return &matchScratch{seen: make([]int32, len(anchorList())), needAt: make([][]int32, len(needList()))}
+}}
+
+func takeMatchScratch() *matchScratch { return matchScratchPool.Get().(*matchScratch) }
+
+// releaseMatchScratch clears sc and returns it to the pool; lists grown past
+// maxPooledPositions are dropped rather than kept.
+func releaseMatchScratch(sc *matchScratch) {
+	clear(sc.seen)
+	for i, ps := range sc.needAt {
+		if cap(ps) > maxPooledPositions {
+			ps = nil
+		}
+		sc.needAt[i] = ps[:0]
+	}
+	if cap(sc.anchors) > maxPooledPositions {
+		sc.anchors = nil
+	}
+	if cap(sc.cues.at) > maxPooledPositions {
+		sc.cues.at = nil
+	}
+	sc.anchors, sc.cues.at = sc.anchors[:0], sc.cues.at[:0]
+	matchScratchPool.Put(sc)
+}
+
+// maxPooledPositions bounds the position lists a pooled matchScratch keeps between calls.
+const maxPooledPositions = 1024
 
 // isCue reports whether the discussion cue found at pos stands as whole words, as containsWord
 // requires (CJK cues match anywhere).

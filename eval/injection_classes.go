@@ -351,11 +351,3 @@ func (t *classTable) withoutParticle(w string) uint8 {
 	return 0
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}

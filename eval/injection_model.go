@@ -217,21 +217,21 @@ func (m *linearModel) bestWindow(text string) (float64, int, int) {
 		return 0, 0, 0
 	}
 	blocks := len(text)/modelStride + 1
-	var small [64]float64
+	var small [64]int64
 	var smallN [64]int32
-	var sum []float64
+	var sum []int64
 	var cnt []int32
 	if blocks <= len(small) {
 		sum, cnt = small[:blocks], smallN[:blocks]
 	} else {
-		sum, cnt = make([]float64, blocks), make([]int32, blocks)
+		sum, cnt = make([]int64, blocks), make([]int32, blocks)
 	}
 	m.accumulate(text, sum, cnt)
 	best, bs, be := math.Inf(-1), 0, 0
 	for b := range blocks {
-		s, c := sum[b], cnt[b]
+		s, c := float64(sum[b]), cnt[b]
 		if b+1 < blocks {
-			s, c = s+sum[b+1], c+cnt[b+1]
+			s, c = s+float64(sum[b+1]), c+cnt[b+1]
 		}
 		if c > 0 {
 			if z := m.scale * s / math.Sqrt(float64(c)); z > best {
@@ -250,13 +250,17 @@ func (m *linearModel) bestWindow(text string) (float64, int, int) {
 
 // accumulate adds every feature's weight to the block it starts in. It is modelFeatures with the
 // per-feature call inlined, because this loop is most of the model's cost on long tool results.
-func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
+// Weights are integers, so the sums are kept as integers (a float64 sum of them would be exact
+// too, but each addition waits for the previous one); the character n-grams of a block are
+// summed in registers and added to it once.
+func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
 	w := m.weights
 	wordStart, prevHash := -1, uint32(0)
 	havePrev := false
 	cl, buckets := newClassifier(), classBuckets()
 	var ct classTracker
 	var cf [maxClassFeatures]uint32
+	block, acc, accN := 0, int64(0), int32(0) // the n-grams of the current block, not yet in sum
 	for i := 0; i < len(text); {
 		c := text[i]
 		size := 1
@@ -265,21 +269,38 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 			r, size = utf8.DecodeRuneInString(text[i:])
 		}
 		// character 3-, 4- and 5-grams starting here
-		b := i / modelStride
-		h := 2166136261 ^ seedChar3
-		runes := 0
-		for j := i; j < len(text); j++ {
-			h ^= uint32(text[j])
-			h *= 16777619
-			if j+1 < len(text) && text[j+1]&0xC0 == 0x80 {
-				continue
-			}
-			runes++
-			if runes >= 3 {
-				sum[b] += float64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
-				cnt[b]++
-				if runes == 5 {
-					break
+		if b := i / modelStride; b != block {
+			sum[block] += acc
+			cnt[block] += accN
+			block, acc, accN = b, 0, 0
+		}
+		if i+5 < len(text) && (text[i]|text[i+1]|text[i+2]|text[i+3]|text[i+4]|text[i+5]) < utf8.RuneSelf {
+			// six ASCII bytes: the 3-, 4- and 5-grams are the next three, four and five bytes
+			// (the sixth says the fifth ends a rune), hashed as the loop below would
+			h := (2166136261 ^ seedChar3 ^ uint32(text[i])) * 16777619
+			h = (h ^ uint32(text[i+1])) * 16777619
+			h3 := (h ^ uint32(text[i+2])) * 16777619
+			h4 := (h3 ^ uint32(text[i+3])) * 16777619
+			h5 := (h4 ^ uint32(text[i+4])) * 16777619
+			acc += int64(w[(h3^ngramSalt[3])&(modelSize-1)]) + int64(w[(h4^ngramSalt[4])&(modelSize-1)]) +
+				int64(w[(h5^ngramSalt[5])&(modelSize-1)])
+			accN += 3
+		} else {
+			h := 2166136261 ^ seedChar3
+			runes := 0
+			for j := i; j < len(text); j++ {
+				h ^= uint32(text[j])
+				h *= 16777619
+				if j+1 < len(text) && text[j+1]&0xC0 == 0x80 {
+					continue
+				}
+				runes++
+				if runes >= 3 {
+					acc += int64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
+					accN++
+					if runes == 5 {
+						break
+					}
 				}
 			}
 		}
@@ -302,36 +323,47 @@ func (m *linearModel) accumulate(text string, sum []float64, cnt []int32) {
 		if end >= 0 && wordStart >= 0 {
 			wh := fnv32(seedWord, text[wordStart:end])
 			wb := wordStart / modelStride
-			sum[wb] += float64(w[wh&(modelSize-1)])
+			sum[wb] += int64(w[wh&(modelSize-1)])
 			cnt[wb]++
 			ph := fnv32(seedPair, text[wordStart:end])
 			if havePrev {
-				sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
+				sum[wb] += int64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
 				cnt[wb]++
 			}
 			for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, end), &cf)] {
-				sum[wb] += float64(w[b]) * float64(classRepeat)
+				sum[wb] += int64(w[b]) * int64(classRepeat)
 				cnt[wb] += int32(classRepeat)
 			}
 			prevHash, havePrev, wordStart = ph, true, -1
 		}
 		i += size
 	}
+	sum[block] += acc
+	cnt[block] += accN
 	if wordStart >= 0 {
 		wh := fnv32(seedWord, text[wordStart:])
 		wb := wordStart / modelStride
-		sum[wb] += float64(w[wh&(modelSize-1)])
+		sum[wb] += int64(w[wh&(modelSize-1)])
 		cnt[wb]++
 		if havePrev {
-			sum[wb] += float64(w[(prevHash^fnv32(seedPair+1, text[wordStart:]))&(modelSize-1)])
+			sum[wb] += int64(w[(prevHash^fnv32(seedPair+1, text[wordStart:]))&(modelSize-1)])
 			cnt[wb]++
 		}
 		for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, len(text)), &cf)] {
-			sum[wb] += float64(w[b]) * float64(classRepeat)
+			sum[wb] += int64(w[b]) * int64(classRepeat)
 			cnt[wb] += int32(classRepeat)
 		}
 	}
 }
+
+// ngramSalt[n] is what an n-rune character n-gram's hash is xored with: uint32(n)*0x9e3779b9,
+// wrapping, as modelFeatures computes it.
+var ngramSalt = func() (s [6]uint32) {
+	for n := range s {
+		s[n] = uint32(n) * 0x9e3779b9
+	}
+	return s
+}()
 
 // classRepeat is how many times a word-class feature counts, against once for an n-gram: a
 // class stands for many words, so one occurrence carries more than one n-gram does. Part of the

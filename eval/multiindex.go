@@ -13,8 +13,27 @@ type multiIndex struct {
 	slot    []uint16             // three-byte hash → 1 + index into buckets, 0 for none
 	buckets [][]int32            // words sharing a three-byte hash
 	pairs   map[uint16][]int32   // two-byte words by their bytes
+	hasPair [1 << 16 / 64]uint64 // bitset of the keys of pairs, checked before the map
 	single  [256][]int32         // one-byte words by their byte
 	short   [256]bool            // a one- or two-byte word starts with this byte
+	// head and mask hold each word's first eight bytes (fewer for a shorter word) as a
+	// little-endian integer, so a bucket's candidates are told apart by one comparison each
+	// instead of a string comparison each.
+	head, mask []uint64
+}
+
+// load8 reads up to eight bytes of s from i as a little-endian integer, zero-filled.
+func load8(s string, i int) uint64 {
+	if i+8 <= len(s) {
+		_ = s[i+7]
+		return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	}
+	var v uint64
+	for k := 0; i+k < len(s) && k < 8; k++ {
+		v |= uint64(s[i+k]) << (8 * k)
+	}
+	return v
 }
 
 func hash3(a, b, c byte) uint16 {
@@ -23,11 +42,21 @@ func hash3(a, b, c byte) uint16 {
 
 // newMultiIndex indexes words; every word must be at least one byte long.
 func newMultiIndex(words []string) *multiIndex {
-	m := &multiIndex{words: words, slot: make([]uint16, 1<<16), pairs: map[uint16][]int32{}}
+	m := &multiIndex{words: words, slot: make([]uint16, 1<<16), pairs: map[uint16][]int32{},
+		head: make([]uint64, len(words)), mask: make([]uint64, len(words))}
 	for i, w := range words {
-		switch len(w) {
-		case 0:
+		m.head[i] = load8(w, 0)
+		m.mask[i] = ^uint64(0)
+		if len(w) < 8 {
+			m.mask[i] = 1<<(8*len(w)) - 1
+		}
+		if w == "" {
 			panic("eval: multiIndex word is empty")
+		}
+		if strings.IndexByte(w, 0) >= 0 {
+			panic("eval: multiIndex word holds a NUL byte") // load8 zero-fills past the end of a text
+		}
+		switch len(w) {
 		case 1:
 			m.single[w[0]] = append(m.single[w[0]], int32(i))
 			m.short[w[0]] = true
@@ -35,6 +64,7 @@ func newMultiIndex(words []string) *multiIndex {
 		case 2:
 			k := uint16(w[0])<<8 | uint16(w[1])
 			m.pairs[k] = append(m.pairs[k], int32(i))
+			m.hasPair[k/64] |= 1 << (k % 64)
 			m.short[w[0]] = true
 			continue
 		}
@@ -61,9 +91,11 @@ func (m *multiIndex) each(t string, fn func(word, pos int) bool) {
 				}
 			}
 			if i+1 < len(t) {
-				for _, w := range m.pairs[uint16(c)<<8|uint16(t[i+1])] {
-					if !fn(int(w), i) {
-						return
+				if k := uint16(c)<<8 | uint16(t[i+1]); m.hasPair[k/64]&(1<<(k%64)) != 0 {
+					for _, w := range m.pairs[k] {
+						if !fn(int(w), i) {
+							return
+						}
 					}
 				}
 			}
@@ -75,8 +107,12 @@ func (m *multiIndex) each(t string, fn func(word, pos int) bool) {
 		if m.present[k/64]&(1<<(k%64)) == 0 {
 			continue
 		}
+		x := load8(t, i)
 		for _, w := range m.buckets[m.slot[k]-1] {
-			if strings.HasPrefix(t[i:], m.words[w]) && !fn(int(w), i) {
+			// a word of more than eight bytes must still match past them; one of up to eight
+			// bytes matches when its bytes do (a word running past the end of t cannot match:
+			// the zero fill differs from its bytes, which are never zero in text)
+			if x&m.mask[w] == m.head[w] && (len(m.words[w]) <= 8 || strings.HasPrefix(t[i+8:], m.words[w][8:])) && !fn(int(w), i) {
 				return
 			}
 		}

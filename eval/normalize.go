@@ -73,6 +73,7 @@ type Normalized struct {
 	cased   string
 	casedAt []int32 // cased text (NFKC, invisibles stripped, case kept) and its offsets, for decoders
 	depth   int     // how many decodings deep this text is
+	pooled  bool    // offsets and casedAt come from offsetPool; see release
 }
 
 // OriginalSpan maps a byte span of n.Text back to a span of n.Original. Out-of-range input is
@@ -111,23 +112,31 @@ func clamp(v, lo, hi int) int {
 // Normalize prepares text for matching; see Normalized. It never fails: undecodable payloads are
 // left alone and invalid UTF-8 is replaced rune by rune.
 func Normalize(text string) Normalized {
-	return normalize(text, 0)
+	return normalize(text, 0, false)
 }
 
 // maxDecodeDepth bounds payload-in-payload decoding (base64 of hex of ...).
 const maxDecodeDepth = 2
 
-func normalize(text string, depth int) Normalized {
-	n := Normalized{Original: text, depth: depth}
+// normalize is Normalize at a decoding depth; with pooled set the offset tables come from
+// offsetPool and the caller must release n when done with it.
+func normalize(text string, depth int, pooled bool) Normalized {
+	n := Normalized{Original: text, depth: depth, pooled: pooled}
 	src := text
 	if len(src) > MaxNormalizeBytes {
 		src = src[:MaxNormalizeBytes]
 		n.addSignal(SignalTruncated, MaxNormalizeBytes)
 	}
-	runes := n.foldRunes(src)
-	n.foldConfusables(runes)
-	n.buildText(runes)
-	releaseRunes(runes)
+	if isASCII(src) {
+		n.buildASCII(src)
+	} else {
+		runes, ascii := n.foldRunes(src)
+		if !ascii { // a look-alike is never ASCII: all-ASCII text has nothing to fold
+			n.foldConfusables(runes)
+		}
+		n.buildText(runes)
+		releaseRunes(runes)
+	}
 	n.extractMarkup()
 	if depth < maxDecodeDepth {
 		n.decodePayloads()
@@ -142,9 +151,11 @@ type foldedRune struct {
 }
 
 // foldRunes applies NFKC segment by segment (keeping offsets), strips invisible characters and
-// records them as signals, and decodes tag characters into a hidden payload.
-func (n *Normalized) foldRunes(src string) []foldedRune {
-	out := takeRunes(len(src))
+// records them as signals, and decodes tag characters into a hidden payload. ascii reports
+// whether every rune it kept is ASCII.
+func (n *Normalized) foldRunes(src string) (out []foldedRune, ascii bool) {
+	out = takeRunes(len(src))
+	ascii = true
 	var tags []byte
 	var tagOffs []int32
 	tagStart := -1
@@ -194,6 +205,7 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 			if changed && orig != "" && orig[0] >= utf8.RuneSelf && r < utf8.RuneSelf && unicode.IsLetter(r) {
 				n.addSignal(SignalCompatibility, start)
 			}
+			ascii = ascii && r < utf8.RuneSelf
 			out = append(out, foldedRune{r: r, off: int32(start)})
 		}
 		start = end
@@ -203,7 +215,7 @@ func (n *Normalized) foldRunes(src string) []foldedRune {
 		n.Payloads = append(n.Payloads, Payload{Encoding: "tag", Start: tagStart, End: int(tagOffs[len(tagOffs)-1]),
 			Decoded: strings.ToLower(string(tags)), offsets: tagOffs})
 	}
-	return out
+	return out, ascii
 }
 
 // runePool keeps foldRunes' scratch slices: they live only until buildText has read them.
@@ -286,38 +298,48 @@ func isWordRune(r rune) bool {
 }
 
 // buildText lower-cases, collapses whitespace, and records offsets; it also keeps a case-preserving
-// copy for the decoders (base64 and hex are case-sensitive).
+// copy for the decoders (base64 and hex are case-sensitive). The texts are built in place
+// (strings.Builder hands its buffer over without a copy); the offset tables come from offsetPool
+// when n is pooled.
 func (n *Normalized) buildText(runes []foldedRune) {
-	b := make([]byte, 0, len(runes)+8)
-	c := make([]byte, 0, len(runes)+8)
-	offs := make([]int32, 0, len(runes)+1)
-	cOffs := make([]int32, 0, len(runes)+1)
+	var b, c strings.Builder
+	b.Grow(len(runes) + 8)
+	c.Grow(len(runes) + 8)
+	offs := n.takeOffsets(len(runes) + 1)
+	cOffs := n.takeOffsets(len(runes) + 1)
 	pendingSpace, pendingNL, spaceOff := false, false, int32(0)
 	for _, fr := range runes {
 		r := fr.r
 		if r < utf8.RuneSelf {
-			c = append(c, byte(r))
+			c.WriteByte(byte(r))
 			cOffs = append(cOffs, fr.off)
+			if asciiSpace[r] {
+				if !pendingSpace {
+					spaceOff = fr.off
+				}
+				pendingSpace = true
+				pendingNL = pendingNL || r == '\n'
+				continue
+			}
 		} else {
-			start := len(c)
-			c = utf8.AppendRune(c, r)
-			for range len(c) - start {
+			start := c.Len()
+			c.WriteRune(r)
+			for range c.Len() - start {
 				cOffs = append(cOffs, fr.off)
 			}
-		}
-		if r == ' ' || r == '\n' || r == '\t' || r == '\r' || r >= utf8.RuneSelf && unicode.IsSpace(r) || r == '\v' || r == '\f' {
-			if !pendingSpace {
-				spaceOff = fr.off
+			if unicode.IsSpace(r) {
+				if !pendingSpace {
+					spaceOff = fr.off
+				}
+				pendingSpace = true
+				continue
 			}
-			pendingSpace = true
-			pendingNL = pendingNL || r == '\n'
-			continue
 		}
 		if pendingSpace {
 			if pendingNL {
-				b = append(b, '\n')
+				b.WriteByte('\n')
 			} else {
-				b = append(b, ' ')
+				b.WriteByte(' ')
 			}
 			offs = append(offs, spaceOff)
 			pendingSpace, pendingNL = false, false
@@ -326,13 +348,13 @@ func (n *Normalized) buildText(runes []foldedRune) {
 			if r >= 'A' && r <= 'Z' {
 				r += 'a' - 'A'
 			}
-			b = append(b, byte(r))
+			b.WriteByte(byte(r))
 			offs = append(offs, fr.off)
 			continue
 		}
-		start := len(b)
-		b = utf8.AppendRune(b, unicode.ToLower(r))
-		for range len(b) - start {
+		start := b.Len()
+		b.WriteRune(unicode.ToLower(r))
+		for range b.Len() - start {
 			offs = append(offs, fr.off)
 		}
 	}
@@ -340,10 +362,97 @@ func (n *Normalized) buildText(runes []foldedRune) {
 	if len(n.Original) > MaxNormalizeBytes {
 		end = MaxNormalizeBytes
 	}
-	n.Text = string(b)
+	n.Text = b.String()
 	n.offsets = append(offs, int32(end))
-	n.cased = string(c)
+	n.cased = c.String()
 	n.casedAt = append(cOffs, int32(end))
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// buildASCII is foldRunes and buildText for text that is all ASCII, where they change nothing but
+// case and whitespace: every byte is its own NFKC segment and rune, nothing is invisible, a
+// combining mark or a look-alike, so the case-kept text is src itself and its offsets are the
+// byte positions.
+func (n *Normalized) buildASCII(src string) {
+	var b strings.Builder
+	b.Grow(len(src) + 8)
+	offs := n.takeOffsets(len(src) + 1)
+	cOffs := n.takeOffsets(len(src) + 1)[:len(src)+1]
+	for i := range cOffs {
+		cOffs[i] = int32(i)
+	}
+	pendingSpace, pendingNL, spaceOff := false, false, int32(0)
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if asciiSpace[c] {
+			if !pendingSpace {
+				spaceOff = int32(i)
+			}
+			pendingSpace = true
+			pendingNL = pendingNL || c == '\n'
+			continue
+		}
+		if pendingSpace {
+			if pendingNL {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+			offs = append(offs, spaceOff)
+			pendingSpace, pendingNL = false, false
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+		offs = append(offs, int32(i))
+	}
+	n.Text = b.String()
+	n.offsets = append(offs, int32(len(src)))
+	n.cased = src
+	n.casedAt = cOffs
+}
+
+// asciiSpace marks the ASCII runes buildText collapses, the ones unicode.IsSpace reports: space,
+// tab, newline, carriage return, vertical tab and form feed.
+var asciiSpace = [utf8.RuneSelf]bool{' ': true, '\t': true, '\n': true, '\r': true, '\v': true, '\f': true}
+
+// offsetPool keeps the offset tables of texts normalised inside DetectInjection, which never lets
+// them out of the call: they are most of what normalising allocates.
+var offsetPool = sync.Pool{New: func() any { return new([]int32) }}
+
+// takeOffsets is an empty offset table with room for size entries: from offsetPool when n is
+// pooled, newly allocated otherwise (Normalize's callers own what it returns).
+func (n *Normalized) takeOffsets(size int) []int32 {
+	if n.pooled {
+		if p := offsetPool.Get().(*[]int32); cap(*p) >= size {
+			return (*p)[:0]
+		}
+	}
+	return make([]int32, 0, size)
+}
+
+// release gives a pooled Normalized's offset tables back to offsetPool; n must not be used after.
+func (n *Normalized) release() {
+	if !n.pooled {
+		return
+	}
+	for _, t := range []*[]int32{&n.offsets, &n.casedAt} {
+		if s := *t; cap(s) > 0 && cap(s) <= MaxNormalizeBytes/4 { // keep the pool's memory bounded
+			offsetPool.Put(&s)
+		}
+		*t = nil
+	}
+	n.pooled = false
 }
 
 // addSignal records one occurrence of a signal kind.

@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"html"
+	"math/bits"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -36,8 +38,8 @@ var rot13AnchorsRotated = sync.OnceValue(func() []string {
 
 // decodePayloads finds base64, hex, URL-encoded and ROT13 runs that decode to readable text.
 func (n *Normalized) decodePayloads() {
-	n.scanRuns(isBase64Byte, minBase64Run, "base64", decodeBase64)
-	n.scanRuns(isHexByte, minHexRun, "hex", decodeHex)
+	n.scanRuns(&base64Bytes, minBase64Run, "base64", decodeBase64)
+	n.scanRuns(&hexBytes, minHexRun, "hex", decodeHex)
 	n.scanEscapedHex()
 	n.scanURLEncoded()
 	n.scanROT13()
@@ -132,54 +134,100 @@ func letterSeparator(t string, i int) string {
 var decodeAnchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret",
 	"assistant", "forget", "rules", "reveal", "delete", "transfer", "funds", "token", "admin", "export", "approve", "email"}
 
-// newAnchors counts the anchors in candidate that the text itself does not have.
-func newAnchors(text, candidate string) int {
-	hits := 0
-	for _, w := range decodeAnchors {
-		if strings.Contains(candidate, w) && !strings.Contains(text, w) {
-			hits++
-		}
-	}
-	return hits
+// anchorsIn is the set of decodeAnchors (bit i for decodeAnchors[i]) that s contains, found in
+// the same single pass as transformAnchors.
+func anchorsIn(s string) uint32 {
+	rot, _ := transformAnchors(s)
+	return rot[0]
 }
 
-// maxShiftScan bounds the text scanned for Caesar shifts, reversal and leetspeak (25 rotations of
-// it are built).
+// transformWord says what one word of transformIndex stands for: anchor number anchor, as the
+// text holds it where its rotation by shift spells the anchor, or reversed (shift -1).
+type transformWord struct {
+	anchor uint8
+	shift  int8
+}
+
+// transformIndex finds in one pass over a text every anchor that each Caesar rotation of the text
+// and its reversal would spell. A rotation keeps every byte where it is and maps lower-case letters
+// to lower-case letters only, so rotate(t, s) holds an anchor (all lower-case letters) exactly
+// where t holds rotate(anchor, 26-s); an ASCII word reads backwards in the reversed runes exactly
+// where t holds it reversed. This replaces building 25 rotations and the reversal of every short
+// text and searching each for every anchor, which was half of DetectInjection's time on a small
+// tool result.
+var transformIndex = sync.OnceValues(func() ([]transformWord, *multiIndex) {
+	var who []transformWord
+	var words []string
+	for i, w := range decodeAnchors {
+		for shift := range 26 {
+			who, words = append(who, transformWord{uint8(i), int8(shift)}), append(words, rotate(w, (26-shift)%26))
+		}
+		b := []byte(w)
+		slices.Reverse(b)
+		who, words = append(who, transformWord{uint8(i), -1}), append(words, string(b))
+	}
+	return who, newMultiIndex(words)
+})
+
+// transformAnchors is, for each shift, the set of anchors rotate(t, shift) contains (shift 0: t
+// itself), and the set its reversal contains.
+func transformAnchors(t string) (rot [26]uint32, rev uint32) {
+	who, finder := transformIndex()
+	finder.each(t, func(i, _ int) bool {
+		w := who[i]
+		if w.shift < 0 {
+			rev |= 1 << w.anchor
+		} else {
+			rot[w.shift] |= 1 << w.anchor
+		}
+		return true
+	})
+	return rot, rev
+}
+
+// maxShiftScan bounds the text scanned for Caesar shifts, reversal and leetspeak.
 const maxShiftScan = 4096
 
 // scanTransforms tries the letter rotations other than ROT13 (a Caesar shift by any amount),
 // reversal ("snoitcurtsni suoiverp erongi") and leetspeak ("1gn0r3 pr3v10u5"). A candidate that
 // spells two instruction words the text does not is a payload; rotations and leetspeak keep byte
-// positions, so their evidence maps back exactly.
+// positions, so their evidence maps back exactly. Which anchors the rotations and the reversal
+// spell is found in one pass (transformAnchors); a candidate text is built only when it is a
+// payload, or, for leetspeak and hyphenation, only when the text has a byte they would change.
 func (n *Normalized) scanTransforms() {
 	t := n.Text
 	if len(t) == 0 || len(t) > maxShiftScan {
 		return
 	}
+	rot, rev := transformAnchors(t)
+	own := rot[0]
 	for shift := 1; shift < 26 && len(n.Payloads) < maxPayloads; shift++ {
 		if shift == 13 {
 			continue
 		}
-		rot := rotate(t, shift)
-		if newAnchors(t, rot) >= 2 {
+		if bits.OnesCount32(rot[shift]&^own) >= 2 {
 			n.addSignal(SignalEncoded, 0)
 			n.Payloads = append(n.Payloads, Payload{Encoding: "caesar", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]),
-				Decoded: rot, offsets: n.offsets})
+				Decoded: rotate(t, shift), offsets: n.offsets})
 			break
 		}
 	}
-	if rev := reverseRunes(t); newAnchors(t, rev) >= 2 && len(n.Payloads) < maxPayloads {
+	if bits.OnesCount32(rev&^own) >= 2 && len(n.Payloads) < maxPayloads {
 		n.addSignal(SignalEncoded, 0)
-		n.Payloads = append(n.Payloads, Payload{Encoding: "reversed", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: rev})
+		n.Payloads = append(n.Payloads, Payload{Encoding: "reversed", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: reverseRunes(t)})
 	}
-	if leet := unleet(t); leet != t && newAnchors(t, leet) >= 2 && len(n.Payloads) < maxPayloads {
-		n.addSignal(SignalEncoded, 0)
-		n.Payloads = append(n.Payloads, Payload{Encoding: "leet", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]),
-			Decoded: leet, offsets: n.offsets})
+	if strings.ContainsAny(t, leetBytes) {
+		if leet := unleet(t); leet != t && bits.OnesCount32(anchorsIn(leet)&^own) >= 2 && len(n.Payloads) < maxPayloads {
+			n.addSignal(SignalEncoded, 0)
+			n.Payloads = append(n.Payloads, Payload{Encoding: "leet", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]),
+				Decoded: leet, offsets: n.offsets})
+		}
 	}
-	if joined := dehyphen(t); joined != t && newAnchors(t, joined) >= 1 && len(n.Payloads) < maxPayloads {
-		n.addSignal(SignalEncoded, 0)
-		n.Payloads = append(n.Payloads, Payload{Encoding: "hyphenated", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: joined})
+	if strings.IndexByte(t, '-') >= 0 {
+		if joined := dehyphen(t); joined != t && bits.OnesCount32(anchorsIn(joined)&^own) >= 1 && len(n.Payloads) < maxPayloads {
+			n.addSignal(SignalEncoded, 0)
+			n.Payloads = append(n.Payloads, Payload{Encoding: "hyphenated", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: joined})
+		}
 	}
 }
 
@@ -204,17 +252,29 @@ func reverseRunes(s string) string {
 	return string(r)
 }
 
+// leetBytes are the bytes leetMap rewrites: unleet changes nothing in a text without them.
+const leetBytes = "0134578@$"
+
 // leetMap undoes the usual digit-for-letter substitutions.
 var leetMap = map[byte]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '@': 'a', '$': 's'}
 
-// unleet rewrites words that mix letters with leet digits, keeping every byte position.
+// leetTable is leetMap as a table, for the per-byte loop of unleet.
+var leetTable = func() (t [256]byte) {
+	for k, v := range leetMap {
+		t[k] = v
+	}
+	return t
+}()
+
+// unleet rewrites words that mix letters with leet digits, keeping every byte position. It
+// returns s itself, without copying, when no word needs rewriting.
 func unleet(s string) string {
-	b := []byte(s)
-	for i := 0; i < len(b); {
+	var b []byte
+	for i := 0; i < len(s); {
 		j := i
 		letters, leet := 0, 0
-		for j < len(b) && (isASCIILetter(b[j]) || leetMap[b[j]] != 0) {
-			if isASCIILetter(b[j]) {
+		for j < len(s) && (isASCIILetter(s[j]) || leetTable[s[j]] != 0) {
+			if isASCIILetter(s[j]) {
 				letters++
 			} else {
 				leet++
@@ -226,13 +286,19 @@ func unleet(s string) string {
 			continue
 		}
 		if leet > 0 && letters > 0 || leet >= 2 && j-i >= 3 {
+			if b == nil {
+				b = []byte(s)
+			}
 			for k := i; k < j; k++ {
-				if m := leetMap[b[k]]; m != 0 {
+				if m := leetTable[b[k]]; m != 0 {
 					b[k] = m
 				}
 			}
 		}
 		i = j
+	}
+	if b == nil {
+		return s
 	}
 	return string(b)
 }
@@ -285,16 +351,26 @@ func isHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
+// base64Bytes and hexBytes are isBase64Byte and isHexByte as tables, for scanRuns' per-byte loop.
+var base64Bytes, hexBytes = byteTable(isBase64Byte), byteTable(isHexByte)
+
+func byteTable(in func(byte) bool) (t [256]bool) {
+	for c := range 256 {
+		t[c] = in(byte(c))
+	}
+	return t
+}
+
 // scanRuns finds maximal runs of alphabet bytes in the cased text and keeps those that decode.
-func (n *Normalized) scanRuns(in func(byte) bool, minLen int, enc string, decode func(string) (string, bool)) {
+func (n *Normalized) scanRuns(in *[256]bool, minLen int, enc string, decode func(string) (string, bool)) {
 	s := n.cased
 	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
-		if !in(s[i]) {
+		if !in[s[i]] {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && in(s[j]) {
+		for j < len(s) && in[s[j]] {
 			j++
 		}
 		if j-i >= minLen {

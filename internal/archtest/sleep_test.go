@@ -19,7 +19,7 @@ var scanPath = []string{"active", "wire", "passive", "stdio", "rules", "findings
 // runs on a clock in the background, which nothing waits for. Keyed by file (slash-separated,
 // from the module root) and function.
 var periodic = map[string]string{
-	"cmd/sentinel/proxy.go:prune": "the proxy's retention job runs every few minutes in the background until the proxy stops; no exchange waits for it",
+	"cmd/sentinel/proxy.go:prune":       "the proxy's retention job runs every few minutes in the background until the proxy stops; no exchange waits for it",
 	"findings/store.go:migrateWhenFree": "a SQLite file another process is opening holds a lock with no event to wait on; the back-off is bounded by busyWait and the caller's context, and runs only on SQLITE_BUSY at Open",
 }
 
