@@ -350,4 +350,3 @@ func (t *classTable) withoutParticle(w string) uint8 {
 	}
 	return 0
 }
-

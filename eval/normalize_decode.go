@@ -155,7 +155,21 @@ type transformWord struct {
 // where t holds it reversed. This replaces building 25 rotations and the reversal of every short
 // text and searching each for every anchor, which was half of DetectInjection's time on a small
 // tool result.
-var transformIndex = sync.OnceValues(func() ([]transformWord, *multiIndex) {
+//
+// A function with a sync.Once rather than a sync.OnceValues variable: the latter allocates its
+// closure at package initialisation, in every command (TestVersionInitialisersStayInBudget).
+func transformIndex() ([]transformWord, *multiIndex) {
+	transformOnce.Do(buildTransformIndex)
+	return transformWho, transformFinder
+}
+
+var (
+	transformOnce   sync.Once
+	transformWho    []transformWord
+	transformFinder *multiIndex
+)
+
+func buildTransformIndex() {
 	var who []transformWord
 	var words []string
 	for i, w := range decodeAnchors {
@@ -166,8 +180,8 @@ var transformIndex = sync.OnceValues(func() ([]transformWord, *multiIndex) {
 		slices.Reverse(b)
 		who, words = append(who, transformWord{uint8(i), -1}), append(words, string(b))
 	}
-	return who, newMultiIndex(words)
-})
+	transformWho, transformFinder = who, newMultiIndex(words)
+}
 
 // transformAnchors is, for each shift, the set of anchors rotate(t, shift) contains (shift 0: t
 // itself), and the set its reversal contains.
