@@ -97,15 +97,10 @@ func NewPipeline(opts PipelineOptions) (*Pipeline, error) {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	p.hub = newHub(opts.Hub, p.metrics)
-	// Each worker has its thread and its processor (lowerPriority) before NewPipeline returns,
-	// so the traffic it is started beside never finds a processor missing.
-	var started sync.WaitGroup
 	for range orDefault(opts.Workers, DefaultWorkers) {
 		p.wg.Add(1)
-		started.Add(1)
-		go p.work(started.Done)
+		go p.work()
 	}
-	started.Wait()
 	return p, nil
 }
 
@@ -184,10 +179,9 @@ func (p *Pipeline) take(n int) ([]*Capture, bool) {
 	return out, p.hurry
 }
 
-func (p *Pipeline) work(started func()) {
+func (p *Pipeline) work() {
 	defer p.wg.Done()
-	defer lowerPriority()()
-	started()
+	lowerPriority()
 	var r round
 	for {
 		batch, hurry := p.take(maxBatch)

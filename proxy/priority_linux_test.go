@@ -1,12 +1,9 @@
 package proxy
 
 import (
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
-
-	"github.com/mcp-sentinel/sentinel/findings"
 )
 
 // niceOf is the niceness of the calling thread (the raw getpriority result is 20 - nice).
@@ -37,30 +34,5 @@ func TestGradingRunsOnALowPriorityThreadOfItsOwn(t *testing.T) {
 	defer runtime.UnlockOSThread()
 	if n := niceOf(t); n != before {
 		t.Fatalf("another goroutine's thread is at nice %d, was %d: the low priority leaked", n, before)
-	}
-}
-
-// Each grading worker holds a processor of the Go scheduler while it runs, and its thread runs
-// last: a pipeline reserves one more processor per worker for as long as the worker lives, so
-// traffic never waits for a processor held by a thread the kernel keeps off the CPU.
-func TestGradingWorkersReserveAProcessorEach(t *testing.T) {
-	before := runtime.GOMAXPROCS(0)
-	store, err := findings.Open(t.Context(), filepath.Join(t.TempDir(), "f.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	p, err := NewPipeline(PipelineOptions{Store: store, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := runtime.GOMAXPROCS(0); n != before+2 {
-		t.Fatalf("GOMAXPROCS is %d with two grading workers, want %d", n, before+2)
-	}
-	if err := p.Close(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if n := runtime.GOMAXPROCS(0); n != before {
-		t.Fatalf("GOMAXPROCS is %d after the workers ended, want %d again", n, before)
 	}
 }

@@ -2,6 +2,5 @@
 
 package proxy
 
-// lowerPriority does nothing where threads have no priority of their own to lower; there is then
-// no processor to reserve either.
-func lowerPriority() (release func()) { return func() {} }
+// lowerPriority does nothing where threads have no priority of their own to lower.
+func lowerPriority() {}
