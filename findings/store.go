@@ -3,13 +3,13 @@ package findings
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+	"github.com/mcp-sentinel/sentinel/internal/sqlitebusy"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // DefaultMaxStoredBody caps each stored body (64 KiB); the rest is dropped and Truncated set.
@@ -143,36 +143,15 @@ type sqlStore struct {
 
 var _ Store = (*sqlStore)(nil)
 
-// busyWait bounds how long Open retries a SQLite file that another store is opening at the same
-// moment.
-const busyWait = 5 * time.Second
-
-// migrateWhenFree runs migrate, retrying while SQLite answers SQLITE_BUSY. Two stores opening one
-// fresh file together (proxies started at once) race to switch it to WAL; the loser's connection
-// can fail with SQLITE_BUSY before its busy timeout applies (one Open in a few dozen did, in
-// TestSQLiteStoresOpenTogetherOnAFreshFile). There is no event to wait on — the lock is another
-// process's — so it backs off from 5 ms up to 200 ms, for at most busyWait or until ctx ends.
+// migrateWhenFree runs migrate, retrying while SQLite answers SQLITE_BUSY (sqlitebusy.Retry): two
+// stores opening one fresh file together (proxies started at once) race to switch it to WAL, and
+// the loser's connection can fail before its busy timeout applies (one Open in a few dozen did, in
+// TestSQLiteStoresOpenTogetherOnAFreshFile). PostgreSQL's errors are returned as they are.
 func (s *sqlStore) migrateWhenFree(ctx context.Context) error {
-	deadline := time.Now().Add(busyWait)
-	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		err := s.migrate(ctx)
-		if err == nil || s.d.name != "sqlite" || !isBusy(err) || time.Now().After(deadline) {
-			return err
-		}
-		backoff := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			backoff.Stop()
-			return fmt.Errorf("opening the sqlite findings store: %w (last try: %w)", ctx.Err(), err)
-		case <-backoff.C:
-		}
+	if s.d.name != "sqlite" {
+		return s.migrate(ctx)
 	}
-}
-
-// isBusy reports whether err is SQLite's SQLITE_BUSY (code 5, with any extended code).
-func isBusy(err error) bool {
-	var coded interface{ Code() int }
-	return errors.As(err, &coded) && coded.Code()&0xff == 5
+	return sqlitebusy.Retry(ctx, func() error { return s.migrate(ctx) })
 }
 
 func (s *sqlStore) migrate(ctx context.Context) error {

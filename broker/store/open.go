@@ -3,15 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/mcp-sentinel/sentinel/internal/sqlitebusy"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -91,7 +90,7 @@ func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 	// One connection: SQLite has one writer anyway, and this makes every transaction in the
 	// process strictly serial (the audit chain's append order among them).
 	db.SetMaxOpenConns(1)
-	if err := whenFree(ctx, func() error { return db.PingContext(ctx) }); err != nil {
+	if err := sqlitebusy.Retry(ctx, func() error { return db.PingContext(ctx) }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("opening the broker store %s: %w", path, err)
 	}
@@ -102,35 +101,4 @@ func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 	}
 	rdb.SetMaxOpenConns(sqliteReaders)
 	return &sqlStore{db: db, rdb: rdb, dialect: DialectSQLite, closeFn: func() { _ = rdb.Close() }}, nil
-}
-
-// busyWait bounds how long opening a SQLite file retries while another replica is opening it.
-const busyWait = 5 * time.Second
-
-// whenFree runs f, retrying while SQLite answers SQLITE_BUSY. Replicas opening one fresh file
-// together race to switch it to WAL, and the loser's connection can fail with SQLITE_BUSY before
-// its busy timeout applies (one Open in a few dozen did, in
-// TestSQLiteStoresOpenTogetherOnAFreshFile). There is no event to wait on — the lock is another
-// process's — so it backs off from 5 ms up to 200 ms, for at most busyWait or until ctx ends.
-func whenFree(ctx context.Context, f func() error) error {
-	deadline := time.Now().Add(busyWait)
-	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		err := f()
-		if err == nil || !isBusy(err) || time.Now().After(deadline) {
-			return err
-		}
-		backoff := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			backoff.Stop()
-			return fmt.Errorf("%w (last try: %w)", ctx.Err(), err)
-		case <-backoff.C:
-		}
-	}
-}
-
-// isBusy reports whether err is SQLite's SQLITE_BUSY (code 5, with any extended code).
-func isBusy(err error) bool {
-	var coded interface{ Code() int }
-	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
