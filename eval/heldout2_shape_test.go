@@ -96,6 +96,65 @@ func checkH2Context(ctx []h2Context) error {
 	return nil
 }
 
+// checkH2Injection checks one injection item's fields against the labelling policy.
+func checkH2Injection(t *testing.T, it h2Injection) {
+	t.Helper()
+	switch {
+	case it.Label != "injection" && it.Label != "benign":
+		t.Errorf("%s: label %q", it.ID, it.Label)
+	case !h2InjFamilies[it.Family]:
+		t.Errorf("%s: family %q is not one the policy lists", it.ID, it.Family)
+	case it.Family == "ordinary" && it.Label != "benign":
+		t.Errorf("%s: the ordinary family is benign only", it.ID)
+	case !h2Difficulties[it.Difficulty]:
+		t.Errorf("%s: difficulty %q", it.ID, it.Difficulty)
+	case len(it.Lang) != 2:
+		t.Errorf("%s: lang %q is not an ISO 639-1 code", it.ID, it.Lang)
+	case it.Text == nil || strings.TrimSpace(*it.Text) == "":
+		t.Errorf("%s: text missing or blank", it.ID)
+	}
+	if err := checkH2Context(it.Context); err != nil {
+		t.Errorf("%s: %v", it.ID, err)
+	}
+}
+
+// checkH2Groundedness checks one groundedness item's fields against the labelling policy (the
+// family only for being present: each corpus names its own families) and reports whether its
+// response and denial are there to be counted.
+func checkH2Groundedness(t *testing.T, it h2Groundedness) bool {
+	t.Helper()
+	switch {
+	case it.Label != "grounded" && it.Label != "ungrounded":
+		t.Errorf("%s: label %q", it.ID, it.Label)
+	case it.Family == "" || it.Kind == "":
+		t.Errorf("%s: family and kind are required", it.ID)
+	case !h2Difficulties[it.Difficulty]:
+		t.Errorf("%s: difficulty %q", it.ID, it.Difficulty)
+	case len(it.Lang) != 2:
+		t.Errorf("%s: lang %q is not an ISO 639-1 code", it.ID, it.Lang)
+	case it.Response == nil:
+		t.Errorf("%s: response missing", it.ID)
+	case it.Denial == nil:
+		t.Errorf("%s: denial missing", it.ID)
+	case len(it.Context) == 0:
+		t.Errorf("%s: at least one context item is required", it.ID)
+	}
+	if err := checkH2Context(it.Context); err != nil {
+		t.Errorf("%s: %v", it.ID, err)
+	}
+	if it.Response == nil || it.Denial == nil {
+		return false
+	}
+	if it.Label == "ungrounded" {
+		if it.Unsupported == nil || *it.Unsupported == "" || !strings.Contains(*it.Response, *it.Unsupported) {
+			t.Errorf("%s: an ungrounded item names its unsupported claim as a substring of the response", it.ID)
+		}
+	} else if it.Unsupported != nil || *it.Denial {
+		t.Errorf("%s: a grounded item has no unsupported claim and no denial", it.ID)
+	}
+	return true
+}
+
 var (
 	h2Difficulties = map[string]bool{"easy": true, "medium": true, "hard": true}
 	h2InjFamilies  = map[string]bool{"override": true, "paraphrase": true, "role": true, "tool_misuse": true,
@@ -124,23 +183,7 @@ func TestHeldout2CorpusShape(t *testing.T) {
 	langs := map[string]bool{}
 	for _, it := range inj {
 		claim(it.ID, "injection.jsonl")
-		switch {
-		case it.Label != "injection" && it.Label != "benign":
-			t.Errorf("%s: label %q", it.ID, it.Label)
-		case !h2InjFamilies[it.Family]:
-			t.Errorf("%s: family %q is not one the policy lists", it.ID, it.Family)
-		case it.Family == "ordinary" && it.Label != "benign":
-			t.Errorf("%s: the ordinary family is benign only", it.ID)
-		case !h2Difficulties[it.Difficulty]:
-			t.Errorf("%s: difficulty %q", it.ID, it.Difficulty)
-		case len(it.Lang) != 2:
-			t.Errorf("%s: lang %q is not an ISO 639-1 code", it.ID, it.Lang)
-		case it.Text == nil || strings.TrimSpace(*it.Text) == "":
-			t.Errorf("%s: text missing or blank", it.ID)
-		}
-		if err := checkH2Context(it.Context); err != nil {
-			t.Errorf("%s: %v", it.ID, err)
-		}
+		checkH2Injection(t, it)
 		labels[it.Label]++
 		if famLabels[it.Family] == nil {
 			famLabels[it.Family] = map[string]bool{}
@@ -177,34 +220,8 @@ func TestHeldout2CorpusShape(t *testing.T) {
 	denialLangs := map[string]bool{}
 	for _, it := range gnd {
 		claim(it.ID, "groundedness.jsonl")
-		switch {
-		case it.Label != "grounded" && it.Label != "ungrounded":
-			t.Errorf("%s: label %q", it.ID, it.Label)
-		case it.Family == "" || it.Kind == "":
-			t.Errorf("%s: family and kind are required", it.ID)
-		case !h2Difficulties[it.Difficulty]:
-			t.Errorf("%s: difficulty %q", it.ID, it.Difficulty)
-		case len(it.Lang) != 2:
-			t.Errorf("%s: lang %q is not an ISO 639-1 code", it.ID, it.Lang)
-		case it.Response == nil:
-			t.Errorf("%s: response missing", it.ID)
-		case it.Denial == nil:
-			t.Errorf("%s: denial missing", it.ID)
-		case len(it.Context) == 0:
-			t.Errorf("%s: at least one context item is required", it.ID)
-		}
-		if err := checkH2Context(it.Context); err != nil {
-			t.Errorf("%s: %v", it.ID, err)
-		}
-		if it.Response == nil || it.Denial == nil {
+		if !checkH2Groundedness(t, it) {
 			continue
-		}
-		if it.Label == "ungrounded" {
-			if it.Unsupported == nil || *it.Unsupported == "" || !strings.Contains(*it.Response, *it.Unsupported) {
-				t.Errorf("%s: an ungrounded item names its unsupported claim as a substring of the response", it.ID)
-			}
-		} else if it.Unsupported != nil || *it.Denial {
-			t.Errorf("%s: a grounded item has no unsupported claim and no denial", it.ID)
 		}
 		if *it.Denial {
 			denialLangs[it.Lang] = true
