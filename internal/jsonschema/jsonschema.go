@@ -95,14 +95,6 @@ func Compile(raw []byte) (*Schema, error) {
 
 // CompileValue is Compile for a document already decoded by wire.DecodeValue.
 func CompileValue(doc any) (*Schema, error) {
-	c := &compiler{
-		doc:     doc,
-		byURL:   map[string]*node{},
-		anchors: map[string]*node{},
-		ids:     map[string]string{},
-		regexps: map[string]*regexp.Regexp{},
-		nodes:   map[string]*node{},
-	}
 	d := draft2020
 	if m, ok := doc.(map[string]any); ok {
 		if s, ok := m["$schema"].(string); ok {
@@ -111,6 +103,20 @@ func CompileValue(doc any) (*Schema, error) {
 				return nil, fmt.Errorf("unsupported $schema %q: only drafts 4, 6, 7, 2019-09 and 2020-12 are known, and nothing is fetched", s)
 			}
 		}
+	}
+	return compileAs(doc, d)
+}
+
+// compileAs compiles doc as a schema of draft d: indexes its ids and anchors, checks it against
+// the draft's meta-schema rules and resolves every reference reachable from the root.
+func compileAs(doc any, d draft) (*Schema, error) {
+	c := &compiler{
+		doc:     doc,
+		byURL:   map[string]*node{},
+		anchors: map[string]*node{},
+		ids:     map[string]string{},
+		regexps: map[string]*regexp.Regexp{},
+		nodes:   map[string]*node{},
 	}
 	root, err := c.index(doc, d, rootURL, "")
 	if err != nil {

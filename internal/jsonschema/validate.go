@@ -223,19 +223,7 @@ func compileValueDraft(doc any, d draft) (*Schema, error) {
 			return CompileValue(doc)
 		}
 	}
-	c := &compiler{doc: doc, byURL: map[string]*node{}, anchors: map[string]*node{}, ids: map[string]string{},
-		regexps: map[string]*regexp.Regexp{}, nodes: map[string]*node{}}
-	root, err := c.index(doc, d, rootURL, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := c.meta(root); err != nil {
-		return nil, err
-	}
-	if err := c.resolveAll(root); err != nil {
-		return nil, err
-	}
-	return &Schema{doc: doc, root: root, c: c}, nil
+	return compileAs(doc, d)
 }
 
 // assertions are the keywords that judge the instance itself.
