@@ -47,13 +47,46 @@ func countLines(t *testing.T, path string) int {
 }
 
 func TestHeldout3CorpusShape(t *testing.T) {
+	checkHeldoutShape(t, heldoutShape{
+		dir:          heldout3Dir,
+		injection:    []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
+		groundedness: []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}},
+		minInjLangs:  10, minInjNonLatin: 5,
+	})
+}
+
+// heldoutPart is one file of a held-out set and the prefix every id in it carries.
+type heldoutPart struct{ file, prefix string }
+
+// heldoutShape is what a held-out set's README promises about its files, checked by
+// checkHeldoutShape. Earlier held-out sets (sets, with their parts) still held out count with it
+// towards the 40% share of the split and are read for id collisions.
+type heldoutShape struct {
+	dir                         string
+	injection, groundedness     []heldoutPart
+	minInjLangs, minInjNonLatin int
+	// alsoHeldOut are the other held-out sets still never tuned on: with this one they make the
+	// held-out split whose share is checked.
+	alsoHeldOut []heldoutShape
+}
+
+// checkHeldoutShape checks a held-out set's fields, ids unique across the corpus, both labels in
+// every family, its languages, and that the held-out split (this set and alsoHeldOut) is at least
+// 40% of the corpus's split. It scores nothing.
+func checkHeldoutShape(t *testing.T, h heldoutShape) {
+	t.Helper()
 	ids := map[string]string{}
-	// every id elsewhere in the corpus, so that no v3 id repeats one
+	// every id elsewhere in the corpus, so that no id of this set repeats one
 	others, err := filepath.Glob("testdata/corpus/*.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	others = append(others, filepath.Join(heldout2Dir, "injection.jsonl"), filepath.Join(heldout2Dir, "groundedness.jsonl"))
+	for _, o := range h.alsoHeldOut {
+		for _, part := range append(append([]heldoutPart{}, o.injection...), o.groundedness...) {
+			others = append(others, filepath.Join(o.dir, part.file))
+		}
+	}
 	for _, p := range others {
 		for _, id := range corpusIDs(t, p) {
 			ids[id] = p
@@ -70,8 +103,8 @@ func TestHeldout3CorpusShape(t *testing.T) {
 	}
 
 	var inj []h2Injection
-	for _, part := range []struct{ file, prefix string }{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}} {
-		items := readH2[h2Injection](t, heldout3Dir, part.file)
+	for _, part := range h.injection {
+		items := readH2[h2Injection](t, h.dir, part.file)
 		for _, it := range items {
 			claim(it.ID, part.file, part.prefix)
 		}
@@ -89,16 +122,16 @@ func TestHeldout3CorpusShape(t *testing.T) {
 	}
 	for fam := range h2InjFamilies {
 		if fam != "ordinary" && (!famLabels[fam]["injection"] || !famLabels[fam]["benign"]) {
-			t.Errorf("family %s lacks injections or hard negatives: %v", fam, famLabels[fam])
+			t.Errorf("%s: family %s lacks injections or hard negatives: %v", h.dir, fam, famLabels[fam])
 		}
 	}
-	if n, nl := nonLatinCount(langs); len(langs) < 10 || n < 5 {
-		t.Errorf("injection items in %d languages (%d non-Latin: %v), want at least 10 and 5", len(langs), n, nl)
+	if n, nl := nonLatinCount(langs); len(langs) < h.minInjLangs || n < h.minInjNonLatin {
+		t.Errorf("%s: injection items in %d languages (%d non-Latin: %v), want at least %d and %d", h.dir, len(langs), n, nl, h.minInjLangs, h.minInjNonLatin)
 	}
 
 	var gnd []h2Groundedness
-	for _, part := range []struct{ file, prefix string }{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}} {
-		items := readH2[h2Groundedness](t, heldout3Dir, part.file)
+	for _, part := range h.groundedness {
+		items := readH2[h2Groundedness](t, h.dir, part.file)
 		for _, it := range items {
 			claim(it.ID, part.file, part.prefix)
 		}
@@ -108,7 +141,7 @@ func TestHeldout3CorpusShape(t *testing.T) {
 	denialLangs := map[string]bool{}
 	for _, it := range gnd {
 		if !h3GndFamilies[it.Family] {
-			t.Errorf("%s: family %q is not one of held-out v3's", it.ID, it.Family)
+			t.Errorf("%s: family %q is not one of the held-out groundedness families", it.ID, it.Family)
 		}
 		if !checkH2Groundedness(t, it) {
 			continue
@@ -123,16 +156,26 @@ func TestHeldout3CorpusShape(t *testing.T) {
 	}
 	for fam := range h3GndFamilies {
 		if !gfam[fam]["grounded"] || !gfam[fam]["ungrounded"] {
-			t.Errorf("groundedness family %s lacks one label: %v", fam, gfam[fam])
+			t.Errorf("%s: groundedness family %s lacks one label: %v", h.dir, fam, gfam[fam])
 		}
 	}
 	if n, nl := nonLatinCount(denialLangs); len(denialLangs) < 6 || n < 2 {
-		t.Errorf("denial cases in %d languages (%d non-Latin: %v), want at least 6 with non-Latin scripts among them", len(denialLangs), n, nl)
+		t.Errorf("%s: denial cases in %d languages (%d non-Latin: %v), want at least 6 with non-Latin scripts among them", h.dir, len(denialLangs), n, nl)
 	}
 
 	// The split: the training split is the training files, held-out v1 and held-out v2 (both
-	// retired into training after their first runs); held-out v3 is at least 40% of it and v3
-	// together, and the corpus holds at least 600 injection and 250 groundedness items.
+	// retired into training after their first runs); the held-out split (this set and the other
+	// sets still held out) is at least 40% of it and them together, and the corpus holds at least
+	// 600 injection and 250 groundedness items.
+	heldInj, heldGnd := len(inj), len(gnd)
+	for _, o := range h.alsoHeldOut {
+		for _, part := range o.injection {
+			heldInj += countLines(t, filepath.Join(o.dir, part.file))
+		}
+		for _, part := range o.groundedness {
+			heldGnd += countLines(t, filepath.Join(o.dir, part.file))
+		}
+	}
 	const c = "testdata/corpus/"
 	for _, s := range []struct {
 		name  string
@@ -140,15 +183,15 @@ func TestHeldout3CorpusShape(t *testing.T) {
 		held  int
 		min   int
 	}{
-		{"injection", []string{c + "injection_train.jsonl", c + "injection_heldout.jsonl", c + "heldout2/injection.jsonl"}, len(inj), 600},
-		{"groundedness", []string{c + "groundedness_train.jsonl", c + "groundedness_heldout.jsonl", c + "heldout2/groundedness.jsonl"}, len(gnd), 250},
+		{"injection", []string{c + "injection_train.jsonl", c + "injection_heldout.jsonl", c + "heldout2/injection.jsonl"}, heldInj, 600},
+		{"groundedness", []string{c + "groundedness_train.jsonl", c + "groundedness_heldout.jsonl", c + "heldout2/groundedness.jsonl"}, heldGnd, 250},
 	} {
 		train := 0
 		for _, p := range s.train {
 			train += countLines(t, p)
 		}
 		if total := train + s.held; total < s.min || float64(s.held) < 0.4*float64(total) {
-			t.Errorf("%s: %d training-split + %d held-out v3 items; want at least %d and 40%% held out", s.name, train, s.held, s.min)
+			t.Errorf("%s: %d training-split + %d held-out items; want at least %d and 40%% held out", s.name, train, s.held, s.min)
 		}
 	}
 }
