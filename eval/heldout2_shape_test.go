@@ -162,7 +162,7 @@ var (
 		"obfuscation": true, "ordinary": true}
 	// h2NonLatin are the language codes of the corpus whose script is not Latin.
 	h2NonLatin = map[string]bool{"zh": true, "ja": true, "ko": true, "ru": true, "uk": true, "ar": true,
-		"hi": true, "he": true, "el": true}
+		"hi": true, "he": true, "el": true, "th": true}
 )
 
 func TestHeldout2CorpusShape(t *testing.T) {

@@ -229,3 +229,20 @@ func nonLatinCount(langs map[string]bool) (int, []string) {
 	}
 	return len(out), out
 }
+
+// TestHeldout4CorpusShape checks held-out v4 (testdata/corpus/heldout4) as v3 is checked; the
+// held-out split is v3 and v4 together, both never tuned on.
+func TestHeldout4CorpusShape(t *testing.T) {
+	v3 := heldoutShape{
+		dir:          heldout3Dir,
+		injection:    []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
+		groundedness: []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}},
+	}
+	checkHeldoutShape(t, heldoutShape{
+		dir:          "testdata/corpus/heldout4",
+		injection:    []heldoutPart{{"injection_a.jsonl", "h4-inj-a-"}, {"injection_b.jsonl", "h4-inj-b-"}},
+		groundedness: []heldoutPart{{"groundedness.jsonl", "h4-gnd-"}},
+		minInjLangs:  10, minInjNonLatin: 5,
+		alsoHeldOut: []heldoutShape{v3},
+	})
+}
