@@ -30,3 +30,41 @@ func TestSQLiteStoresOpenTogetherOnAFreshFile(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLiteFileLayout: a new findings file gets 64 KiB pages and WAL (sqliteLayout), a file made
+// before keeps its page size and still opens in WAL, and a "file:" DSN keeps its own pragmas.
+func TestSQLiteFileLayout(t *testing.T) {
+	layout := func(t *testing.T, dsn string) (int, string) {
+		t.Helper()
+		s, err := Open(t.Context(), dsn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		db := s.(*sqlStore).db
+		var size int
+		var mode string
+		if err := db.QueryRowContext(t.Context(), "PRAGMA page_size").Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		return size, mode
+	}
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "fresh.db")
+	if size, mode := layout(t, fresh); size != sqlitePageSize || mode != "wal" {
+		t.Errorf("new file: page size %d, journal %q; want %d, wal", size, mode, sqlitePageSize)
+	}
+	if size, mode := layout(t, fresh); size != sqlitePageSize || mode != "wal" {
+		t.Errorf("reopened: page size %d, journal %q; want %d, wal", size, mode, sqlitePageSize)
+	}
+	old := filepath.Join(dir, "old.db")
+	if size, _ := layout(t, "file:"+old+"?_pragma=busy_timeout(5000)"); size != 4096 {
+		t.Errorf("file: DSN: page size %d, want the default 4096", size)
+	}
+	if size, mode := layout(t, old); size != 4096 || mode != "wal" {
+		t.Errorf("file made before: page size %d, journal %q; want 4096 kept, wal", size, mode)
+	}
+}

@@ -49,3 +49,35 @@ func BenchmarkRedactorPayloadClean(b *testing.B) {
 		_ = r.Payload(body)
 	}
 }
+
+// BenchmarkRecordBatchLargeBodies writes what one grading round of 64 exchanges with 256 KiB
+// request bodies writes (each stored body capped at DefaultMaxStoredBody): the page writes to
+// the WAL and the checkpoints that copy them into the database are most of it.
+func BenchmarkRecordBatchLargeBodies(b *testing.B) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	hdr := http.Header{"Content-Type": {"application/json"}}
+	big := make([]byte, 256<<10)
+	for i := range big {
+		big[i] = 'x'
+	}
+	copy(big, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`)
+	small := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		var batch Batch
+		for range 64 {
+			n++
+			batch.Exchanges = append(batch.Exchanges, Exchange{ID: strconv.Itoa(n), Target: "http://t/mcp", Start: time.Now(),
+				RequestHeader: hdr, RequestBody: big, ResponseHeader: hdr, ResponseBody: small, Graded: "graded"})
+		}
+		if err := s.Record(b.Context(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(64 * DefaultMaxStoredBody)
+}
