@@ -64,6 +64,39 @@ var units = sync.OnceValue(func() map[string]unitDef {
 	add("data", 0.001, "mb", "megabyte", "megabytes")
 	add("data", 1, "gb", "gigabyte", "gigabytes")
 	add("data", 1000, "tb", "terabyte", "terabytes")
+	// check_groundedness/5: milliseconds, imperial lengths, masses and volumes, the abbreviations
+	// Russian and Chinese/Japanese write, and the units of Italian, Dutch, Polish and Turkish, so a
+	// restatement in another unit or language meets the context's figure
+	add("time", 1.0/60000, "ms", "millisecond", "milliseconds", "msec", "миллисекунд", "миллисекунды", "毫秒", "ミリ秒")
+	add("time", 1.0/60, "сек", "secondi", "seconden", "sekund", "saniye", "秒間", "秒钟")
+	add("time", 1, "мин", "minuti", "minuut", "minuten", "minut", "dakika", "分間")
+	add("time", 60, "ч", "ore", "uur", "godzin", "godziny", "saat", "小時")
+	add("time", 1440, "giorni", "giorno", "dag", "dagen", "dni", "dzień", "gün", "ημέρες", "ημέρα")
+	add("time", 10080, "settimane", "settimana", "weken", "tygodnie", "tygodni", "hafta")
+	add("time", 43200, "mesi", "maanden", "maand", "miesięcy", "miesiące")
+	add("time", 525600, "anni", "anno", "jaar", "lat", "yıl")
+	add("len", 0.3048, "ft", "foot", "feet")
+	add("len", 0.9144, "yd", "yard", "yards")
+	add("len", 1609.344, "mi")
+	add("len", 0.001, "мм", "毫米", "ミリメートル", "millimetri")
+	add("len", 0.01, "см", "厘米", "センチ", "センチメートル", "centimetri")
+	add("len", 1, "м", "metri", "metro")
+	add("len", 1000, "км", "キロメートル", "chilometri", "chilometro", "kilometri")
+	add("mass", 453.59237, "lb", "lbs")
+	add("mass", 28.349523125, "oz", "ounce", "ounces")
+	add("mass", 0.001, "мг", "毫克", "milligram", "milligrams", "milligramme", "milligrammes")
+	add("mass", 1, "grammi", "グラム")
+	add("mass", 1000, "кг", "キログラム", "chilogrammi", "chilo", "kilogrammes", "kilogramos")
+	add("vol", 0.001, "millilitre", "millilitres", "milliliter", "milliliters", "мл", "毫升", "ミリリットル", "millilitri")
+	add("vol", 0.01, "cl", "centilitre", "centilitres")
+	add("vol", 0.1, "dl", "decilitre", "decilitres")
+	add("vol", 1, "л", "litri", "litro")
+	add("vol", 3.785411784, "gallon", "gallons", "gal")
+	add("data", 0.000001, "kb", "kilobyte", "kilobytes")
+	add("data", 0.001, "мб", "мегабайт")
+	add("data", 1, "гб", "гигабайт", "ギガバイト")
+	add("data", 1000, "тб", "терабайт")
+	add("data", 1000000, "pb", "petabyte", "petabytes")
 	add("cur:usd", 1, "$", "usd", "dollar", "dollars", "dólar", "dólares", "доллар", "долларов")
 	add("cur:eur", 1, "€", "eur", "euro", "euros", "евро")
 	add("cur:gbp", 1, "£", "gbp", "pound", "pounds")
@@ -75,7 +108,7 @@ var units = sync.OnceValue(func() map[string]unitDef {
 
 // unitSkipWords sit between a figure and its unit ("3 working days", "5 mg twice").
 var unitSkipWords = map[string]bool{"working": true, "business": true, "calendar": true, "full": true, "whole": true,
-	"more": true, "additional": true, "extra": true, "consecutive": true, "man": true}
+	"more": true, "additional": true, "paid": true, "unpaid": true, "extra": true, "consecutive": true, "man": true}
 
 // multipliers scale the figure before them ("2.1 million", "48 тысяч", "48k").
 var multipliers = map[string]float64{"k": 1e3, "thousand": 1e3, "thousands": 1e3, "mille": 1e3, "mil": 1e3, "tausend": 1e3,

@@ -53,6 +53,11 @@ var negationCues = []string{
 	"لا", "ليس", "ليست", "لم", "لن", "غير", "بدون", "دون", "ممنوع", "محظور", "يحظر", "أبدا", "ولا", "ولم",
 	"ولن", "وليس", "לא", "אין", "אסור", "ללא", "בלי", "מעולם", "אינו", "אינה", "אינם", "ולא", "नहीं", "नही",
 	"न", "बिना", "मना", "प्रतिबंधित", "निषिद्ध", "वर्जित",
+	// "closed" in the languages above (check_groundedness/5): the negation of "open", a permission
+	// word, as English "closed" is
+	"chiuso", "chiusa", "chiusi", "gesloten", "zamknięty", "zamknięta", "zamknięte", "закритий", "закрита",
+	"закрито", "kapalı", "κλειστό", "κλειστή", "κλειστά", "مغلق", "مغلقة", "סגור", "סגורה", "סגורים",
+	"סגורות", "बंद",
 }
 
 // negationCuesHangul are matched inside Korean words, which carry negation as a verb ending or a
@@ -94,6 +99,9 @@ var permissionWords = []string{
 	"puede", "pueden", "permitido", "permitida", "posible", "abierto", "abierta",
 	"darf", "dürfen", "erlaubt", "möglich", "kann", "können", "geöffnet",
 	"можно", "разрешено", "разрешён", "может", "могут", "открыт",
+	// "open" in the languages whose "closed" is a negation cue (check_groundedness/5)
+	"aperto", "aperta", "aperti", "geopend", "otwarty", "otwarta", "otwarte", "відкритий", "відкрита", "відкрито",
+	"açık", "ανοιχτό", "ανοιχτή", "ανοιχτά", "mở", "مفتوح", "مفتوحة", "פתוח", "פתוחה", "פתוחים", "פתוחות", "खुला",
 	// "include" in the other languages: "not included" reverses "included" as "not allowed" does "allowed"
 	"incluye", "incluyen", "incluido", "incluida", "incluidos", "incluidas", "inclut", "incluent", "inclus", "incluse",
 	"compris", "comprise", "enthält", "enthalten", "inbegriffen", "inklusive", "включает", "включено", "включён",
