@@ -59,3 +59,19 @@ func TestStemWordMeetsInflections(t *testing.T) {
 		t.Errorf("synonyms do not share a key: staff %q employees %q purchased %q buy %q", stem("staff"), stem("employees"), stem("purchased"), stem("buy"))
 	}
 }
+
+// An abstention about the material in languages that write the particle onto the word is no
+// claim; a denial of a fact in the same languages still is one.
+func TestAbstentionsInMoreLanguagesMakeNoClaim(t *testing.T) {
+	ctx := []ContextItem{{ID: "faq", Content: "Our support team is available from 8am to 8pm, Monday to Saturday."}}
+	for _, r := range []string{"제공된 문서에서는 해당 내용을 찾을 수 없습니다.", "لا أعرف، فالمستندات المقدَّمة لا تذكر ذلك.",
+		"I documenti non dicono nulla sui costi di spedizione.", "De documenten zeggen niets over de verzendkosten."} {
+		if g := ScoreGroundedness(GroundednessInput{Response: r, Context: ctx}); g.Score != 0 || len(g.Claims) != 0 {
+			t.Errorf("ScoreGroundedness(%q) = %.3f with %d claims (%s), want no claim", r, g.Score, len(g.Claims), g.Summary)
+		}
+	}
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"ko denial is a claim", "이 서비스는 환불을 지원합니다.", "이 서비스는 환불을 지원하지 않습니다.", false, "환불을"},
+		{"ar denial is a claim", "المتجر يقبل الدفع نقدا.", "المتجر لا يقبل الدفع نقدا.", false, "يقبل"},
+	})
+}

@@ -45,7 +45,7 @@ var negationCues = []string{
 	"закрыто",
 	// Italian, Dutch, Polish, Ukrainian, Turkish, Greek, Vietnamese (check_groundedness/4)
 	"non", "nessun", "nessuna", "nessuno", "niente", "vietata", "vietati", "proibito", "proibita", "nenhum",
-	"nenhuma", "jamais", "vedado", "niet", "geen", "nooit", "zonder", "verboden", "nigdy", "brak", "żaden",
+	"nenhuma", "jamais", "vedado", "niet", "geen", "nooit", "zonder", "verboden", "niets", "niemand", "nulla", "nigdy", "brak", "żaden",
 	"żadna", "żadnych", "zakazane", "zabronione", "ні", "ніколи", "немає", "заборонено", "değil", "yok",
 	"hiç", "asla", "yasak", "yasaktır", "δεν", "μην", "όχι", "ποτέ", "χωρίς", "ούτε", "απαγορεύεται",
 	"không", "chưa", "chẳng", "cấm",
@@ -201,7 +201,10 @@ var pleasantriesCJK = []string{"很高兴", "请随时", "您好", "谢谢", "�
 // say") is an abstention, not a claim about the world.
 var sourceWords = []string{"document", "documents", "context", "source", "sources", "material", "materials",
 	"information", "text", "provided", "documentos", "contexto", "documents", "unterlagen", "документах",
-	"资料", "文档", "資料", "文書"}
+	"资料", "文档", "資料", "文書",
+	// check_groundedness/5: Italian, Dutch, Polish, Turkish, Greek, Ukrainian, Vietnamese
+	"documenti", "documento", "contesto", "documenten", "document", "dokumentach", "dokumenty", "belgelerde",
+	"belgeler", "έγγραφα", "έγγραφο", "документах", "документі"}
 
 // oldCues mark the value that follows them as superseded ("previously 18", "formerly John
 // Smith"); newCues mark the current one.

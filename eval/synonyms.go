@@ -11,6 +11,7 @@ import (
 // small hand-written thesaurus of common, unambiguous pairs per language, not a parser; a word
 // whose other common sense is a different thing ("place" as a location, "reach" a figure) is left
 // out, since a wrong synonym lets an invented claim through.
+//
 //nolint:misspell // words of other languages, not misspelt English
 var synonymGroups = [][]string{
 	// English
