@@ -75,3 +75,24 @@ func TestAbstentionsInMoreLanguagesMakeNoClaim(t *testing.T) {
 		{"ar denial is a claim", "المتجر يقبل الدفع نقدا.", "المتجر لا يقبل الدفع نقدا.", false, "يقبل"},
 	})
 }
+
+// Dates, clock times and durations written another way restate the same value; another value is
+// still a mismatch.
+func TestDatesClockTimesAndMonthsInMoreForms(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en 15th of March", "The launch is on 15 March 2026.", "The launch is on the 15th of March 2026.", true, ""},
+		{"en 16th of March", "The launch is on 15 March 2026.", "The launch is on the 16th of March 2026.", false, "16th"},
+		{"en Mar. 15", "The launch is on 15 March 2026.", "The launch is on Mar. 15, 2026.", true, ""},
+		{"es 3 de mayo", "La tienda abre el 3 de mayo de 2026.", "La tienda abre el 03/05/2026.", true, ""},
+		{"es 4 de mayo", "La tienda abre el 3 de mayo de 2026.", "La tienda abre el 04/05/2026.", false, "04/05/2026"},
+		{"nl maart", "De lancering is op 15 maart 2026.", "De lancering is op 15-03-2026.", true, ""},
+		{"it maggio", "Il negozio apre il 3 maggio 2026.", "Il negozio apre il 03/05/2026.", true, ""},
+		{"pl marca", "Premiera odbędzie się 15 marca 2026.", "Premiera odbędzie się 15.03.2026.", true, ""},
+		{"en 2.30pm", "The meeting starts at 14:30.", "The meeting starts at 2.30pm.", true, ""},
+		{"en 3.30pm", "The meeting starts at 14:30.", "The meeting starts at 3.30pm.", false, "3.30pm"},
+		{"en 9 a.m.", "The meeting starts at 9:00.", "The meeting starts at 9 a.m.", true, ""},
+		{"en 24 months", "The warranty lasts 2 years.", "The warranty lasts 24 months.", true, ""},
+		{"en 18 months", "The warranty lasts 2 years.", "The warranty lasts 18 months.", false, "18 months"},
+		{"en 1 month", "The trial lasts 30 days.", "The trial lasts one month.", true, ""},
+	})
+}

@@ -181,6 +181,9 @@ func sentenceDot(t string, i int) bool {
 		j--
 	}
 	w := strings.ToLower(t[j:i])
+	if _, month := months()[w]; month && len(w) <= 4 && i+2 < len(t) && t[i+2] >= '0' && t[i+2] <= '9' {
+		return false // an abbreviated month before its day: "Mar. 15"
+	}
 	switch w {
 	case "dr", "mr", "mrs", "ms", "st", "e.g", "i.e", "etc", "vs", "no", "nr", "fig", "sec", "art", "para", "approx", "inc", "ltd", "co", "jr", "sr", "prof", "z.b", "bzw", "ca", "ggf", "usw":
 		return false
