@@ -132,7 +132,7 @@ func makesClaim(st statement, ws []word) bool {
 	if abstainPhrases().any(ws) {
 		return false
 	}
-	if sourcePhrases().any(ws) && (st.neg || metaVerbPhrases().any(ws)) {
+	if (sourcePhrases().any(ws) || mentionsSourceInWord(ws)) && (st.neg || metaVerbPhrases().any(ws)) {
 		return false
 	}
 	if pleasantPhrases().any(ws) && len(st.figs) == 0 && len(st.tokens) <= 3 {
@@ -152,3 +152,23 @@ var relativeWords = sync.OnceValue(func() map[string]bool {
 var alsoPhrases = sync.OnceValue(func() *phraseList {
 	return newPhraseList([]string{"too", "also", "as well", "também", "también", "aussi", "auch", "тоже", "также"})
 })
+
+// sourceStems name the material in languages that write particles and articles onto the word
+// ("문서에서는" "in the documents", "فالمستندات" "for the documents", "במסמכים"): they are found
+// inside a word, so a negated sentence about the material is an abstention there too
+// (check_groundedness/5).
+var sourceStems = []string{"문서", "مستند", "وثائق", "وثيق", "מסמכ", "दस्तावेज"}
+
+func mentionsSourceInWord(ws []word) bool {
+	for _, w := range ws {
+		if w.kind != 'w' || w.s == "" || w.s[0] < utf8.RuneSelf {
+			continue
+		}
+		for _, c := range sourceStems {
+			if strings.Contains(w.s, c) {
+				return true
+			}
+		}
+	}
+	return false
+}

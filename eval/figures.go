@@ -64,6 +64,39 @@ var units = sync.OnceValue(func() map[string]unitDef {
 	add("data", 0.001, "mb", "megabyte", "megabytes")
 	add("data", 1, "gb", "gigabyte", "gigabytes")
 	add("data", 1000, "tb", "terabyte", "terabytes")
+	// check_groundedness/5: milliseconds, imperial lengths, masses and volumes, the abbreviations
+	// Russian and Chinese/Japanese write, and the units of Italian, Dutch, Polish and Turkish, so a
+	// restatement in another unit or language meets the context's figure
+	add("time", 1.0/60000, "ms", "millisecond", "milliseconds", "msec", "миллисекунд", "миллисекунды", "毫秒", "ミリ秒")
+	add("time", 1.0/60, "сек", "secondi", "seconden", "sekund", "saniye", "秒間", "秒钟")
+	add("time", 1, "мин", "minuti", "minuut", "minuten", "minut", "dakika", "分間")
+	add("time", 60, "ч", "ore", "uur", "godzin", "godziny", "saat", "小時")
+	add("time", 1440, "giorni", "giorno", "dag", "dagen", "dni", "dzień", "gün", "ημέρες", "ημέρα")
+	add("time", 10080, "settimane", "settimana", "weken", "tygodnie", "tygodni", "hafta")
+	add("time", 43200, "mesi", "maanden", "maand", "miesięcy", "miesiące")
+	add("time", 525600, "anni", "anno", "jaar", "lat", "yıl")
+	add("len", 0.3048, "ft", "foot", "feet")
+	add("len", 0.9144, "yd", "yard", "yards")
+	add("len", 1609.344, "mi")
+	add("len", 0.001, "мм", "毫米", "ミリメートル", "millimetri")
+	add("len", 0.01, "см", "厘米", "センチ", "センチメートル", "centimetri")
+	add("len", 1, "м", "metri", "metro")
+	add("len", 1000, "км", "キロメートル", "chilometri", "chilometro", "kilometri")
+	add("mass", 453.59237, "lb", "lbs")
+	add("mass", 28.349523125, "oz", "ounce", "ounces")
+	add("mass", 0.001, "мг", "毫克", "milligram", "milligrams", "milligramme", "milligrammes")
+	add("mass", 1, "grammi", "グラム")
+	add("mass", 1000, "кг", "キログラム", "chilogrammi", "chilo", "kilogrammes", "kilogramos")
+	add("vol", 0.001, "millilitre", "millilitres", "milliliter", "milliliters", "мл", "毫升", "ミリリットル", "millilitri")
+	add("vol", 0.01, "cl", "centilitre", "centilitres")
+	add("vol", 0.1, "dl", "decilitre", "decilitres")
+	add("vol", 1, "л", "litri", "litro")
+	add("vol", 3.785411784, "gallon", "gallons", "gal")
+	add("data", 0.000001, "kb", "kilobyte", "kilobytes")
+	add("data", 0.001, "мб", "мегабайт")
+	add("data", 1, "гб", "гигабайт", "ギガバイト")
+	add("data", 1000, "тб", "терабайт")
+	add("data", 1000000, "pb", "petabyte", "petabytes")
 	add("cur:usd", 1, "$", "usd", "dollar", "dollars", "dólar", "dólares", "доллар", "долларов")
 	add("cur:eur", 1, "€", "eur", "euro", "euros", "евро")
 	add("cur:gbp", 1, "£", "gbp", "pound", "pounds")
@@ -74,8 +107,15 @@ var units = sync.OnceValue(func() map[string]unitDef {
 })
 
 // unitSkipWords sit between a figure and its unit ("3 working days", "5 mg twice").
-var unitSkipWords = map[string]bool{"working": true, "business": true, "calendar": true, "full": true, "whole": true,
-	"more": true, "additional": true, "extra": true, "consecutive": true, "man": true}
+// A switch, not a map: nothing to allocate at initialisation.
+func unitSkipWords(w string) bool {
+	switch w {
+	case "working", "business", "calendar", "full", "whole", "more", "additional", "paid", "unpaid", "extra",
+		"consecutive", "man":
+		return true
+	}
+	return false
+}
 
 // multipliers scale the figure before them ("2.1 million", "48 тысяч", "48k").
 var multipliers = map[string]float64{"k": 1e3, "thousand": 1e3, "thousands": 1e3, "mille": 1e3, "mil": 1e3, "tausend": 1e3,
@@ -107,18 +147,18 @@ var numberWords = sync.OnceValue(func() map[string]float64 {
 var months = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	for i, names := range [][]string{
-		{"january", "jan", "janvier", "enero", "januar", "января", "январь"},
-		{"february", "feb", "février", "febrero", "februar", "февраля", "февраль"},
-		{"march", "mar", "mars", "marzo", "märz", "марта", "март"},
-		{"april", "apr", "avril", "abril", "апреля", "апрель"},
-		{"may", "mai", "mayo", "мая", "май"},
-		{"june", "jun", "juin", "junio", "juni", "июня", "июнь"},
-		{"july", "jul", "juillet", "julio", "juli", "июля", "июль"},
-		{"august", "aug", "août", "agosto", "августа", "август"},
-		{"september", "sep", "sept", "septembre", "septiembre", "сентября", "сентябрь"},
-		{"october", "oct", "octobre", "octubre", "oktober", "октября", "октябрь"},
-		{"november", "nov", "novembre", "noviembre", "ноября", "ноябрь"},
-		{"december", "dec", "décembre", "diciembre", "dezember", "декабря", "декабрь"},
+		{"january", "jan", "janvier", "enero", "januar", "января", "январь", "gennaio", "januari", "janeiro", "stycznia", "ocak", "січня"},
+		{"february", "feb", "février", "febrero", "februar", "февраля", "февраль", "febbraio", "februari", "fevereiro", "lutego", "şubat", "лютого"},
+		{"march", "mar", "mars", "marzo", "märz", "марта", "март", "maart", "março", "marca", "mart", "березня"},
+		{"april", "apr", "avril", "abril", "апреля", "апрель", "aprile", "kwietnia", "nisan", "квітня"},
+		{"may", "mai", "mayo", "мая", "май", "maggio", "mei", "maio", "maja", "mayıs", "травня"},
+		{"june", "jun", "juin", "junio", "juni", "июня", "июнь", "giugno", "junho", "czerwca", "haziran", "червня"},
+		{"july", "jul", "juillet", "julio", "juli", "июля", "июль", "luglio", "julho", "lipca", "temmuz", "липня"},
+		{"august", "aug", "août", "agosto", "августа", "август", "augustus", "sierpnia", "ağustos", "серпня"},
+		{"september", "sep", "sept", "septembre", "septiembre", "сентября", "сентябрь", "settembre", "setembro", "września", "eylül", "вересня"},
+		{"october", "oct", "octobre", "octubre", "oktober", "октября", "октябрь", "ottobre", "outubro", "października", "ekim", "жовтня"},
+		{"november", "nov", "novembre", "noviembre", "ноября", "ноябрь", "novembro", "listopada", "kasım", "листопада"},
+		{"december", "dec", "décembre", "diciembre", "dezember", "декабря", "декабрь", "dicembre", "dezembro", "grudnia", "aralık", "грудня"},
 	} {
 		for _, n := range names {
 			m[n] = i + 1
@@ -395,21 +435,24 @@ func numericFigure(t string, words []word, i int) (figure, int, bool) {
 		if h < 24 && len(m) > 0 && m[0] < 60 {
 			f.values, f.cat, f.end = []float64{h*60 + m[0]}, "clock", words[i+2].end
 			used = 3
-			if i+3 < len(words) && (words[i+3].s == "pm" || words[i+3].s == "am") {
-				if words[i+3].s == "pm" && h < 12 {
+			if pm, n, ok := meridiem(words, i+3); ok {
+				if pm && h < 12 {
 					f.values[0] += 720
 				}
-				f.end, used = words[i+3].end, 4
+				f.end, used = words[i+2+n].end, 3+n
 			}
 			return f, used, true
 		}
 	}
-	if i+1 < len(words) && (words[i+1].s == "am" || words[i+1].s == "pm") && f.values[0] <= 12 {
+	if pm, n, ok := meridiem(words, i+1); ok && f.values[0] <= 12 {
 		v := math.Mod(f.values[0], 12) * 60
-		if words[i+1].s == "pm" {
+		if h, m, ok := dottedClock(w.s); ok { // 2.30pm
+			v = math.Mod(h, 12)*60 + m
+		}
+		if pm {
 			v += 720
 		}
-		return figure{values: []float64{v}, cat: "clock", start: w.start, end: words[i+1].end}, 2, true
+		return figure{values: []float64{v}, cat: "clock", start: w.start, end: words[i+n].end}, 1 + n, true
 	}
 	if i+1 < len(words) && (words[i+1].s == "th" || words[i+1].s == "st" || words[i+1].s == "nd" || words[i+1].s == "rd") &&
 		i+2 < len(words) && (words[i+2].s == "century" || words[i+2].s == "centuries") && words[i+1].start == w.end {
@@ -470,7 +513,7 @@ func unitAfterKnown(words []word, i int) (int, bool) {
 // noun that the figure counts ("120 staff"). n is how many words it used.
 func unitAfter(words []word, i int) (n int, cat string, factor float64, ok bool) {
 	skip := 0
-	for i+skip < len(words) && unitSkipWords[words[i+skip].s] {
+	for i+skip < len(words) && unitSkipWords(words[i+skip].s) {
 		skip++
 	}
 	if i+skip >= len(words) {
@@ -508,6 +551,12 @@ func dateFigure(words []word, i int) (figure, int, bool) {
 		if words[next].s == "." && next+1 < len(words) { // 1. Juli
 			next++
 		}
+		if dayOrdinalSuffix(words[next].s) && next+1 < len(words) { // the 15th of March
+			next++
+		}
+		if dayMonthLinks(words[next].s) && next+1 < len(words) { // 3 de mayo
+			next++
+		}
 		if m, ok := months()[words[next].s]; ok {
 			d := parseNumber(w.s)
 			if len(d) == 1 && d[0] >= 1 && d[0] <= 31 {
@@ -515,13 +564,69 @@ func dateFigure(words []word, i int) (figure, int, bool) {
 			}
 		}
 	}
-	if m, ok := months()[w.s]; ok && w.kind == 'w' && len(w.s) > 3 && i+1 < len(words) && words[i+1].kind == 'n' {
-		d := parseNumber(words[i+1].s)
-		if len(d) == 1 && d[0] >= 1 && d[0] <= 31 {
-			return figure{values: []float64{float64(m*100) + d[0]}, cat: "date", start: w.start, end: words[i+1].end}, 2, true
+	if m, ok := months()[w.s]; ok && w.kind == 'w' && i+1 < len(words) {
+		next := i + 1
+		if words[next].s == "." && len(w.s) <= 4 && next+1 < len(words) { // Mar. 15
+			next++
+		}
+		if words[next].kind == 'n' && (len(w.s) > 3 || next > i+1) {
+			d := parseNumber(words[next].s)
+			if len(d) == 1 && d[0] >= 1 && d[0] <= 31 {
+				return figure{values: []float64{float64(m*100) + d[0]}, cat: "date", start: w.start, end: words[next].end}, next - i + 1, true
+			}
 		}
 	}
 	return figure{}, 0, false
+}
+
+// meridiem reads "am"/"pm", or "a.m."/"p.m.", at words[j]: whether it is pm and how many words
+// it takes (check_groundedness/5 reads the dotted forms).
+func meridiem(words []word, j int) (pm bool, n int, ok bool) {
+	if j >= len(words) {
+		return false, 0, false
+	}
+	switch words[j].s {
+	case "am", "pm":
+		return words[j].s == "pm", 1, true
+	case "a", "p":
+		if j+2 < len(words) && words[j+1].s == "." && words[j+2].s == "m" {
+			n = 3
+			if j+3 < len(words) && words[j+3].s == "." {
+				n = 4
+			}
+			return words[j].s == "p", n, true
+		}
+	}
+	return false, 0, false
+}
+
+// dottedClock reads "2.30" before "pm" as 2:30: an hour and two digits of minutes.
+func dottedClock(s string) (h, m float64, ok bool) {
+	k := strings.IndexAny(s, ".,")
+	if k <= 0 || len(s)-k-1 != 2 {
+		return 0, 0, false
+	}
+	hh, err1 := strconv.Atoi(s[:k])
+	mm, err2 := strconv.Atoi(s[k+1:])
+	if err1 != nil || err2 != nil || hh > 12 || mm >= 60 {
+		return 0, 0, false
+	}
+	return float64(hh), float64(mm), true
+}
+
+// dayOrdinalSuffix and dayMonthLinks may stand between a day and its month: "the 15th of March",
+// "3 de mayo" (check_groundedness/5).
+// They are switches, not maps, so the package allocates nothing for them at initialisation.
+func dayOrdinalSuffix(w string) bool {
+	switch w {
+	case "th", "st", "nd", "rd", "er", "º":
+		return true
+	}
+	return false
+}
+
+func dayMonthLinks(w string) bool {
+	return w == "of" || w == "de" || w == "del"
 }
 
 // parseNumber returns the values a digit string can mean: "1,200" is 1200, "12,5" is 12.5,
@@ -571,12 +676,22 @@ func parseNumber(s string) []float64 {
 }
 
 func scale(vs []float64, f float64) []float64 {
-	out := make([]float64, len(vs))
+	out := make([]float64, len(vs), len(vs)+1)
 	for i, v := range vs {
 		out[i] = v * f
 	}
+	if f == minutesPerMonth && len(vs) == 1 {
+		// a month is 30 days ("1 month" = "30 days") or a twelfth of a year ("24 months" = "2
+		// years"): both readings are candidates (check_groundedness/5)
+		out = append(out, vs[0]*minutesPerYear/12)
+	}
 	return out
 }
+
+const (
+	minutesPerMonth = 43200
+	minutesPerYear  = 525600
+)
 
 // cjkFigure reads a CJK run that starts with a numeral ("三百人", "百分之十五", "一天").
 func cjkFigure(w word) (figure, int, bool) {

@@ -45,7 +45,7 @@ var negationCues = []string{
 	"закрыто",
 	// Italian, Dutch, Polish, Ukrainian, Turkish, Greek, Vietnamese (check_groundedness/4)
 	"non", "nessun", "nessuna", "nessuno", "niente", "vietata", "vietati", "proibito", "proibita", "nenhum",
-	"nenhuma", "jamais", "vedado", "niet", "geen", "nooit", "zonder", "verboden", "nigdy", "brak", "żaden",
+	"nenhuma", "jamais", "vedado", "niet", "geen", "nooit", "zonder", "verboden", "niets", "niemand", "nulla", "nigdy", "brak", "żaden",
 	"żadna", "żadnych", "zakazane", "zabronione", "ні", "ніколи", "немає", "заборонено", "değil", "yok",
 	"hiç", "asla", "yasak", "yasaktır", "δεν", "μην", "όχι", "ποτέ", "χωρίς", "ούτε", "απαγορεύεται",
 	"không", "chưa", "chẳng", "cấm",
@@ -53,6 +53,11 @@ var negationCues = []string{
 	"لا", "ليس", "ليست", "لم", "لن", "غير", "بدون", "دون", "ممنوع", "محظور", "يحظر", "أبدا", "ولا", "ولم",
 	"ولن", "وليس", "לא", "אין", "אסור", "ללא", "בלי", "מעולם", "אינו", "אינה", "אינם", "ולא", "नहीं", "नही",
 	"न", "बिना", "मना", "प्रतिबंधित", "निषिद्ध", "वर्जित",
+	// "closed" in the languages above (check_groundedness/5): the negation of "open", a permission
+	// word, as English "closed" is
+	"chiuso", "chiusa", "chiusi", "gesloten", "zamknięty", "zamknięta", "zamknięte", "закритий", "закрита",
+	"закрито", "kapalı", "κλειστό", "κλειστή", "κλειστά", "مغلق", "مغلقة", "סגור", "סגורה", "סגורים",
+	"סגורות", "बंद",
 }
 
 // negationCuesHangul are matched inside Korean words, which carry negation as a verb ending or a
@@ -94,6 +99,9 @@ var permissionWords = []string{
 	"puede", "pueden", "permitido", "permitida", "posible", "abierto", "abierta",
 	"darf", "dürfen", "erlaubt", "möglich", "kann", "können", "geöffnet",
 	"можно", "разрешено", "разрешён", "может", "могут", "открыт",
+	// "open" in the languages whose "closed" is a negation cue (check_groundedness/5)
+	"aperto", "aperta", "aperti", "geopend", "otwarty", "otwarta", "otwarte", "відкритий", "відкрита", "відкрито",
+	"açık", "ανοιχτό", "ανοιχτή", "ανοιχτά", "mở", "مفتوح", "مفتوحة", "פתוח", "פתוחה", "פתוחים", "פתוחות", "खुला",
 	// "include" in the other languages: "not included" reverses "included" as "not allowed" does "allowed"
 	"incluye", "incluyen", "incluido", "incluida", "incluidos", "incluidas", "inclut", "incluent", "inclus", "incluse",
 	"compris", "comprise", "enthält", "enthalten", "inbegriffen", "inklusive", "включает", "включено", "включён",
@@ -193,7 +201,10 @@ var pleasantriesCJK = []string{"很高兴", "请随时", "您好", "谢谢", "�
 // say") is an abstention, not a claim about the world.
 var sourceWords = []string{"document", "documents", "context", "source", "sources", "material", "materials",
 	"information", "text", "provided", "documentos", "contexto", "documents", "unterlagen", "документах",
-	"资料", "文档", "資料", "文書"}
+	"资料", "文档", "資料", "文書",
+	// check_groundedness/5: Italian, Dutch, Polish, Turkish, Greek, Ukrainian, Vietnamese
+	"documenti", "documento", "contesto", "documenten", "document", "dokumentach", "dokumenty", "belgelerde",
+	"belgeler", "έγγραφα", "έγγραφο", "документах", "документі"}
 
 // oldCues mark the value that follows them as superseded ("previously 18", "formerly John
 // Smith"); newCues mark the current one.

@@ -181,6 +181,9 @@ func sentenceDot(t string, i int) bool {
 		j--
 	}
 	w := strings.ToLower(t[j:i])
+	if _, month := months()[w]; month && len(w) <= 4 && i+2 < len(t) && t[i+2] >= '0' && t[i+2] <= '9' {
+		return false // an abbreviated month before its day: "Mar. 15"
+	}
 	switch w {
 	case "dr", "mr", "mrs", "ms", "st", "e.g", "i.e", "etc", "vs", "no", "nr", "fig", "sec", "art", "para", "approx", "inc", "ltd", "co", "jr", "sr", "prof", "z.b", "bzw", "ca", "ggf", "usw":
 		return false
@@ -381,6 +384,7 @@ func contentTokens(t string, words []word) []token {
 // cjkTokens turns a Han/kana run into tokens: hiragana (particles, endings) and negation cues
 // split the run; each piece gives its character bigrams, or itself when it is one character.
 func cjkTokens(s string) []token {
+	s = synonymReplacerCJK().Replace(s)
 	for _, list := range [][]string{negationCuesCJK, changeVerbsCJK, oldCuesCJK, newCuesCJK, permissionWordsCJK, {"现已", "現在", "以前"}} {
 		for _, c := range list {
 			s = strings.ReplaceAll(s, c, "・")
@@ -427,10 +431,22 @@ var irregular = sync.OnceValue(func() map[string]string {
 		"children": "child", "people": "person", "staff": "staff", "employees": "employee", "women": "woman", "men": "man"}
 })
 
-// stem reduces a lower-case word to a key that its inflections share: a light English suffix
-// strip and a German ge- prefix strip, diacritics folded, then a prefix (five runes for Latin and
-// Greek letters, four for Cyrillic, which inflects more).
+// stem reduces a lower-case word to a key that its inflections and its synonyms share: stemWord,
+// then the synonym group's key (synonymGroups), so "staff" meets "employees".
 func stem(w string) string {
+	k := stemWord(w)
+	if s, ok := synonymKeys()[k]; ok {
+		return s
+	}
+	return k
+}
+
+// stemWord reduces a lower-case word to a key that its inflections share: a light English suffix
+// strip (a plural, then "-ing", "-ed" or "-ly", and a doubled final consonant: "rankings" and
+// "ranked" are "rank", "running" is "run", "weekly" is "week") and a German ge- prefix strip,
+// diacritics folded, then a prefix (five runes for Latin and Greek letters, four for Cyrillic,
+// which inflects more).
+func stemWord(w string) string {
 	if b, ok := irregular()[w]; ok {
 		w = b
 	}
@@ -441,17 +457,23 @@ func stem(w string) string {
 	case unicode.Is(unicode.Cyrillic, r):
 		return prefixRunes(stripCyrillicEnding(w), 5)
 	case unicode.Is(unicode.Latin, r):
+		plural := false
 		switch {
 		case strings.HasSuffix(w, "ies") && n > 4:
 			w = w[:len(w)-3] + "y"
 		case strings.HasSuffix(w, "ing") && n > 5:
-			w = w[:len(w)-3]
+			w = undouble(w[:len(w)-3])
 		case strings.HasSuffix(w, "ed") && n > 4:
-			w = w[:len(w)-2]
+			w = undouble(w[:len(w)-2])
 		case strings.HasSuffix(w, "es") && n > 4:
 			w = w[:len(w)-2]
 		case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && n > 3:
-			w = w[:len(w)-1]
+			w, plural = w[:len(w)-1], true
+		case strings.HasSuffix(w, "ly") && n > 5:
+			w = w[:len(w)-2]
+		}
+		if n = len(w); plural && strings.HasSuffix(w, "ing") && n > 5 {
+			w = undouble(w[:n-3]) // "rankings", "bookings", "listings"
 		}
 		if strings.HasPrefix(w, "ge") && utf8.RuneCountInString(w) >= 7 {
 			w = w[2:]
@@ -464,6 +486,16 @@ func stem(w string) string {
 		return prefixRunes(w, 5)
 	}
 	return w
+}
+
+// undouble drops a doubled final consonant left by an English suffix strip ("runn", "stopp"),
+// keeping "ll", "ss" and "zz", which the base word has too ("spell", "pass").
+func undouble(w string) string {
+	n := len(w)
+	if n < 3 || w[n-1] != w[n-2] || strings.IndexByte("bdfgmnprt", w[n-1]) < 0 {
+		return w
+	}
+	return w[:n-1]
 }
 
 func prefixRunes(s string, n int) string {
