@@ -190,9 +190,15 @@ func foldSpaces(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
-// unitSkip are words between a figure and its unit ("14 of the days" is rare; "$5 per month" is
+// isUnitSkip reports whether w is one of the words between a figure and its unit ("14 of the days" is rare; "$5 per month" is
 // already unit "$").
-var unitSkip = map[string]bool{"per": true, "a": true, "an": true, "the": true, "of": true, "full": true, "calendar": true, "business": true, "working": true}
+func isUnitSkip(w string) bool {
+	switch w {
+	case "per", "a", "an", "the", "of", "full", "calendar", "business", "working":
+		return true
+	}
+	return false
+}
 
 // numberUnit names what the figure text[s:e] counts.
 func numberUnit(text string, s, e int) string {
@@ -211,7 +217,7 @@ func numberUnit(text string, s, e int) string {
 		if w == "percent" {
 			return "%"
 		}
-		if unitSkip[w] {
+		if isUnitSkip(w) {
 			continue
 		}
 		if w == "" || !isASCIILetter(w[0]) {

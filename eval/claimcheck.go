@@ -20,15 +20,24 @@ const (
 	ClaimOtherItem    ClaimState = "other_item"   // supported only by an item the claim does not cite
 )
 
-// claimWeights: how strongly one claim in each state indicates an ungrounded response.
+// claimWeight: how strongly one claim in each state indicates an ungrounded response.
 // HEURISTIC: hand-set; a contradiction is the strongest sign, a partial match the weakest.
-var claimWeights = map[ClaimState]float64{
-	ClaimContradicted: 0.9,
-	ClaimSuperseded:   0.85,
-	ClaimOtherEntity:  0.85,
-	ClaimUnsupported:  0.8,
-	ClaimOtherItem:    0.75,
-	ClaimWeak:         0.3,
+func claimWeight(s ClaimState) float64 {
+	switch s {
+	case ClaimContradicted:
+		return 0.9
+	case ClaimSuperseded:
+		return 0.85
+	case ClaimOtherEntity:
+		return 0.85
+	case ClaimUnsupported:
+		return 0.8
+	case ClaimOtherItem:
+		return 0.75
+	case ClaimWeak:
+		return 0.3
+	}
+	return 0
 }
 
 // Alignment thresholds. HEURISTIC: known coverage is the share of the claim's words and figures

@@ -117,11 +117,18 @@ func unitSkipWords(w string) bool {
 	return false
 }
 
-// multipliers scale the figure before them ("2.1 million", "48 тысяч", "48k").
-var multipliers = map[string]float64{"k": 1e3, "thousand": 1e3, "thousands": 1e3, "mille": 1e3, "mil": 1e3, "tausend": 1e3,
-	"тысяч": 1e3, "тысячи": 1e3, "тысяча": 1e3, "тыс": 1e3, "million": 1e6, "millions": 1e6, "millón": 1e6,
-	"millones": 1e6, "millionen": 1e6, "mio": 1e6, "миллион": 1e6, "миллиона": 1e6, "миллионов": 1e6, "млн": 1e6,
-	"billion": 1e9, "billions": 1e9, "bn": 1e9, "milliard": 1e9, "milliards": 1e9, "mrd": 1e9, "млрд": 1e9}
+// multiplier is the factor a word scales the figure before it by ("2.1 million", "48 тысяч", "48k").
+func multiplier(w string) (float64, bool) {
+	switch w {
+	case "k", "thousand", "thousands", "mille", "mil", "tausend", "тысяч", "тысячи", "тысяча", "тыс":
+		return 1e3, true
+	case "million", "millions", "millón", "millones", "millionen", "mio", "миллион", "миллиона", "миллионов", "млн":
+		return 1e6, true
+	case "billion", "billions", "bn", "milliard", "milliards", "mrd", "млрд":
+		return 1e9, true
+	}
+	return 0, false
+}
 
 // numberWords are spelled-out numbers; a spelled number is a figure only when a unit or a noun
 // follows it, so "the new one" is not.
@@ -167,21 +174,33 @@ var months = sync.OnceValue(func() map[string]int {
 	return m
 })
 
-// versionWords before a number make it a version ("version 3.2", "v2").
-var versionWords = map[string]bool{"version": true, "versión": true, "versione": true, "версия": true, "release": true, "v": true}
+// isVersionWord reports whether w, before a number, makes it a version ("version 3.2", "v2").
+func isVersionWord(w string) bool {
+	switch w {
+	case "version", "versión", "versione", "версия", "release", "v":
+		return true
+	}
+	return false
+}
 
-// referenceWords before a number make it the name of a part of a document ("section 9.2", "Article
+// isReferenceWord reports whether w, before a number, makes it the name of a part of a document ("section 9.2", "Article
 // 14"): compared with the same kind of part only.
-var referenceWords = map[string]bool{"section": true, "sec": true, "clause": true, "article": true, "art": true,
-	"chapter": true, "appendix": true, "annex": true, "table": true, "figure": true, "fig": true, "paragraph": true,
-	"para": true, "page": true, "rule": true, "step": true, "item": true, "rfc": true, "§": true, "artikel": true,
-	"abschnitt": true, "kapitel": true, "tabelle": true, "abbildung": true, "seite": true, "chapitre": true,
-	"tableau": true, "paragraphe": true, "artículo": true, "sección": true, "capítulo": true, "tabla": true,
-	"статья": true, "статьи": true, "раздел": true, "пункт": true, "глава": true, "таблица": true}
+func isReferenceWord(w string) bool {
+	switch w {
+	case "section", "sec", "clause", "article", "art", "chapter", "appendix", "annex", "table", "figure", "fig", "paragraph", "para", "page", "rule", "step", "item", "rfc", "§", "artikel", "abschnitt", "kapitel", "tabelle", "abbildung", "seite", "chapitre", "tableau", "paragraphe", "artículo", "sección", "capítulo", "tabla", "статья", "статьи", "раздел", "пункт", "глава", "таблица":
+		return true
+	}
+	return false
+}
 
-// rangeWords join two numbers that share the unit of the second ("2 to 3 days", "9–14").
-var rangeWords = map[string]bool{"to": true, "-": true, "–": true, "—": true, "à": true, "a": true, "bis": true, "до": true,
-	"~": true, "〜": true, "至": true, "or": true, "ou": true, "o": true, "oder": true, "или": true, "and": true, "y": true, "und": true}
+// isRangeWord reports whether w joins two numbers that share the unit of the second ("2 to 3 days", "9–14").
+func isRangeWord(w string) bool {
+	switch w {
+	case "to", "-", "–", "—", "à", "a", "bis", "до", "~", "〜", "至", "or", "ou", "o", "oder", "или", "and", "y", "und":
+		return true
+	}
+	return false
+}
 
 // cjkNumerals are Chinese and Japanese numeral characters.
 const cjkNumerals = "零〇一二两三四五六七八九十百千万億"
@@ -362,7 +381,7 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 				f.values = scale(f.values, factor)
 				return f, used + n, true
 			}
-			if k := i + used; k+1 < len(words) && rangeWords[words[k].s] && (words[k+1].kind == 'n' || numberWords()[words[k+1].s] > 0) {
+			if k := i + used; k+1 < len(words) && isRangeWord(words[k].s) && (words[k+1].kind == 'n' || numberWords()[words[k+1].s] > 0) {
 				return f, used, true // "two to three days": the range gives it the unit
 			}
 			return f, used, false
@@ -418,9 +437,9 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 func numericFigure(t string, words []word, i int) (figure, int, bool) {
 	w := words[i]
 	f := figure{values: parseNumber(w.s), start: w.start, end: w.end}
-	if i > 0 && (versionWords[words[i-1].s] || referenceWords[words[i-1].s]) {
+	if i > 0 && (isVersionWord(words[i-1].s) || isReferenceWord(words[i-1].s)) {
 		f.cat, f.ident = "version", strings.TrimRight(w.s, ".")
-		if referenceWords[words[i-1].s] {
+		if isReferenceWord(words[i-1].s) {
 			f.cat = "ref:" + words[i-1].s
 		}
 		return f, 1, true
@@ -475,7 +494,7 @@ func numericFigure(t string, words []word, i int) (figure, int, bool) {
 		return df, n, true
 	}
 	if i+1 < len(words) {
-		if m, ok := multipliers[words[i+1].s]; ok {
+		if m, ok := multiplier(words[i+1].s); ok {
 			f.values = scale(f.values, m)
 			f.end = words[i+1].end
 			used++
@@ -828,7 +847,7 @@ func joinRanges(figs []figure, t string) []figure {
 			continue
 		}
 		between := strings.TrimSpace(t[a.end:b.start])
-		if rangeWords[between] || between == "" {
+		if isRangeWord(between) || between == "" {
 			if a.cat == "year" && b.cat != "year" {
 				continue
 			}

@@ -12,7 +12,7 @@ const GroundednessMetricVersion = "check_groundedness/5"
 
 // groundednessWeights: how strongly one failed citation indicates an ungrounded response.
 // HEURISTIC: hand-set; a fabricated named reference is the strongest sign. Figures are checked
-// claim by claim (claimWeights), not as citations.
+// claim by claim (claimWeight), not as citations.
 var groundednessWeights = map[CitationKind]float64{
 	CitationSource:    0.8,
 	CitationReference: 0.8,
@@ -58,7 +58,7 @@ func ScoreGroundedness(in GroundednessInput) GroundednessScore {
 	var worst *ClaimStatus
 	for i := range g.Claims {
 		cl := &g.Claims[i]
-		w := claimWeights[cl.State]
+		w := claimWeight(cl.State)
 		if cl.State == ClaimSupported && cl.ContextID != "" && !slices.Contains(g.CitedContextIDs, cl.ContextID) {
 			g.CitedContextIDs = append(g.CitedContextIDs, cl.ContextID)
 		}
@@ -67,7 +67,7 @@ func ScoreGroundedness(in GroundednessInput) GroundednessScore {
 		}
 		failed++
 		keep *= 1 - w
-		if worst == nil || w > claimWeights[worst.State] {
+		if worst == nil || w > claimWeight(worst.State) {
 			worst = cl
 		}
 		g.Evidence = append(g.Evidence, Span{Start: cl.Start, End: cl.End, Text: cl.Text, Family: string(cl.State), Pattern: cl.Reason, Weight: w})
