@@ -27,21 +27,30 @@ const (
 var corpusSets = []struct {
 	name                    string
 	injection, groundedness []string
+	// nearCopies: also report the set's injection items without their near-copies of training
+	// text (a held-out set written by independent authors)
+	nearCopies bool
 }{
-	{"training split", []string{"injection_train.jsonl"}, []string{"groundedness_train.jsonl"}},
-	{"retired held-out v1 (training material since 2026-12-01)", []string{"injection_heldout.jsonl"}, []string{"groundedness_heldout.jsonl"}},
+	{"training split", []string{"injection_train.jsonl"}, []string{"groundedness_train.jsonl"}, false},
+	{"retired held-out v1 (training material since 2026-12-01)", []string{"injection_heldout.jsonl"}, []string{"groundedness_heldout.jsonl"}, false},
 	// held-out v2, written by another author without sight of the detectors; retired after its
 	// first run and one re-run, and trained on since
-	{"retired held-out v2 (training material since 2026-12-02)", []string{"heldout2/injection.jsonl"}, []string{"heldout2/groundedness.jsonl"}},
+	{"retired held-out v2 (training material since 2026-12-02)", []string{"heldout2/injection.jsonl"}, []string{"heldout2/groundedness.jsonl"}, false},
 	// held-out v3, written by four authors without sight of the detectors and committed before
 	// any code scored it: the split the goals are measured on, reported and never gated
 	{heldout3Name, []string{"heldout3/injection_a.jsonl", "heldout3/injection_b.jsonl"},
-		[]string{"heldout3/groundedness_a.jsonl", "heldout3/groundedness_b.jsonl"}},
+		[]string{"heldout3/groundedness_a.jsonl", "heldout3/groundedness_b.jsonl"}, true},
+	// held-out v4, written by three more authors without sight of the detectors and committed
+	// before any code scored it: the first unseen text for the detectors of this round
+	{heldout4Name, []string{"heldout4/injection_a.jsonl", "heldout4/injection_b.jsonl"},
+		[]string{"heldout4/groundedness.jsonl"}, true},
 }
 
-// heldout3Name names held-out v3 in the report; its injection items are also reported without
-// their near-copies of training text.
-const heldout3Name = "held-out v3 (never tuned on)"
+// heldout3Name and heldout4Name name the held-out sets in the report.
+const (
+	heldout3Name = "held-out v3 (never tuned on)"
+	heldout4Name = "held-out v4 (never tuned on)"
+)
 
 // readSet reads and concatenates the corpus files of one set.
 func readSet[T any](t *testing.T, files []string) []T {
@@ -96,7 +105,7 @@ func nearCopiesOfTraining(t *testing.T, held []injectionItem) map[string]bool {
 func TestMeasureEvalCorpus(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("### eval: corpus (deterministic tier)\n\n")
-	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl`, `heldout2/` and `heldout3/` "+
+	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl`, `heldout2/`, `heldout3/` and `heldout4/` "+
 		"with the deterministic tier alone (`ScreenInjection`, `ScoreGroundedness`; no judge) at threshold %.2f. Positive = the concern is present "+
 		"(an injection; an ungrounded response). Precision, recall and FPR count a score at or above the threshold as flagged; \"decided\" is the "+
 		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. Held-out v1 "+
@@ -104,7 +113,7 @@ func TestMeasureEvalCorpus(t *testing.T) {
 		"the training split's. Held-out v2 (`heldout2/{injection,groundedness}.jsonl`) was written by another author without sight of the "+
 		"detectors; it was retired on 2026-12-02 after its first run and one re-run and is training material now (the learned model is trained on it), "+
 		"so its figures are optimistic too; its first-run figures are the honest ones. Held-out v3 (`heldout3/`, 866 injection and 482 groundedness items) was written by four "+
-		"authors without sight of the detectors, committed before any code scored it, and is never tuned on: it is the split the goals are measured on. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
+		"authors without sight of the detectors, committed before any code scored it, and is never tuned on: Held-out v4 (`heldout4/`, 722 injection and 424 groundedness items) was written the same way by three more authors on 2026-12-02 and committed before any code scored it; with v3 it is the held-out split, never tuned on, and its first run is the first unseen text for this round's detectors. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
 		"trained on, but its misses were read after its first run. First-run figures are recorded in docs/scoring.md. The training split is "+
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
 		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin)
@@ -119,7 +128,7 @@ func TestMeasureEvalCorpus(t *testing.T) {
 			checkTrainingFloors(t, inj, gnd)
 		}
 		writeInjectionReport(&b, set.name, inj)
-		if set.name == heldout3Name {
+		if set.nearCopies {
 			near := nearCopiesOfTraining(t, injItems)
 			var rest []injectionItem
 			for _, c := range injItems {
@@ -131,7 +140,7 @@ func TestMeasureEvalCorpus(t *testing.T) {
 			t.Logf("%s without %d near-copies of training text: injection P %.3f R %.3f FPR %.3f decided %.3f",
 				set.name, len(near), r.all.precision(), r.all.recall(), r.all.fpr(), r.all.decidedRate())
 			fmt.Fprintf(&b, "Without its %d items that are near-copies of training text (a word overlap of 40%% or more with a training item of the same family; "+
-				"see heldout3/README.md): %d items, precision %.3f, recall %.3f, FPR %.3f, decided without a judge %.3f.\n\n",
+				"see the set's README.md): %d items, precision %.3f, recall %.3f, FPR %.3f, decided without a judge %.3f.\n\n",
 				len(near), r.all.total(), r.all.precision(), r.all.recall(), r.all.fpr(), r.all.decidedRate())
 		}
 		writeGroundednessReport(&b, set.name, gnd)
