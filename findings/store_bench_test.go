@@ -13,11 +13,7 @@ import (
 // BenchmarkRecordBatch writes what one grading round of 64 small exchanges writes to SQLite: the
 // exchanges (headers stripped, bodies redacted) and two findings each.
 func BenchmarkRecordBatch(b *testing.B) {
-	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openBenchStore(b)
 	hdr := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer x"}}
 	body := []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hello"}]}}`)
 	n := 0
@@ -54,11 +50,7 @@ func BenchmarkRedactorPayloadClean(b *testing.B) {
 // request bodies writes (each stored body capped at DefaultMaxStoredBody): the page writes to
 // the WAL and the checkpoints that copy them into the database are most of it.
 func BenchmarkRecordBatchLargeBodies(b *testing.B) {
-	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openBenchStore(b)
 	hdr := http.Header{"Content-Type": {"application/json"}}
 	big := make([]byte, 256<<10)
 	for i := range big {
@@ -80,4 +72,16 @@ func BenchmarkRecordBatchLargeBodies(b *testing.B) {
 		}
 	}
 	b.SetBytes(64 * DefaultMaxStoredBody)
+}
+
+// openBenchStore opens a fresh SQLite store in the benchmark's temporary directory, closed when
+// the benchmark ends.
+func openBenchStore(b *testing.B) Store {
+	b.Helper()
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s
 }
