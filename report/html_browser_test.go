@@ -48,9 +48,10 @@ type trap struct {
 	seen []string
 }
 
-// browserOwn matches the browser's own background requests (time, accounts, search warm-up),
-// which no flag turns off entirely; the page's requests are everything else.
-var browserOwn = regexp.MustCompile(`^(CONNECT|GET) (http://)?[a-z0-9.-]*\.(google\.com|googleapis\.com|gstatic\.com|gvt1\.com)[:/]`)
+// browserOwn matches the browser's own background requests to its vendor's services (time,
+// accounts, search warm-up, the component updater's POSTs), which no flag turns off entirely; the
+// page's requests are everything else.
+var browserOwn = regexp.MustCompile(`^(CONNECT|GET|POST) (http://)?[a-z0-9.-]*\.(google\.com|googleapis\.com|gstatic\.com|gvt1\.com)[:/]`)
 
 func (tr *trap) pageRequests() []string {
 	tr.mu.Lock()
