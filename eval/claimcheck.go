@@ -36,6 +36,8 @@ func claimWeight(s ClaimState) float64 {
 		return 0.75
 	case ClaimWeak:
 		return 0.3
+	case ClaimSupported:
+		return 0
 	}
 	return 0
 }
