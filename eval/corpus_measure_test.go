@@ -30,20 +30,23 @@ var corpusSets = []struct {
 	// nearCopies: also report the set's injection items without their near-copies of training
 	// text (a held-out set written by independent authors)
 	nearCopies bool
+	// heldOut: scored only under SENTINEL_MEASURE (make measure), so that a developer's
+	// `go test ./eval` never shows held-out figures to whoever is tuning a detector
+	heldOut bool
 }{
-	{"training split", []string{"injection_train.jsonl"}, []string{"groundedness_train.jsonl"}, false},
-	{"retired held-out v1 (training material since 2026-12-01)", []string{"injection_heldout.jsonl"}, []string{"groundedness_heldout.jsonl"}, false},
+	{"training split", []string{"injection_train.jsonl"}, []string{"groundedness_train.jsonl"}, false, false},
+	{"retired held-out v1 (training material since 2026-12-01)", []string{"injection_heldout.jsonl"}, []string{"groundedness_heldout.jsonl"}, false, false},
 	// held-out v2, written by another author without sight of the detectors; retired after its
 	// first run and one re-run, and trained on since
-	{"retired held-out v2 (training material since 2026-12-02)", []string{"heldout2/injection.jsonl"}, []string{"heldout2/groundedness.jsonl"}, false},
+	{"retired held-out v2 (training material since 2026-12-02)", []string{"heldout2/injection.jsonl"}, []string{"heldout2/groundedness.jsonl"}, false, false},
 	// held-out v3, written by four authors without sight of the detectors and committed before
 	// any code scored it: the split the goals are measured on, reported and never gated
 	{heldout3Name, []string{"heldout3/injection_a.jsonl", "heldout3/injection_b.jsonl"},
-		[]string{"heldout3/groundedness_a.jsonl", "heldout3/groundedness_b.jsonl"}, true},
+		[]string{"heldout3/groundedness_a.jsonl", "heldout3/groundedness_b.jsonl"}, true, true},
 	// held-out v4, written by three more authors without sight of the detectors and committed
 	// before any code scored it: the first unseen text for the detectors of this round
 	{heldout4Name, []string{"heldout4/injection_a.jsonl", "heldout4/injection_b.jsonl"},
-		[]string{"heldout4/groundedness.jsonl"}, true},
+		[]string{"heldout4/groundedness.jsonl"}, true, true},
 }
 
 // heldout3Name and heldout4Name name the held-out sets in the report.
@@ -118,7 +121,12 @@ func TestMeasureEvalCorpus(t *testing.T) {
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
 		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin)
 
+	measuring := os.Getenv("SENTINEL_MEASURE") != ""
 	for _, set := range corpusSets {
+		if set.heldOut && !measuring {
+			t.Logf("%s: not scored outside make measure (SENTINEL_MEASURE unset)", set.name)
+			continue
+		}
 		injItems := readSet[injectionItem](t, set.injection)
 		inj := newReport(scoreInjectionItems(injItems), corpusThreshold)
 		gnd := newReport(scoreGroundednessItems(readSet[groundednessItem](t, set.groundedness)), corpusThreshold)
