@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
@@ -32,7 +33,8 @@ settle are listed too, as "indeterminate", with the reason.`,
   sentinel rules explain origin-invalid-403`,
 	}
 	cmd.AddCommand(newRulesListCommand(), newRulesExplainCommand())
-	return cmd
+	// rules list and explain print from tables in memory: no signal handler (cli.Instant).
+	return cli.Instant(cmd)
 }
 
 type listOptions struct {
