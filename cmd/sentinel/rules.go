@@ -15,7 +15,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
-func init() { subcommands = append(subcommands, newRulesCommand) }
+func init() { register(newRulesCommand, "rules") }
 
 // implementedRuleIDs reports which rule IDs have a probe or a passive check behind them. It returns
 // nil until the lead wires it to the prober's and the passive registries; `rules list` then says
