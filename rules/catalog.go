@@ -1,6 +1,10 @@
 package rules
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // catalog returns the registry's rules in catalogue order, with their IDs filled in. The rules
 // themselves live in the catalog_<area>.go files, one per primary area, so that a change to one area
@@ -15,7 +19,11 @@ func catalog() []Rule {
 		catalogPrompts(), catalogCompletion(), catalogMRTR(), catalogSubscriptions(), catalogLogging(),
 		catalogProgress(), catalogAuth(), catalogIntermediary(), catalogStdio(),
 	}
-	var all []Rule
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	all := make([]Rule, 0, n)
 	for _, p := range parts {
 		all = append(all, p...)
 	}
@@ -29,17 +37,19 @@ func catalog() []Rule {
 
 // sortCatalogue orders rules by catalogue row, with the rules added from the spec (row 0) last in
 // name order, so that `sentinel rules list` reads like the digest.
+// (slices, not sort.SliceStable: its reflective swap of a 200-byte Rule was a tenth of
+// `sentinel rules list`.)
 func sortCatalogue(rs []Rule) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i].Catalogue, rs[j].Catalogue
+	slices.SortStableFunc(rs, func(x, y Rule) int {
+		a, b := x.Catalogue, y.Catalogue
 		switch {
 		case a == 0 && b == 0:
-			return rs[i].Name < rs[j].Name
+			return strings.Compare(x.Name, y.Name)
 		case a == 0:
-			return false
+			return 1
 		case b == 0:
-			return true
+			return -1
 		}
-		return a < b
+		return cmp.Compare(a, b)
 	})
 }
