@@ -57,7 +57,7 @@ func TestIsInstant(t *testing.T) {
 		{[]string{"rules", "list", "--format", "json"}, true},
 		{[]string{"rules"}, true},
 		{[]string{"probe", "--endpoint", "x"}, false},
-		{[]string{"versoin"}, false},
+		{[]string{"vresion"}, false}, // a typo: Find cannot place it
 		{[]string{"help", "version"}, false},
 		{nil, false},
 	} {
