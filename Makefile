@@ -20,8 +20,9 @@ all: build
 # The linker writes its output through a memory map, which leaves the file in the page cache as
 # single 4 KiB pages. A copy written in one write(2) is cached in large folios, and every process
 # started from it faults its image in with fewer, cheaper faults: `sentinel version` takes about
-# 150 fewer page faults and a fifth less CPU (docs/performance.md). So the binaries are linked
-# into $(BIN)/.link and copied out with dd in one block (cp and cat write 128 KiB at a time).
+# 150 fewer page faults and a fifth less CPU, for the first minutes (docs/performance.md). So the
+# binaries are linked into $(BIN)/.link and copied out with dd in one block (cp and cat write
+# 128 KiB at a time).
 build:
 	@mkdir -p $(BIN)/.link
 	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/.link/ ./cmd/...
