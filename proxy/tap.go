@@ -101,11 +101,13 @@ type Tap struct {
 	initOnce sync.Once
 }
 
-var runPrefix = func() string {
+// runPrefix is this process's random prefix of exchange IDs, drawn on first use: the first
+// crypto/rand read seeds the DRBG and arms a timer, which no command but the proxy's needs.
+var runPrefix = sync.OnceValue(func() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}()
+})
 
 // Why an exchange was not graded, as stored in findings.Exchange.Graded.
 const (
@@ -131,7 +133,7 @@ func (t *Tap) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	})
 	c := &Capture{
-		ID:    runPrefix + "-" + strconv.FormatUint(t.seq.Add(1), 10),
+		ID:    runPrefix() + "-" + strconv.FormatUint(t.seq.Add(1), 10),
 		Start: time.Now(), Method: req.Method, URL: req.URL.String(),
 		RequestHeader: req.Header.Clone(), budget: t.Budget,
 	}

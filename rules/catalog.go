@@ -1,6 +1,10 @@
 package rules
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // catalog returns the registry's rules in catalogue order, with their IDs filled in. The rules
 // themselves live in the catalog_<area>.go files, one per primary area, so that a change to one area
@@ -15,31 +19,49 @@ func catalog() []Rule {
 		catalogPrompts(), catalogCompletion(), catalogMRTR(), catalogSubscriptions(), catalogLogging(),
 		catalogProgress(), catalogAuth(), catalogIntermediary(), catalogStdio(),
 	}
-	var all []Rule
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	all := make([]Rule, 0, n)
 	for _, p := range parts {
 		all = append(all, p...)
 	}
 	for i := range all {
-		all[i].ID = MakeID(all[i].Level, all[i].Name)
-		all[i].Transport = transportOf(all[i])
+		r := &all[i]
+		r.ID = MakeID(r.Level, r.Name)
+		r.Transport = transportOf(*r)
 	}
 	sortCatalogue(all)
 	return all
 }
 
 // sortCatalogue orders rules by catalogue row, with the rules added from the spec (row 0) last in
-// name order, so that `sentinel rules list` reads like the digest.
+// name order, so that `sentinel rules list` reads like the digest. It sorts positions and moves
+// each 200-byte Rule once: sorting the Rules themselves (reflectively, with sort.SliceStable) was
+// a tenth of `sentinel rules list`, and the merge sort's deep, wide frames grew the goroutine
+// stack, each growth a walk of every frame.
 func sortCatalogue(rs []Rule) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i].Catalogue, rs[j].Catalogue
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		x, y := &rs[i], &rs[j]
+		a, b := x.Catalogue, y.Catalogue
 		switch {
 		case a == 0 && b == 0:
-			return rs[i].Name < rs[j].Name
+			return strings.Compare(x.Name, y.Name)
 		case a == 0:
-			return false
+			return 1
 		case b == 0:
-			return true
+			return -1
 		}
-		return a < b
+		return cmp.Compare(a, b)
 	})
+	sorted := make([]Rule, len(rs))
+	for k, i := range order {
+		sorted[k] = rs[i]
+	}
+	copy(rs, sorted)
 }

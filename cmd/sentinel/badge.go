@@ -10,7 +10,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
-func init() { subcommands = append(subcommands, newBadgeCommand) }
+func init() { register(newBadgeCommand, "badge") }
 
 func newBadgeCommand() *cobra.Command {
 	var from, out string

@@ -8,7 +8,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/baseline"
 )
 
-func init() { subcommands = append(subcommands, newBaselineCommand) }
+func init() { register(newBaselineCommand, "baseline") }
 
 func newBaselineCommand() *cobra.Command {
 	cmd := &cobra.Command{

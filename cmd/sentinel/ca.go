@@ -11,7 +11,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/proxy"
 )
 
-func init() { subcommands = append(subcommands, newCACommand) }
+func init() { register(newCACommand, "ca") }
 
 // defaultCADir is where `sentinel ca init` writes and `sentinel proxy --mitm` reads the CA.
 func defaultCADir() string {

@@ -17,7 +17,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
-func init() { subcommands = append(subcommands, newDeprecationsCommand) }
+func init() { register(newDeprecationsCommand, "deprecations") }
 
 // deprecationsOptions is what `sentinel deprecations` parses its flags into.
 type deprecationsOptions struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
-func init() { subcommands = append(subcommands, newDiffCommand) }
+func init() { register(newDiffCommand, "diff") }
 
 func newDiffCommand() *cobra.Command {
 	var gate string

@@ -15,7 +15,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
-func init() { subcommands = append(subcommands, newFindingsCommand) }
+func init() { register(newFindingsCommand, "findings") }
 
 type findingsConfig struct {
 	db, since, rule, level, target, gate string

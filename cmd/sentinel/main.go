@@ -10,5 +10,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(newRoot(), os.Args[1:], os.Stderr))
+	os.Exit(cli.Main(newRootFor(os.Args[1:]), os.Args[1:], os.Stderr))
 }

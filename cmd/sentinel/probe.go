@@ -22,7 +22,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
-func init() { subcommands = append(subcommands, newProbeCmd) }
+func init() { register(newProbeCmd, "probe", "scan") }
 
 // TokenEnv is the environment variable the token is read from when no flag gives one.
 const TokenEnv = "SENTINEL_TOKEN"

@@ -45,7 +45,7 @@ func (d *discoverOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	root := newRoot()
+	root := newRootFor(args) // the tree the binary builds for args
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	code = cli.Main(root, args, &errb)

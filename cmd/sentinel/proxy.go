@@ -25,7 +25,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
-func init() { subcommands = append(subcommands, newProxyCommand) }
+func init() { register(newProxyCommand, "proxy") }
 
 // defaultDB is the findings store `sentinel proxy` and `sentinel findings` use by default.
 const defaultDB = "sentinel-findings.db"

@@ -7,14 +7,15 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
-func init() { subcommands = append(subcommands, newRulesCommand) }
+func init() { register(newRulesCommand, "rules") }
 
 // implementedRuleIDs reports which rule IDs have a probe or a passive check behind them. It returns
 // nil until the lead wires it to the prober's and the passive registries; `rules list` then says
@@ -32,7 +33,8 @@ settle are listed too, as "indeterminate", with the reason.`,
   sentinel rules explain origin-invalid-403`,
 	}
 	cmd.AddCommand(newRulesListCommand(), newRulesExplainCommand())
-	return cmd
+	// rules list and explain print from tables in memory: no signal handler (cli.Instant).
+	return cli.Instant(cmd)
 }
 
 type listOptions struct {
@@ -189,9 +191,9 @@ func runRulesList(w io.Writer, o listOptions, implemented map[string]bool) error
 	}
 }
 
-// writeRulesTable writes the table through one buffer: tabwriter writes each cell's padding
-// separately, and unbuffered that was a write system call per cell, a quarter of what `sentinel
-// rules list` cost.
+// writeRulesTable writes the table and its summary through one buffer, so they leave in one
+// write system call (written cell by cell, as tabwriter once did, they cost a quarter of
+// `sentinel rules list`).
 func writeRulesTable(out io.Writer, rs []rules.Rule, sum listSummary) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	if err := writeRulesTableTo(w, rs, sum); err != nil {
@@ -203,17 +205,35 @@ func writeRulesTable(out io.Writer, rs []rules.Rule, sum listSummary) error {
 	return nil
 }
 
+// writeRulesTableTo writes the table with its columns aligned as text/tabwriter aligns them
+// (each column as wide as its widest cell plus two spaces; the last column unpadded), without
+// tabwriter: scanning its input a byte at a time, it was a tenth of `sentinel rules list`.
 func writeRulesTableTo(w io.Writer, rs []rules.Rule, sum listSummary) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tLEVEL\tCHECK\tAREAS")
+	rows := make([][4]string, 0, len(rs)+1)
+	rows = append(rows, [4]string{"ID", "LEVEL", "CHECK", "AREAS"})
 	for _, r := range rs {
 		areas := make([]string, len(r.Areas))
 		for i, a := range r.Areas {
 			areas[i] = string(a)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Level, r.Check, strings.Join(areas, ","))
+		rows = append(rows, [4]string{r.ID, string(r.Level), string(r.Check), strings.Join(areas, ",")})
 	}
-	if err := tw.Flush(); err != nil {
+	var width [3]int
+	for _, row := range rows {
+		for i := range width {
+			width[i] = max(width[i], utf8.RuneCountInString(row[i]))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		for i := range width {
+			b.WriteString(row[i])
+			b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(row[i])+2))
+		}
+		b.WriteString(row[3])
+		b.WriteByte('\n')
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("writing the rule list: %w", err)
 	}
 	var levels, checks []string

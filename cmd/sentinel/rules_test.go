@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"text/tabwriter"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -248,5 +250,34 @@ func TestRulesListSaysNotLinkedWithoutRegistries(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "implemented checks: not linked") {
 		t.Errorf("a build without the registries does not say so:\n%s", b.String())
+	}
+}
+
+// TestRulesTableAlignsAsTabwriter: the table writer pads its columns as text/tabwriter did
+// (minwidth 0, padding 2, spaces), the oracle here, on every rule and on a cell wider than
+// any rule's.
+func TestRulesTableAlignsAsTabwriter(t *testing.T) {
+	rs := rules.All()
+	rs = append(rs, rules.Rule{ID: "MCP/x/MUST/" + strings.Repeat("é", 90), Level: rules.Must, Check: rules.CheckBoth})
+	var got bytes.Buffer
+	if err := writeRulesTableTo(&got, rs, listSummary{}); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tLEVEL\tCHECK\tAREAS")
+	for _, r := range rs {
+		areas := make([]string, len(r.Areas))
+		for i, a := range r.Areas {
+			areas[i] = string(a)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Level, r.Check, strings.Join(areas, ","))
+	}
+	if err := tw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	table, _, _ := strings.Cut(got.String(), "\n\n") // the summary follows a blank line
+	if table+"\n" != want.String() {
+		t.Errorf("the table differs from tabwriter's:\n%s\nwant:\n%s", table, want.String())
 	}
 }

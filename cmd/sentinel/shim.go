@@ -23,7 +23,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/stdio"
 )
 
-func init() { subcommands = append(subcommands, newShimCommand) }
+func init() { register(newShimCommand, "shim") }
 
 type shimConfig struct {
 	env       []string

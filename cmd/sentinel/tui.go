@@ -14,7 +14,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/tui"
 )
 
-func init() { subcommands = append(subcommands, newTUICommand) }
+func init() { register(newTUICommand, "tui") }
 
 // tuiRun starts the terminal UI; tests replace it to check flag handling without a terminal.
 var tuiRun = tui.Run

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // verdict is a Verdict for tests; report.Verdict is the real one (cmd/sentinel tests it end to end).
@@ -36,5 +38,31 @@ func TestExitForAndJudge(t *testing.T) {
 	}
 	if ExitCode(errors.New("plain")) != ExitCannotRun {
 		t.Error("a plain error must exit 2")
+	}
+}
+
+// TestIsInstant: a command marked Instant, and one under it, runs without the signal handler;
+// everything else, and whatever Find cannot place, keeps it.
+func TestIsInstant(t *testing.T) {
+	root := &cobra.Command{Use: "prog"}
+	group := Instant(&cobra.Command{Use: "rules"})
+	group.AddCommand(&cobra.Command{Use: "list", Run: func(*cobra.Command, []string) {}})
+	root.AddCommand(VersionCommand("prog"), group,
+		&cobra.Command{Use: "probe", Run: func(*cobra.Command, []string) {}})
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"version"}, true},
+		{[]string{"rules", "list", "--format", "json"}, true},
+		{[]string{"rules"}, true},
+		{[]string{"probe", "--endpoint", "x"}, false},
+		{[]string{"vresion"}, false}, // a typo: Find cannot place it
+		{[]string{"help", "version"}, false},
+		{nil, false},
+	} {
+		if got := isInstant(root, tt.args); got != tt.want {
+			t.Errorf("isInstant(%q) = %v, want %v", tt.args, got, tt.want)
+		}
 	}
 }

@@ -27,9 +27,10 @@ func VersionString() string {
 	return v
 }
 
-// VersionCommand prints "<program> <version>".
+// VersionCommand prints "<program> <version>". It is Instant: no signal handler is installed
+// for it.
 func VersionCommand(program string) *cobra.Command {
-	return &cobra.Command{
+	return Instant(&cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
@@ -37,5 +38,5 @@ func VersionCommand(program string) *cobra.Command {
 			_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", program, VersionString())
 			return err
 		},
-	}
+	})
 }
