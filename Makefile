@@ -17,18 +17,9 @@ DEPS = set -a; eval "$$(scripts/deps.sh $(1))"; set +a
 all: build
 
 ## build: compile sentinel, broker and fixture into ./bin
-# The linker writes its output through a memory map, which leaves the file in the page cache as
-# single 4 KiB pages. A copy written in one write(2) is cached in large folios, and every process
-# started from it faults its image in with fewer, cheaper faults: `sentinel version` takes about
-# 150 fewer page faults and a fifth less CPU, for the first minutes (docs/performance.md). So the
-# binaries are linked into $(BIN)/.link and copied out with dd in one block (cp and cat write
-# 128 KiB at a time).
 build:
-	@mkdir -p $(BIN)/.link
-	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/.link/ ./cmd/...
-	@for f in $(BIN)/.link/*; do t="$(BIN)/.$${f##*/}.tmp"; \
-		dd if="$$f" of="$$t" bs=256M status=none && chmod 755 "$$t" && mv -f "$$t" "$(BIN)/$${f##*/}" || exit 1; done
-	@rm -rf $(BIN)/.link
+	@mkdir -p $(BIN)
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## test: the whole test suite, with PostgreSQL, Node 22 and the official suite installed if missing
 test:

@@ -72,35 +72,12 @@ func BuildBinary(t testing.TB, name string) string {
 			b.err = fmt.Errorf("go build ./cmd/%s: %w\n%s", name, err, msg)
 			return
 		}
-		if err := rewrite(out); err != nil {
-			b.err = err
-			return
-		}
 		b.path = out
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
 	return b.path
-}
-
-// rewrite replaces the file at path with a copy of itself written in one write(2), as `make
-// build` does: the linker writes through a memory map, which leaves the image in the page cache
-// as single pages, and every process started from it pays for that in page faults (a third of
-// the CPU of `sentinel version`; docs/performance.md). What is measured is what is installed.
-func rewrite(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o755); err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	return nil
 }
 
 // RequireTool returns the path in environment variable env. When it is unset or the path does
