@@ -13,6 +13,7 @@ var scanSeeds = []string{
 	`{"a":1,"a":2}`, `{"a":1,"A":2}`, `{"\u0061":1}`, `{"k\"q":"v\\n"}`, `"\ud800"`, "\"\xff\"", `[1,]`, `{"a":1,}`,
 	`01`, `1.`, `1e`, `-`, `tru`, `nul`, `{"a"}`, `{"a":}`, `[`, `{`, `"abc`, "\"a\x01\"", `"\x"`, `"\u12g4"`,
 	`{} {}`, `[] x`, `1 2`, `"abcdefghijklmnop\"qrstuvwxyz"`, "\"abcdefghijklmno\x01pq\"", `{"abcdefghijk":"lmnopqrstuvwx\u00e9yz"}`,
+	`"\\\"\\"`, `"abcdefgh\\"`, `"\"\"\"\"\"\"\"\"\""`, "\"\\\"\x1f\"", `"abc\u00"`, `"abc\`,
 }
 
 // deepSeeds are at encoding/json's nesting bound and one past it.
@@ -310,5 +311,34 @@ func TestInternedIsSortedAndReturnsItsOwnStrings(t *testing.T) {
 	key := []byte(`"jsonrpc"`)
 	if n := testing.AllocsPerRun(100, func() { _ = unquote(key) }); n != 0 {
 		t.Fatalf("unquote of an interned key allocates %v times, want 0", n)
+	}
+}
+
+// TestScanStringFastAgreesWithSlow: the vectorised scan accepts exactly the strings the
+// byte-at-a-time scan accepts, and reads the same end and escape flag, for escapes (an escaped
+// quote, backslash runs, \u) and bad bytes at every position around a closing quote.
+func TestScanStringFastAgreesWithSlow(t *testing.T) {
+	pieces := []string{`a`, `\"`, `\\`, `\\\"`, `\u00e9`, `\u12g4`, `\x`, "\x01", "\x1f", `"`, `\`, `\u00`, "\xff", `\/`, `\n`}
+	var check func(prefix string, depth int)
+	check = func(prefix string, depth int) {
+		for _, tail := range []string{``, `"`, `"x`, `\"`} {
+			lit := []byte(`"` + prefix + tail)
+			fe, fesc, ok := scanStringFast(lit, 0)
+			se, sesc, err := scanStringSlow(lit, 0)
+			if ok != (err == nil) || (ok && (fe != se || fesc != sesc)) {
+				t.Fatalf("%q: fast (end %d, escaped %v, ok %v), slow (end %d, escaped %v, err %v)", lit, fe, fesc, ok, se, sesc, err)
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for _, p := range pieces {
+			check(prefix+p, depth-1)
+		}
+	}
+	check("", 3)
+	long := strings.Repeat(`ab\"cd\\`, 5000) + "\x02"
+	if _, _, ok := scanStringFast([]byte(`"`+long+`"`), 0); ok {
+		t.Fatal("a control byte after 5000 escapes was accepted")
 	}
 }

@@ -253,8 +253,15 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 	// so an attached TUI never holds the shutdown.
 	adminCtx, stopAdmin := context.WithCancel(context.Background())
 	defer stopAdmin()
-	// Traffic spans are observe-only: the proxy never adds a header to what it forwards.
-	proxySrv := &http.Server{Handler: telemetry.Observe("proxy", p), ReadHeaderTimeout: 30 * time.Second}
+	// Traffic spans are observe-only: the proxy never adds a header to what it forwards. Without
+	// an exporter there is no span to open, and the middleware would still cost every request a
+	// request ID, the propagator and a copy of the request (BenchmarkObserveWithoutExporter:
+	// about 3 µs and 15 allocations), so traffic goes to the proxy unwrapped.
+	var traffic http.Handler = p
+	if tracing {
+		traffic = telemetry.Observe("proxy", p)
+	}
+	proxySrv := &http.Server{Handler: traffic, ReadHeaderTimeout: 30 * time.Second}
 	adminSrv := &http.Server{Handler: telemetry.Middleware("proxy-admin", adminHandler), ReadHeaderTimeout: 30 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return adminCtx }}
 	statePath := c.recordState(log, adminstate.State{Kind: "proxy", PID: os.Getpid(), Admin: adminURL,
