@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -217,7 +218,7 @@ type classTable struct {
 
 var classTables = sync.OnceValue(func() *classTable {
 	t := &classTable{exact: wordClasses(), stems: map[string]uint8{}, heads: map[string]uint32{}}
-	for _, e := range intlClassWords {
+	for _, e := range slices.Concat(intlClassWords, intlClassWords2) {
 		for _, w := range strings.Fields(e.words) {
 			w = strings.ToLower(norm.NFKC.String(strings.ReplaceAll(w, "_", " ")))
 			stem, ok := strings.CutSuffix(w, "*")
@@ -255,7 +256,7 @@ func runePrefix(s string, n int) string {
 type classifier struct {
 	t                  *classTable
 	prevStart, prevEnd int
-	run                [6]int // starts of the previous contiguous Han/kana words, oldest first
+	run                [12]int // starts of the previous contiguous Han/kana/Thai words, oldest first
 	nRun               int
 }
 
@@ -269,7 +270,7 @@ func (c *classifier) of(text string, start, end int) uint8 {
 	spaced := c.prevEnd+1 == start && c.prevEnd >= 0 && text[c.prevEnd] == ' '
 	c.prevStart, c.prevEnd = start, end
 	if w[0] >= utf8.RuneSelf {
-		if r, size := utf8.DecodeRuneInString(w); size == len(w) && isCJK(r) {
+		if r, size := utf8.DecodeRuneInString(w); size == len(w) && isRunRune(r) {
 			if !contiguous {
 				c.nRun = 0
 			}
