@@ -400,3 +400,14 @@ func isRunRune(r rune) bool {
 	}
 	return isCJK(r)
 }
+
+// isRunString reports whether every rune of s is one isRunRune reads as a word of its own, so
+// that s is found as a substring, without word boundaries (a Chinese or Thai cue).
+func isRunString(s string) bool {
+	for _, r := range s {
+		if !isRunRune(r) {
+			return false
+		}
+	}
+	return true
+}

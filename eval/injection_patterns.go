@@ -35,6 +35,23 @@ type pattern struct {
 	// suffixOK: the expression continues the anchor's word ("ignore[a-z]{0,3}", "agents?"), so an
 	// anchor glued to more letters is still worth trying.
 	suffixOK bool
+	// notAfter, when set, are words that cancel a match when they are the word just before the
+	// anchor: a negation ("jangan abaikan": do not ignore) turns the order into its opposite.
+	notAfter []string
+}
+
+// negatedBefore reports whether the word just before pos in t is one of words.
+func negatedBefore(t string, pos int, words []string) bool {
+	before := strings.TrimRight(t[max(0, pos-24):pos], " ")
+	for _, w := range words {
+		if strings.HasSuffix(before, w) {
+			k := len(before) - len(w)
+			if k == 0 || !isWordByte(before[k-1]) || w[len(w)-1] == '\'' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // needing sets p.need and returns p.
