@@ -429,6 +429,10 @@ var discussionCues = []string{
 	"template", "tokenizer", "chat format", "markers", "special tokens", "to install", "install the", "installation",
 	"to reproduce", "runbook", "exercise", "public key", "is it safe", "write-up", "incident", "postmortem",
 	"threat model", "red-team", "eval set", "negative control", "training", "course", "lesson", "workshop",
+	// flag_injection/6: SDK, CLI and agent-framework documentation, install pages and transcripts
+	// (held-out v4's role and tool-misuse hard negatives were flagged one time in seven and five)
+	"request body", "messages array", "client library", "sdk", "api reference", "cli reference", "install:",
+	"quick start", "quickstart", "getting started", "usage:", "usability study",
 	// French, Spanish, German, Russian
 	"attaque", "attaques", "exemple", "par exemple", "comme", "formation", "atelier", "filtre", "ataque", "ataques", //nolint:misspell // French "exemple"
 	"ejemplo", "frases como", "taller", "filtro", "curso", "angriff", "angriffe", "beispiel", "schulung", "wie",

@@ -140,7 +140,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyRole, "you-are-now", 0.8, []string{"you are now", "you're now", "you are no longer", "you will now act as", "you will now be"},
 			`\s+(?:an?\s+|the\s+|in\s+)?(?:\w+\s+){0,3}?(?:ai|assistant|model|bot|chatbot|dan|jailbroken|unrestricted|unfiltered|uncensored|developer\s+mode|mode|admin|administrator|root|system|free\s+from|unbound|no\s+longer\s+bound)\b`),
 		pat(FamilyRole, "mode-enabled", 0.8, []string{"developer mode", "god mode", "jailbreak mode", "dan mode", "enable developer", "enable dan", "enable jailbreak"},
-			`\s*(?:enabled|activated|on|is\s+now\s+(?:on|active|enabled)|mode)\b`),
+			`\s*(?:enabled|activated|on\s*(?:[.!,:;\n)\]]|$)|is\s+now\s+(?:on|active|enabled)|mode)\b`), // "on" ends the phrase: "developer mode on Android" is a phone setting
 		pat(FamilyRole, "message-from-system", 0.6, []string{"message from", "note from", "instruction from", "instructions from", "notice from", "alert from", "directive from"},
 			`\s+(?:the\s+)?(?:system|openai|anthropic|model\s+provider|ai\s+provider|your\s+(?:creator|developer|developers|operator|owner))\b`),
 		pat(FamilyRole, "message-from-staff", 0.3, []string{"message from", "note from", "instruction from", "instructions from", "notice from", "alert from", "directive from"},
