@@ -8,16 +8,31 @@ import (
 )
 
 // Instruction overrides in the languages the other multilingual patterns do not cover (added in
-// flag_injection/6): an order to ignore or forget, and, within a few words of it, the word for
+// flag_injection/6): an order to ignore, and, within a few words of it, the word for
 // instructions or rules — the same two parts the English and the older multilingual patterns
 // need, so "ignore my previous email" or "ignore the noise" stays clean in these languages too;
 // "forget" is left out (every language says "don't forget the instructions" to people), and a
 // negated order ("do not ignore the safety instructions") does not count.
 // Where the language puts the verb after its object (Turkish, Hindi, Bengali, Tamil, Persian,
 // Urdu) the noun is the anchor and the verb follows it. Written from the grammar of each
-// language, not from any corpus item; anchors and expressions are NFKC-normalised and
-// lower-cased here as the detector's text is (Thai "ำ" becomes two characters under NFKC).
-var intlOverridePatterns = sync.OnceValue(func() []*pattern {
+// language, not from any corpus item; anchors are NFKC-normalised and lower-cased here as the
+// detector's text is, expressions (written in lower case) NFKC-normalised (Thai "ำ" becomes two
+// characters under NFKC).
+//
+// A function with a sync.Once rather than a sync.OnceValue variable: the latter allocates its
+// closure at package initialisation, in every command (TestVersionInitialisersStayInBudget).
+func intlOverridePatterns() []*pattern {
+	intlOverrideOnce.Do(func() { intlOverrideList = buildIntlOverridePatterns() })
+	return intlOverrideList
+}
+
+var (
+	intlOverrideOnce sync.Once
+	intlOverrideList []*pattern
+)
+
+//nolint:misspell // words of other languages, not misspelt English
+func buildIntlOverridePatterns() []*pattern {
 	p := func(name string, anchors []string, rest string) *pattern {
 		for i, a := range anchors {
 			anchors[i] = strings.ToLower(norm.NFKC.String(a))
@@ -58,4 +73,4 @@ var intlOverridePatterns = sync.OnceValue(func() []*pattern {
 		// negation "อย่า" glued before the verb leaves it without a word start, so no match)
 		p("override-th", []string{"ไม่ต้องสนใจ", "เพิกเฉย", "ละเว้น", "ไม่ต้องทำตาม"}, `[^\n]{0,12}?(?:คำสั่ง|คำแนะนำ|กฎ|ข้อกำหนด)`),
 	}
-})
+}
