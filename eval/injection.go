@@ -451,7 +451,9 @@ var discussionCues = []string{
 
 // discussionCuesCJK are discussion cues in Chinese and Japanese, matched as substrings.
 var discussionCuesCJK = []string{"攻击", "例子", "例如", "培训", "检测器", "攻撃", "例として", "研修", "注入", "インジェクション", "공격", "예시",
-	"การโจมตี", "ตัวอย่าง", "บทความความปลอดภัย"}
+	"การโจมตี", "ตัวอย่าง", "บทความความปลอดภัย",
+	// manuals and documentation (flag_injection/6), as "runbook" and "to install" in English
+	"操作手册", "使用手册", "用户手册", "文档", "教程", "安装步骤", "取扱説明書", "マニュアル", "ドキュメント", "手順書"}
 
 // dampFactor damps a match that is quoted and/or surrounded by discussion cues: security
 // write-ups quote attack strings all the time. Quoting alone is weak evidence, cues alone move a
