@@ -45,6 +45,7 @@ func (n *Normalized) decodePayloads() {
 	n.scanROT13()
 	n.scanSpacedLetters()
 	n.scanEntities()
+	n.scanCodes()
 	n.scanTransforms()
 }
 
