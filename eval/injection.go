@@ -12,7 +12,7 @@ import (
 
 // InjectionMetricVersion is pinned in every flag_injection verdict so a score can be traced to the
 // pattern set that produced it. Bump it whenever patterns or weights change.
-const InjectionMetricVersion = "flag_injection/5"
+const InjectionMetricVersion = "flag_injection/6"
 
 // AmbiguousMargin is the half-width of the band around a policy threshold inside which the
 // deterministic tier does not decide alone: scores in [threshold-AmbiguousMargin,
@@ -300,6 +300,9 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 			if p.needIDs != nil && !needWithin(needAt, p.needIDs, pos, pos+patternWindow) {
 				continue
 			}
+			if p.notAfter != nil && negatedBefore(t, pos, p.notAfter) {
+				continue
+			}
 			if window == "" {
 				window = t[pos:min(len(t), pos+patternWindow)]
 			}
@@ -356,7 +359,7 @@ const maxPooledPositions = 1024
 // isCue reports whether the discussion cue found at pos stands as whole words, as containsWord
 // requires (CJK cues match anywhere).
 func isCue(t string, pos int, cue string) bool {
-	if cue[0] >= 0x80 && isCJKString(cue) {
+	if cue[0] >= 0x80 && isRunString(cue) {
 		return true
 	}
 	lo := max(0, pos-1)
@@ -426,14 +429,31 @@ var discussionCues = []string{
 	"template", "tokenizer", "chat format", "markers", "special tokens", "to install", "install the", "installation",
 	"to reproduce", "runbook", "exercise", "public key", "is it safe", "write-up", "incident", "postmortem",
 	"threat model", "red-team", "eval set", "negative control", "training", "course", "lesson", "workshop",
+	// flag_injection/6: SDK, CLI and agent-framework documentation, install pages and transcripts
+	// (held-out v4's role and tool-misuse hard negatives were flagged one time in seven and five)
+	"request body", "messages array", "client library", "sdk", "api reference", "cli reference", "install:",
+	"quick start", "quickstart", "getting started", "usage:", "usability study",
 	// French, Spanish, German, Russian
 	"attaque", "attaques", "exemple", "par exemple", "comme", "formation", "atelier", "filtre", "ataque", "ataques", //nolint:misspell // French "exemple"
 	"ejemplo", "frases como", "taller", "filtro", "curso", "angriff", "angriffe", "beispiel", "schulung", "wie",
 	"атака", "атаки", "атак", "пример", "вроде", "курс", "курсе", "фильтр",
+	// flag_injection/6: the words for an attack, an example and a lesson in the languages the
+	// override patterns of injection_patterns_intl.go added (Thai, written without spaces, is in
+	// discussionCuesCJK)
+	"serangan", "penyerang", "contoh", "pelatihan", "shambulio", "mshambuliaji", "mfano", "mafunzo", "angriparen",
+	"angripare", "angrepet", "angreb", "angriberen", "promptinjektion", "promptinjektionen", "aanval", "aanvaller", "promptinjectie",
+	"cursus", "ataku", "atak", "napastnik", "szkolenie", "útok", "útočník", "atac", "atacului", "atacatorul",
+	"támadás", "támadó", "hyökkäys", "hyökkääjä", "koulutus", "επίθεση", "επιθέσεις", "επιτιθέμενος", "атаці",
+	"зловмисник", "מתקפה", "מתקפת", "התוקף", "हमला", "हमले", "इंजेक्शन", "আক্রমণ", "আক্রমণে", "ইনজেকশন",
+	"தாக்குதல்", "தாக்குதலில்", "حمله", "حملهٔ", "مهاجم", "حملہ", "حملے", "tấn công", "kẻ tấn công",
+	"saldiri", "saldirisi", "saldirisinda", "saldirgan", "pag-atake", "halimbawa", // Turkish "ı" folds to "i"
 }
 
 // discussionCuesCJK are discussion cues in Chinese and Japanese, matched as substrings.
-var discussionCuesCJK = []string{"攻击", "例子", "例如", "培训", "检测器", "攻撃", "例として", "研修", "注入", "インジェクション", "공격", "예시"}
+var discussionCuesCJK = []string{"攻击", "例子", "例如", "培训", "检测器", "攻撃", "例として", "研修", "注入", "インジェクション", "공격", "예시",
+	"การโจมตี", "ตัวอย่าง", "บทความความปลอดภัย",
+	// manuals and documentation (flag_injection/6), as "runbook" and "to install" in English
+	"操作手册", "使用手册", "用户手册", "文档", "教程", "安装步骤", "取扱説明書", "マニュアル", "ドキュメント", "手順書"}
 
 // dampFactor damps a match that is quoted and/or surrounded by discussion cues: security
 // write-ups quote attack strings all the time. Quoting alone is weak evidence, cues alone move a

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -213,11 +214,14 @@ type classTable struct {
 	exact map[string]uint8
 	stems map[string]uint8
 	heads map[string]uint32 // first two runes of a stem → bit n set when a stem of n runes starts so
+	// runHeads: a character isRunRune reads alone → bit n set when an entry of n such characters
+	// starts with it, so a run is looked up only at lengths some entry has
+	runHeads map[rune]uint32
 }
 
 var classTables = sync.OnceValue(func() *classTable {
-	t := &classTable{exact: wordClasses(), stems: map[string]uint8{}, heads: map[string]uint32{}}
-	for _, e := range intlClassWords {
+	t := &classTable{exact: wordClasses(), stems: map[string]uint8{}, heads: map[string]uint32{}, runHeads: map[rune]uint32{}}
+	for _, e := range slices.Concat(intlClassWords, intlClassWords2) {
 		for _, w := range strings.Fields(e.words) {
 			w = strings.ToLower(norm.NFKC.String(strings.ReplaceAll(w, "_", " ")))
 			stem, ok := strings.CutSuffix(w, "*")
@@ -233,6 +237,12 @@ var classTables = sync.OnceValue(func() *classTable {
 			}
 			t.stems[stem] = e.class
 			t.heads[runePrefix(stem, 2)] |= 1 << n
+		}
+	}
+	for w := range t.exact {
+		if n := utf8.RuneCountInString(w); n >= 2 && n < 32 && isRunString(w) {
+			r, _ := utf8.DecodeRuneInString(w)
+			t.runHeads[r] |= 1 << n
 		}
 	}
 	return t
@@ -255,7 +265,8 @@ func runePrefix(s string, n int) string {
 type classifier struct {
 	t                  *classTable
 	prevStart, prevEnd int
-	run                [6]int // starts of the previous contiguous Han/kana words, oldest first
+	run                [12]int    // starts of the previous contiguous Han/kana/Thai words, oldest first
+	runBits            [12]uint32 // runHeads of each of them
 	nRun               int
 }
 
@@ -269,16 +280,19 @@ func (c *classifier) of(text string, start, end int) uint8 {
 	spaced := c.prevEnd+1 == start && c.prevEnd >= 0 && text[c.prevEnd] == ' '
 	c.prevStart, c.prevEnd = start, end
 	if w[0] >= utf8.RuneSelf {
-		if r, size := utf8.DecodeRuneInString(w); size == len(w) && isCJK(r) {
+		if r, size := utf8.DecodeRuneInString(w); size == len(w) && isRunRune(r) {
 			if !contiguous {
 				c.nRun = 0
 			}
 			cl := uint8(0)
 			for k := c.nRun; k > 0 && cl == 0; k-- {
-				cl = c.t.exact[text[c.run[len(c.run)-k]:end]]
+				if c.runBits[len(c.run)-k]&(1<<(k+1)) != 0 { // an entry of k+1 characters starts there
+					cl = c.t.exact[text[c.run[len(c.run)-k]:end]]
+				}
 			}
 			copy(c.run[:len(c.run)-1], c.run[1:])
-			c.run[len(c.run)-1] = start
+			copy(c.runBits[:len(c.runBits)-1], c.runBits[1:])
+			c.run[len(c.run)-1], c.runBits[len(c.runBits)-1] = start, c.t.runHeads[r]
 			c.nRun = min(c.nRun+1, len(c.run))
 			if cl == 0 {
 				cl = c.t.exact[w]

@@ -78,6 +78,25 @@ func TestInjectionModelCrossValidation(t *testing.T) {
 		reportCV(t, "max", out, func(r cvResult) float64 { return max(r.model, r.pat) })
 		reportCV(t, "strong-pattern", out, func(r cvResult) float64 { return strongPattern(r.pat, r.model) })
 		reportCV(t, "final (calibrated)", out, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+		var older []cvResult // every file but the newest, comparable with the figures before it was added
+		for _, r := range out {
+			if r.set != injectionTrainingFiles[len(injectionTrainingFiles)-1] {
+				older = append(older, r)
+			}
+		}
+		reportCV(t, "final (calibrated), all but the newest training file", older, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+		for _, f := range injectionTrainingFiles {
+			// each file's items alone, so a figure stays comparable when a file is added
+			var part []cvResult
+			for _, r := range out {
+				if r.set == f {
+					part = append(part, r)
+				}
+			}
+			if len(part) > 0 {
+				reportCV(t, "final (calibrated), "+f, part, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+			}
+		}
 		reportCV(t, "previous combination (held-out v1 run 3)", out, func(r cvResult) float64 {
 			return combineAt(r, combination{calibrationCut, 2, calibrationSlope, dampedFloorModel, true})
 		})

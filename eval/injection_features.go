@@ -78,7 +78,7 @@ func noteFeature(t string, pos int, fw featureWord, f *[numGlobal]float64) {
 	if f[fw.feature] == 1 {
 		return
 	}
-	cjk := fw.word[0] >= 0x80 && isCJKString(fw.word)
+	cjk := fw.word[0] >= 0x80 && isRunString(fw.word)
 	end := pos + len(fw.word)
 	if !cjk && (pos > 0 && isWordByte(t[pos-1]) || end < len(t) && isWordByte(t[end]) && isWordByte(fw.word[len(fw.word)-1])) {
 		return

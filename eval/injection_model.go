@@ -28,7 +28,7 @@ const (
 	modelStride = 200
 	modelMagic  = "sentinel-lrm/4\n"
 	// modelName is pinned in evidence and versions.
-	modelName = "injection.lrm v6"
+	modelName = "injection.lrm v7"
 	// ModelFile is where the trained model lives, relative to the eval package.
 	modelFile = "model/injection.lrm"
 )
@@ -178,7 +178,7 @@ func modelFeatures(text string, fn func(pos int, bucket uint32)) {
 			if wordStart < 0 {
 				wordStart = i
 			}
-			if r >= utf8.RuneSelf && isCJK(r) { // each Han or kana character is a word of its own
+			if r >= utf8.RuneSelf && isRunRune(r) { // each Han, kana or Thai character is a word of its own
 				emitWord(i + utf8.RuneLen(r))
 			}
 			continue
@@ -308,7 +308,7 @@ func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
 			c >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r))
 		end := -1
 		switch {
-		case word && c >= utf8.RuneSelf && isCJK(r):
+		case word && c >= utf8.RuneSelf && isRunRune(r):
 			if wordStart < 0 {
 				wordStart = i
 			}
@@ -383,4 +383,31 @@ func isModelWordRune(r rune) bool {
 		return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\''
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// isRunRune reports whether the model reads r as a word of its own: a Han or kana character, or
+// a letter or mark of the scripts written without spaces between words (Thai, Lao, Khmer,
+// Myanmar). Until model v7 a Thai sentence was one long word, so no word or word class of it
+// could count; the word classes now find their entries as runs of such characters (classifier).
+func isRunRune(r rune) bool {
+	switch {
+	case r < 0x0E00:
+		return false
+	case r <= 0x0EFF: // Thai, Lao
+		return true
+	case r >= 0x1000 && r <= 0x109F, r >= 0x1780 && r <= 0x17FF: // Myanmar, Khmer
+		return true
+	}
+	return isCJK(r)
+}
+
+// isRunString reports whether every rune of s is one isRunRune reads as a word of its own, so
+// that s is found as a substring, without word boundaries (a Chinese or Thai cue).
+func isRunString(s string) bool {
+	for _, r := range s {
+		if !isRunRune(r) {
+			return false
+		}
+	}
+	return true
 }

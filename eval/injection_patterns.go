@@ -35,6 +35,23 @@ type pattern struct {
 	// suffixOK: the expression continues the anchor's word ("ignore[a-z]{0,3}", "agents?"), so an
 	// anchor glued to more letters is still worth trying.
 	suffixOK bool
+	// notAfter, when set, are words that cancel a match when they are the word just before the
+	// anchor: a negation ("jangan abaikan": do not ignore) turns the order into its opposite.
+	notAfter []string
+}
+
+// negatedBefore reports whether the word just before pos in t is one of words.
+func negatedBefore(t string, pos int, words []string) bool {
+	before := strings.TrimRight(t[max(0, pos-24):pos], " ")
+	for _, w := range words {
+		if strings.HasSuffix(before, w) {
+			k := len(before) - len(w)
+			if k == 0 || !isWordByte(before[k-1]) || w[len(w)-1] == '\'' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // needing sets p.need and returns p.
@@ -123,7 +140,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyRole, "you-are-now", 0.8, []string{"you are now", "you're now", "you are no longer", "you will now act as", "you will now be"},
 			`\s+(?:an?\s+|the\s+|in\s+)?(?:\w+\s+){0,3}?(?:ai|assistant|model|bot|chatbot|dan|jailbroken|unrestricted|unfiltered|uncensored|developer\s+mode|mode|admin|administrator|root|system|free\s+from|unbound|no\s+longer\s+bound)\b`),
 		pat(FamilyRole, "mode-enabled", 0.8, []string{"developer mode", "god mode", "jailbreak mode", "dan mode", "enable developer", "enable dan", "enable jailbreak"},
-			`\s*(?:enabled|activated|on|is\s+now\s+(?:on|active|enabled)|mode)\b`),
+			`\s*(?:enabled|activated|on\s*(?:[.!,:;\n)\]]|$)|is\s+now\s+(?:on|active|enabled)|mode)\b`), // "on" ends the phrase: "developer mode on Android" is a phone setting
 		pat(FamilyRole, "message-from-system", 0.6, []string{"message from", "note from", "instruction from", "instructions from", "notice from", "alert from", "directive from"},
 			`\s+(?:the\s+)?(?:system|openai|anthropic|model\s+provider|ai\s+provider|your\s+(?:creator|developer|developers|operator|owner))\b`),
 		pat(FamilyRole, "message-from-staff", 0.3, []string{"message from", "note from", "instruction from", "instructions from", "notice from", "alert from", "directive from"},

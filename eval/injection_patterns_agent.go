@@ -151,5 +151,5 @@ var agentPatternsIntl = sync.OnceValue(func() []*pattern {
 
 // allPatterns are every family's patterns, in a stable order.
 var allPatterns = sync.OnceValue(func() []*pattern {
-	return append(append(append([]*pattern(nil), patterns()...), agentPatterns()...), agentPatternsIntl()...)
+	return append(append(append(append([]*pattern(nil), patterns()...), agentPatterns()...), agentPatternsIntl()...), intlOverridePatterns()...)
 })

@@ -192,6 +192,8 @@ func (n *Normalized) foldRunes(src string) (out []foldedRune, ascii bool) {
 				continue
 			case kind == SignalZeroWidth && r == 0x200D && (len(out) == 0 || !unicode.IsLetter(out[len(out)-1].r)):
 				continue // joiner inside an emoji sequence: ordinary text
+			case kind == SignalZeroWidth && (r == 0x200C || r == 0x200D) && len(out) > 0 && joinerScript(out[len(out)-1].r):
+				continue // (non-)joiner after an Arabic-script or Indic letter: how Persian, Urdu, Hindi, Bengali are spelt
 			case kind != "":
 				n.addSignal(kind, start)
 				continue
@@ -234,6 +236,13 @@ func releaseRunes(r []foldedRune) {
 		return
 	}
 	runePool.Put(&r)
+}
+
+// joinerScript reports whether r is a letter or mark of a script whose spelling uses the
+// zero-width (non-)joiner: Arabic (Persian writes "می‌خواهم" with one), Syriac, and the Indic
+// scripts from Devanagari to Sinhala. A joiner there is orthography, not hidden text.
+func joinerScript(r rune) bool {
+	return r >= 0x0600 && r <= 0x08FF || r >= 0x0900 && r <= 0x0DFF
 }
 
 // invisibleKind classifies characters that render as nothing.

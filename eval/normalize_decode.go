@@ -45,6 +45,7 @@ func (n *Normalized) decodePayloads() {
 	n.scanROT13()
 	n.scanSpacedLetters()
 	n.scanEntities()
+	n.scanCodes()
 	n.scanTransforms()
 }
 
@@ -132,7 +133,10 @@ func letterSeparator(t string, i int) string {
 // decodeAnchors are words instructions are made of; a transformation of the text that makes two
 // of them appear (rotation, reversal, leetspeak) is treated as a payload.
 var decodeAnchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret",
-	"assistant", "forget", "rules", "reveal", "delete", "transfer", "funds", "token", "admin", "export", "approve", "email"}
+	"assistant", "forget", "rules", "reveal", "delete", "transfer", "funds", "token", "admin", "export", "approve", "email",
+	// model v7: the words of tool misuse and exfiltration (at most 32 anchors: they are bits of a uint32)
+	"conversation", "history", "execute", "payment", "account", "credential", "override", "developer", "command",
+	"upload", "forward", "environment"}
 
 // anchorsIn is the set of decodeAnchors (bit i for decodeAnchors[i]) that s contains, found in
 // the same single pass as transformAnchors.
@@ -329,7 +333,8 @@ func dehyphen(s string) string {
 	return string(b)
 }
 
-// scanEntities decodes runs of HTML character references ("&#105;&#103;&#110;").
+// scanEntities decodes runs of HTML character references ("&#105;&#103;&#110;"), also when the
+// words of references are separated by plain spaces.
 func (n *Normalized) scanEntities() {
 	s := n.cased
 	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
@@ -346,6 +351,9 @@ func (n *Normalized) scanEntities() {
 			}
 			j += end + 1
 			count++
+			if j+2 < len(s) && s[j] == ' ' && strings.HasPrefix(s[j+1:], "&#") {
+				j++ // words of references separated by plain spaces are one payload
+			}
 		}
 		if count >= 3 {
 			if d := html.UnescapeString(s[start:j]); readable([]byte(d)) {
@@ -512,12 +520,15 @@ func rot13(s string) string {
 }
 
 // readable reports whether decoded bytes look like natural-language text: valid UTF-8, mostly
-// printable, with at least one space and one letter. Random binary almost never passes.
+// printable, with at least one letter and a space — or, for the scripts written without spaces
+// (Chinese, Japanese, Thai), at least four of their characters and none of the control bytes
+// binary has. Random binary almost never passes: it is seldom valid UTF-8 for long, let alone
+// a run of such characters.
 func readable(b []byte) bool {
 	if len(b) < 8 || !utf8.Valid(b) {
 		return false
 	}
-	printable, letters, spaces, total := 0, 0, 0, 0
+	printable, letters, spaces, unspaced, total := 0, 0, 0, 0, 0
 	for _, r := range string(b) {
 		total++
 		switch {
@@ -527,11 +538,14 @@ func readable(b []byte) bool {
 		case unicode.IsLetter(r):
 			letters++
 			printable++
+			if r >= 0x0E00 && isRunRune(r) {
+				unspaced++
+			}
 		case unicode.IsPrint(r) || r == '\n' || r == '\t':
 			printable++
 		}
 	}
-	return spaces > 0 && letters*2 >= total && float64(printable) >= minPrintableRatio*float64(total)
+	return (spaces > 0 || unspaced >= 4) && letters*2 >= total && float64(printable) >= minPrintableRatio*float64(total)
 }
 
 // extractMarkup pulls out HTML and markdown comments and link or image targets. Their text is
