@@ -51,6 +51,7 @@ const (
 	weakKnown    = 0.75
 	weakTotal    = 0.45
 	reverseKnown = 0.5
+	reverseTotal = 0.6
 )
 
 // ClaimStatus is the result of checking one claim.
@@ -606,9 +607,15 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 		return ClaimOtherEntity, fmt.Sprintf("%q says it of something else: %q", id, strings.TrimSpace(cs.st.text))
 	case a.novelSalient:
 		return ClaimUnsupported, fmt.Sprintf("it names something the context never mentions (closest: %q in %q)", strings.TrimSpace(cs.st.text), id)
-	case a.kc >= supportKnown && a.tc >= supportTotal && a.figNovel == 0:
+	}
+	tc := a.tc
+	if a.kc >= weakKnown && tc < supportTotal {
+		tc = ix.paraphraseCoverage(c, a)
+	}
+	switch {
+	case a.kc >= supportKnown && (a.tc >= supportTotal || tc >= 0.8) && a.figNovel == 0:
 		return ClaimSupported, fmt.Sprintf("%q says it: %q", id, strings.TrimSpace(cs.st.text))
-	case a.kc >= weakKnown && a.tc >= weakTotal && a.figNovel == 0:
+	case a.kc >= weakKnown && tc >= weakTotal && a.figNovel == 0:
 		return ClaimWeak, fmt.Sprintf("%q says part of it: %q", id, strings.TrimSpace(cs.st.text))
 	}
 	return ClaimUnsupported, fmt.Sprintf("no context statement says it (closest: %q in %q)", strings.TrimSpace(cs.st.text), id)
@@ -626,4 +633,116 @@ func (ix *contextIndex) missingElsewhere(c *claim, a alignment) bool {
 		}
 	}
 	return false
+}
+
+// paraphraseCoverage is total coverage that lets a paraphrase stand in for the statement's own
+// words (check_groundedness/6): a run of claim words the context never uses counts as matched
+// when it stands where the aligned statement has words of its own that the claim lacks, between
+// the same matched words (in either order) or at the same end. "The lentil soup contains no
+// animal products" against "the lentil soup is vegan" puts "contains animal products" where the
+// statement has "vegan"; "…, and a rooftop bar" after everything the statement holds has no
+// counterpart there and stays unmatched. A run may be up to twice as long as its counterpart (one
+// word is often said in two or three), a statement word stands in for one run only, and fewer
+// words are stood in for than the claim shares with the statement.
+func (ix *contextIndex) paraphraseCoverage(c *claim, a alignment) float64 {
+	cs := &ix.stmts[a.stmt]
+	toks := cs.st.tokens
+	at := func(key string) int {
+		for i, tk := range toks {
+			if tk.key == key {
+				return i
+			}
+		}
+		return -1
+	}
+	claimHas := func(key string) bool {
+		for _, tk := range c.st.tokens {
+			if tk.key == key {
+				return true
+			}
+		}
+		return false
+	}
+	used := make([]bool, len(toks))
+	for i, tk := range toks {
+		used[i] = claimHas(tk.key)
+	}
+	// claim words in order, once each: their place in the statement (-1 when not there) and
+	// whether the context knows them
+	type cw struct {
+		place int
+		known bool
+	}
+	var seq []cw
+	for i, tk := range c.st.tokens {
+		dup := false
+		for _, prev := range c.st.tokens[:i] {
+			if prev.key == tk.key {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			seq = append(seq, cw{place: at(tk.key), known: ix.known[tk.key]})
+		}
+	}
+	absorbed := 0
+	for i := 0; i < len(seq); {
+		if seq[i].known || seq[i].place >= 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(seq) && !seq[j].known && seq[j].place < 0 {
+			j++
+		}
+		left, right := -1, -1
+		if i > 0 && seq[i-1].place >= 0 {
+			left = seq[i-1].place
+		}
+		if j < len(seq) && seq[j].place >= 0 {
+			right = seq[j].place
+		}
+		lo, hi := -1, len(toks)
+		switch {
+		case left >= 0 && right >= 0:
+			lo, hi = min(left, right), max(left, right)
+		case left >= 0:
+			lo = left
+		case right >= 0:
+			hi = right
+		default:
+			lo, hi = 0, -1 // no anchor on either side: nothing to stand in for
+		}
+		gap := 0
+		for k := lo + 1; k < hi; k++ {
+			if !used[k] {
+				used[k] = true
+				gap++
+			}
+		}
+		absorbed += min(j-i, 2*gap)
+		i = j
+	}
+	// the claim must keep more of the statement's words than it replaces: one shared subject and
+	// a new predicate ("the clinic offers free parking" against "the clinic is open on weekdays")
+	// is another claim, not a paraphrase. Character bigrams of Han and kana text overlap, so two
+	// of them count as one word.
+	anchors, cjk := 0, 0
+	for _, tk := range c.st.tokens {
+		if _, ok := cs.keys[tk.key]; !ok {
+			continue
+		}
+		if tk.cjk {
+			cjk++
+		} else {
+			anchors++
+		}
+	}
+	anchors += (cjk + 1) / 2
+	absorbed = min(absorbed, anchors-1)
+	if a.total == 0 || absorbed <= 0 {
+		return a.tc
+	}
+	return float64(a.matched+absorbed) / float64(a.total)
 }

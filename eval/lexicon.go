@@ -256,10 +256,14 @@ var refutationCues = []string{"refuted", "debunked", "disproved", "myth", "untru
 	"опровергает", "опровергли", "отозвали",
 	"withdrawn", "rescinded", "denied", "denies", "deny", "widerlegt", "zurückgezogen", "dementiert", "réfuté",
 	"réfutée", "rétracté", "rétractée", "démenti", "démentie", "refutado", "retirado", "desmintió", "desmentido",
-	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана"}
+	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана",
+	// check_groundedness/6: a rule or an offer that was repealed or abolished is denied in the
+	// whole clause that describes it ("Article 14, which allowed postal votes, was repealed")
+	"repealed", "abolished", "revoked", "rescinded", "abrogé", "abrogée", "aboli", "abolie", "derogado", "derogada",
+	"abolido", "abolida", "aufgehoben", "abgeschafft", "отменён", "отменен", "отменена", "отменено", "упразднён"}
 
 // refutationCuesCJK are refutation cues in Chinese and Japanese.
-var refutationCuesCJK = []string{"证伪", "撤回", "否认", "否定"}
+var refutationCuesCJK = []string{"证伪", "撤回", "否认", "否定", "废除", "废止", "廃止"}
 
 // contrastWordsCJK split Chinese and Japanese statements.
 var contrastWordsCJK = []string{"但是", "但", "而", "不过", "けれど", "けど", "ですが", "ますが", "しかし"}

@@ -1,0 +1,27 @@
+package eval
+
+import "testing"
+
+// check_groundedness/6: a paraphrase may say in its own words what the aligned statement says in
+// others, where the statement has them (paraphraseCoverage); a new predicate on a shared subject
+// is still another claim.
+func TestParaphraseStandsInForTheStatementsOwnWords(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en words in place of words", "The spare battery ships with every drone kit.", "Every drone kit comes bundled with the spare battery.", true, ""},
+		{"en new predicate on the subject", "The museum opens at ten on Sundays.", "The museum offers guided tours for schools.", false, "guided tours"},
+		{"en an added clause after everything", "The studio has two pottery wheels and a kiln.", "The studio has two pottery wheels, a kiln and a darkroom.", false, "darkroom"},
+		{"de words in place of words", "Das Gästezimmer hat ein eigenes Bad mit Dusche.", "Das Gästezimmer verfügt über ein separates Bad mit Dusche.", true, ""},
+		{"es new predicate", "El parque abre todos los días desde las nueve.", "El parque cierra los lunes por obras.", false, "cierra"},
+	})
+}
+
+// check_groundedness/6: a rule that was repealed, abolished or revoked is denied in the whole
+// clause that describes it, as a retraction is.
+func TestRepealedRulesAreDeniedInTheirWholeClause(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en repealed", "Rule 9, which let tenants keep cats, was repealed in 2024.", "Rule 9 lets tenants keep cats.", false, "Rule 9"},
+		{"en repealed, restated", "Rule 9, which let tenants keep cats, was repealed in 2024.", "Rule 9 was repealed in 2024.", true, ""},
+		{"de aufgehoben", "Die Regel, die Hunde im Park erlaubte, wurde aufgehoben.", "Die Regel erlaubt Hunde im Park.", false, "Hunde"},
+		{"fr abrogé", "L'article 5, qui autorisait le vote par courrier, a été abrogé.", "L'article 5 autorise le vote par courrier.", false, "vote"},
+	})
+}
