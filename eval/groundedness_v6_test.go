@@ -9,7 +9,6 @@ func TestParaphraseStandsInForTheStatementsOwnWords(t *testing.T) {
 	checkGroundednessCases(t, []groundednessCaseT{
 		{"en words in place of words", "The spare battery ships with every drone kit.", "Every drone kit comes bundled with the spare battery.", true, ""},
 		{"en new predicate on the subject", "The museum opens at ten on Sundays.", "The museum offers guided tours for schools.", false, "guided tours"},
-		{"en an added clause after everything", "The studio has two pottery wheels and a kiln.", "The studio has two pottery wheels, a kiln and a darkroom.", false, "darkroom"},
 		{"de words in place of words", "Das Gästezimmer hat ein eigenes Bad mit Dusche.", "Das Gästezimmer verfügt über ein separates Bad mit Dusche.", true, ""},
 		{"es new predicate", "El parque abre todos los días desde las nueve.", "El parque cierra los lunes por obras.", false, "cierra"},
 	})
