@@ -79,6 +79,9 @@ type ctxStatement struct {
 // every occurrence is marked as superseded.
 type keyUse struct {
 	own, inherited, oldOnly, salient bool
+	// denied: a word the statement before a correction denied ("nicht mehr dienstags, sondern
+	// donnerstags" denies Tuesdays to the second statement's subject)
+	denied bool
 }
 
 // contextIndex is the context prepared once per check.
@@ -133,12 +136,44 @@ func indexContext(items []ContextItem) *contextIndex {
 				}
 				ix.spreadRefutation(ix.stmts[ci].pieces)
 			}
-			if prev >= 0 && (st.anaphoric || continuesChange(ix.stmts[prev].st, st)) {
+			if prev >= 0 && (st.anaphoric || continuesChange(ix.stmts[prev].st, st) || corrects(ix.stmts[prev].st, st)) {
 				merged := ix.stmts[ci]
 				merged.level, merged.pieces, merged.keys = 2, nil, copyKeys(merged.keys)
-				for k, u := range ix.stmts[prev].keys {
-					if _, ok := merged.keys[k]; !ok {
-						merged.keys[k] = keyUse{inherited: true, oldOnly: u.oldOnly}
+				// a correction inherits what the statement before it said, except the words its
+				// value replaces: the last words after the negation cue, as many as the correction
+				// has ("does not deliver parcels on Saturdays, but on Sundays" denies Saturdays)
+				cut := -1
+				if !st.anaphoric && corrects(ix.stmts[prev].st, st) {
+					cut = negationAt(ix.stmts[prev].st.text)
+					toks := ix.stmts[prev].st.tokens
+					after := 0
+					for _, tk := range toks {
+						if tk.pos >= cut {
+							after++
+						}
+					}
+					if n := min(max(len(st.tokens), 1), after); n > 0 {
+						cut = toks[len(toks)-n].pos
+					} else {
+						cut = len(ix.stmts[prev].st.text)
+					}
+				}
+				for _, tk := range ix.stmts[prev].st.tokens {
+					if cut >= 0 && tk.pos >= cut {
+						if _, ok := merged.keys[tk.key]; !ok {
+							merged.keys[tk.key] = keyUse{inherited: true, denied: true}
+						}
+						continue
+					}
+					if _, ok := merged.keys[tk.key]; !ok {
+						merged.keys[tk.key] = keyUse{inherited: true, oldOnly: ix.stmts[prev].keys[tk.key].oldOnly}
+					}
+				}
+				if cut < 0 {
+					for k, u := range ix.stmts[prev].keys {
+						if _, ok := merged.keys[k]; !ok {
+							merged.keys[k] = keyUse{inherited: true, oldOnly: u.oldOnly}
+						}
 					}
 				}
 				ix.stmts = append(ix.stmts, merged)
@@ -253,6 +288,37 @@ func continuesChange(prev, st statement) bool {
 	return false
 }
 
+// corrects reports whether st corrects the negated statement before it ("Die Sprechstunde ist
+// nicht mehr dienstags, sondern donnerstags", "not on Tuesdays but on Thursdays", "no en efectivo
+// sino con tarjeta"): st then speaks of the earlier statement's subject, as an anaphor does, with
+// its own polarity (check_groundedness/6).
+func corrects(prev, st statement) bool {
+	if !prev.neg || st.neg {
+		return false
+	}
+	switch leadingWord(st.text) {
+	case "sondern", "but", "sino", "mais", "а", "ma", "maar", "ale", "lecz", "mas", "instead", "rather":
+		return true
+	}
+	return strings.HasPrefix(strings.TrimSpace(st.text), "而是") || strings.HasPrefix(strings.TrimSpace(st.text), "而")
+}
+
+// negationAt is the byte offset of the first negation cue among the words of s (lower-cased),
+// or 0 when the statement is negated without a separate cue word.
+func negationAt(s string) int {
+	for _, w := range scanWords(lowerSameLength(s)) {
+		if w.kind != 'w' {
+			continue
+		}
+		for _, part := range elisions(w.s) {
+			if negationSet()[part] || strings.HasSuffix(part, "n't") {
+				return w.start
+			}
+		}
+	}
+	return 0
+}
+
 func copyKeys(m map[string]keyUse) map[string]keyUse {
 	out := make(map[string]keyUse, len(m))
 	for k, v := range m {
@@ -294,6 +360,7 @@ type alignment struct {
 	matched, known, total           int
 	figMatched, figConflict, figOld int
 	figNovel                        int
+	denied                          bool // the claim holds a word the statement's correction denies
 	oldSalient, novelSalient        bool
 	unmatchedOwn, unmatchedSalient  int
 	kc, tc                          float64
@@ -314,7 +381,9 @@ func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
 		if known {
 			a.known++
 		}
-		if u, ok := cs.keys[tk.key]; ok {
+		if u, ok := cs.keys[tk.key]; ok && u.denied {
+			a.denied = true
+		} else if ok {
 			a.matched++
 			if u.oldOnly && (ix.isSalient(tk) || u.salient) {
 				a.oldSalient = true
@@ -596,6 +665,8 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 	switch {
 	case a.figConflict > 0 && a.kc >= reverseKnown-0.2:
 		return ClaimContradicted, fmt.Sprintf("%q gives another figure: %q", id, strings.TrimSpace(cs.st.text))
+	case a.denied && a.kc >= reverseKnown && !c.st.neg:
+		return ClaimContradicted, fmt.Sprintf("%q corrects it: %q", id, strings.TrimSpace(cs.st.text))
 	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg):
 		if ix.polarity(c, a.stmt) {
 			return ClaimContradicted, fmt.Sprintf("%q says the opposite: %q", id, strings.TrimSpace(cs.st.text))

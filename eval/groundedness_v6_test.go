@@ -24,3 +24,16 @@ func TestRepealedRulesAreDeniedInTheirWholeClause(t *testing.T) {
 		{"fr abrogé", "L'article 5, qui autorisait le vote par courrier, a été abrogé.", "L'article 5 autorise le vote par courrier.", false, "vote"},
 	})
 }
+
+// check_groundedness/6: "not X but Y" speaks of one subject twice — the correction affirms Y of
+// it and denies X — in several languages.
+func TestACorrectionAffirmsItsValueAndDeniesTheOld(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"de sondern", "Die Sprechstunde der Bibliothek ist nicht mehr montags, sondern freitags von 9 bis 12 Uhr.", "Die Bibliothek hat freitags von 9 bis 12 Uhr Sprechstunde.", true, ""},
+		{"de sondern, the old day", "Die Sprechstunde der Bibliothek ist nicht mehr montags, sondern freitags von 9 bis 12 Uhr.", "Die Sprechstunde der Bibliothek ist montags von 9 bis 12 Uhr.", false, "montags"},
+		{"en but", "The courier does not deliver parcels on Saturdays, but on Sundays from 8 to 12.", "The courier delivers parcels on Sundays from 8 to 12.", true, ""},
+		{"en but, the old day", "The courier does not deliver parcels on Saturdays, but on Sundays from 8 to 12.", "The courier delivers parcels on Saturdays from 8 to 12.", false, "Saturdays"},
+		{"es sino", "La tienda no acepta pagos en efectivo, sino con tarjeta.", "La tienda acepta pagos con tarjeta.", true, ""},
+		{"ru а", "Семинар проводится не во вторник, а в четверг в 15:00.", "Семинар проводится в четверг в 15:00.", true, ""},
+	})
+}

@@ -351,7 +351,7 @@ func contentTokens(t string, words []word) []token {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
 			for _, part := range elisions(w.s) {
-				if (isStopWord(part) || negationSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
+				if (isStopWord(part) || negationSet()[part] || contrastSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
 				r, _ := utf8.DecodeRuneInString(orig)
