@@ -125,7 +125,7 @@ func indexContext(items []ContextItem) *contextIndex {
 			if n == 0 {
 				ix.noteTopic(i, st)
 			}
-			if prev >= 0 && st.change && len(st.figs) > 0 {
+			if prev >= 0 && (st.change || st.current) && len(st.figs) > 0 {
 				retirePrevious(&ix.stmts[prev].st, st)
 			}
 			ci := ix.add(i, st, 0)
@@ -264,7 +264,7 @@ func (ix *contextIndex) polarity(c *claim, s int) bool {
 func retirePrevious(prev *statement, change statement) {
 	for i := range prev.figs {
 		for _, g := range change.figs {
-			if comparableFigures(prev.figs[i], g) && !prev.figs[i].new {
+			if comparableFigures(prev.figs[i], g) && !sameValue(prev.figs[i], g) && !prev.figs[i].new {
 				prev.figs[i].old = true
 			}
 		}

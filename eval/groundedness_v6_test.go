@@ -37,3 +37,17 @@ func TestACorrectionAffirmsItsValueAndDeniesTheOld(t *testing.T) {
 		{"ru а", "Семинар проводится не во вторник, а в четверг в 15:00.", "Семинар проводится в четверг в 15:00.", true, ""},
 	})
 }
+
+// check_groundedness/6: a statement that says its value holds now retires a value of the same
+// kind given before it in the item, and "passe de X à Y" is a change like "rose from X to Y".
+func TestAValueThatHoldsNowRetiresTheOneBeforeIt(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en now", "A day pass was $12 until June; it now costs $14.", "A day pass costs $12.", false, "$12"},
+		{"en now, the current value", "A day pass was $12 until June; it now costs $14.", "A day pass costs $14.", true, ""},
+		{"de jetzt", "Die Kursgebühr lag bei 80 Euro. Jetzt beträgt sie 95 Euro.", "Die Kursgebühr beträgt 80 Euro.", false, "80 Euro"},
+		{"ru теперь", "Раньше абонемент стоил 900 рублей. Теперь абонемент стоит 1100 рублей.", "Абонемент стоит 900 рублей.", false, "900"},
+		{"fr passe de … à", "La cotisation passe de 40 € à 55 € en janvier.", "La cotisation est de 40 €.", false, "40 €"},
+		{"fr passe de … à, the new value", "La cotisation passe de 40 € à 55 € en janvier.", "La cotisation est de 55 € à partir de janvier.", true, ""},
+		{"a range is no change", "The desk is staffed from 9 to 17 on weekdays.", "The desk is staffed from 9 to 17 on weekdays.", true, ""},
+	})
+}
