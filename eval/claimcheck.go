@@ -303,6 +303,36 @@ func corrects(prev, st statement) bool {
 	return strings.HasPrefix(strings.TrimSpace(st.text), "而是") || strings.HasPrefix(strings.TrimSpace(st.text), "而")
 }
 
+// negatesShared reports whether a negated claim's negation reaches a word it shares with the
+// aligned statement (check_groundedness/6): the words after its cue, or before it when none
+// follow ("… costs nothing"). "The lentil soup contains no animal products" negates words the
+// statement "the lentil soup is vegan" does not hold, so its "no" is part of a paraphrase, not a
+// reversal; "Pets are not allowed" against "pets are allowed" reverses the shared claim. A
+// negation found inside a word (Han, kana, Hangul, Turkish) reaches the whole claim.
+func (ix *contextIndex) negatesShared(c *claim, a alignment) bool {
+	cs := &ix.stmts[a.stmt]
+	cut := negationAt(c.st.text)
+	if cut == 0 {
+		return true
+	}
+	// claim tokens are positioned in the NFKC-normalised, lower-cased claim, as negationAt's
+	// offsets are for ordinary text
+	after, shared := 0, false
+	for _, tk := range c.st.tokens {
+		if tk.pos < cut {
+			continue
+		}
+		after++
+		if _, ok := cs.keys[tk.key]; ok {
+			shared = true
+		}
+	}
+	if after > 0 {
+		return shared
+	}
+	return true
+}
+
 // negationAt is the byte offset of the first negation cue among the words of s (lower-cased),
 // or 0 when the statement is negated without a separate cue word.
 func negationAt(s string) int {
@@ -667,7 +697,7 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 		return ClaimContradicted, fmt.Sprintf("%q gives another figure: %q", id, strings.TrimSpace(cs.st.text))
 	case a.denied && a.kc >= reverseKnown && !c.st.neg:
 		return ClaimContradicted, fmt.Sprintf("%q corrects it: %q", id, strings.TrimSpace(cs.st.text))
-	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg):
+	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg) && (!c.st.neg || ix.negatesShared(c, a)):
 		if ix.polarity(c, a.stmt) {
 			return ClaimContradicted, fmt.Sprintf("%q says the opposite: %q", id, strings.TrimSpace(cs.st.text))
 		}

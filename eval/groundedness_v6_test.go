@@ -51,3 +51,16 @@ func TestAValueThatHoldsNowRetiresTheOneBeforeIt(t *testing.T) {
 		{"a range is no change", "The desk is staffed from 9 to 17 on weekdays.", "The desk is staffed from 9 to 17 on weekdays.", true, ""},
 	})
 }
+
+// check_groundedness/6: a negated claim reverses the statement it aligns with only when its
+// negation reaches a word they share; a negation inside the paraphrase of a word the statement
+// holds ("contains no meat" for "vegetarian") is no reversal.
+func TestANegationInsideAParaphraseIsNoReversal(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en no meat", "The mushroom risotto is vegetarian.", "The mushroom risotto contains no meat.", true, ""},
+		{"en not, shared", "The mushroom risotto is served on Fridays.", "The mushroom risotto is not served on Fridays.", false, "not served"},
+		{"ru без", "Вход в музей для детей бесплатный.", "Для детей вход в музей без оплаты.", true, ""},
+		{"ru не, shared", "Гости отеля паркуются бесплатно.", "Гости отеля не паркуются бесплатно.", false, "не паркуются"},
+		{"de kein, shared", "Der Kurs enthält ein Zertifikat.", "Der Kurs enthält kein Zertifikat.", false, "kein Zertifikat"},
+	})
+}
