@@ -217,9 +217,12 @@ func (ix *contextIndex) spreadRefutation(pieces []int) {
 		if !ix.stmts[p].st.refutes {
 			continue
 		}
+		// a refuting piece with no object of its own ("…, and found to be false") refutes what
+		// the pieces before it report, across its own "and" (check_groundedness/6)
+		bare := len(ix.stmts[p].st.tokens) <= 1 && len(ix.stmts[p].st.figs) == 0
 		for j := k; j >= 0; j-- {
 			ix.stmts[pieces[j]].st.neg = true
-			if ix.stmts[pieces[j]].st.conjStart {
+			if ix.stmts[pieces[j]].st.conjStart && !(j == k && bare) {
 				break
 			}
 		}
@@ -828,7 +831,7 @@ func (ix *contextIndex) paraphraseCoverage(c *claim, a alignment) float64 {
 	// the claim must keep more of the statement's words than it replaces: one shared subject and
 	// a new predicate ("the clinic offers free parking" against "the clinic is open on weekdays")
 	// is another claim, not a paraphrase. Character bigrams of Han and kana text overlap, so two
-	// of them count as one word.
+	// of them count as one word; a matching figure counts as one.
 	anchors, cjk := 0, 0
 	for _, tk := range c.st.tokens {
 		if _, ok := cs.keys[tk.key]; !ok {
@@ -840,7 +843,7 @@ func (ix *contextIndex) paraphraseCoverage(c *claim, a alignment) float64 {
 			anchors++
 		}
 	}
-	anchors += (cjk + 1) / 2
+	anchors += (cjk+1)/2 + a.figMatched
 	absorbed = min(absorbed, anchors-1)
 	if a.total == 0 || absorbed <= 0 {
 		return a.tc

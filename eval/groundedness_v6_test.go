@@ -64,3 +64,23 @@ func TestANegationInsideAParaphraseIsNoReversal(t *testing.T) {
 		{"de kein, shared", "Der Kurs enthält ein Zertifikat.", "Der Kurs enthält kein Zertifikat.", false, "kein Zertifikat"},
 	})
 }
+
+// check_groundedness/6: "…, and found to be false" refutes what the clause before its "and"
+// reports, since it has no object of its own; a refuted report restated as refuted is grounded.
+func TestABareRefutationReachesBackAcrossAnd(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en refuted report", "Reports that the old pier is unsafe were reviewed by two engineers and found to be false.", "The old pier is unsafe.", false, "unsafe"},
+		{"en refuted report, restated", "Reports that the old pier is unsafe were reviewed by two engineers and found to be false.", "Two engineers found the reports that the old pier is unsafe to be false.", true, ""},
+		{"en and a new predicate keeps its own polarity", "The council denied the rumours of closure and said the pier will reopen in May.", "The council said the pier will reopen in May.", true, ""},
+	})
+}
+
+// check_groundedness/6: a figure the claim shares with the statement anchors a paraphrase like a
+// shared word does.
+func TestASharedFigureAnchorsAParaphrase(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en a time", "The museum café shuts at 17:00.", "The café stops serving food at 17:00.", true, ""},
+		{"en a time, another time", "The museum café shuts at 17:00.", "The café stops serving food at 18:00.", false, "18:00"},
+		{"en no shared figure", "The museum café shuts at 17:00.", "The café stops serving food on Mondays.", false, "Mondays"},
+	})
+}
