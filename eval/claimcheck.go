@@ -306,6 +306,28 @@ func corrects(prev, st statement) bool {
 	return strings.HasPrefix(strings.TrimSpace(st.text), "而是") || strings.HasPrefix(strings.TrimSpace(st.text), "而")
 }
 
+// figureBetween reports whether the statement has a figure the claim does not use between its
+// tokens lo and hi (exclusive; -1 and len(toks) are its ends): words beside a figure state a fact
+// of their own ("within 14 days"), which other words ("by bank card") do not paraphrase.
+func figureBetween(st statement, c *claim, toks []token, lo, hi int) bool {
+	from, to := 0, len(st.text)+1
+	if lo >= 0 && lo < len(toks) {
+		from = toks[lo].pos
+	}
+	if hi >= 0 && hi < len(toks) {
+		to = toks[hi].pos
+	}
+	for _, g := range st.figs {
+		if g.start < from || g.start >= to {
+			continue
+		}
+		if !slices.ContainsFunc(c.st.figs, func(f figure) bool { return sameValue(f, g) }) {
+			return true
+		}
+	}
+	return false
+}
+
 // negatesShared reports whether a negated claim's negation reaches a word it shares with the
 // aligned statement (check_groundedness/6): the words after its cue, or before it when none
 // follow ("… costs nothing"). "The lentil soup contains no animal products" negates words the
@@ -717,7 +739,7 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 		tc = ix.paraphraseCoverage(c, a)
 	}
 	switch {
-	case a.kc >= supportKnown && (a.tc >= supportTotal || tc >= 0.8) && a.figNovel == 0:
+	case a.kc >= supportKnown && tc >= supportTotal && a.figNovel == 0:
 		return ClaimSupported, fmt.Sprintf("%q says it: %q", id, strings.TrimSpace(cs.st.text))
 	case a.kc >= weakKnown && tc >= weakTotal && a.figNovel == 0:
 		return ClaimWeak, fmt.Sprintf("%q says part of it: %q", id, strings.TrimSpace(cs.st.text))
@@ -819,10 +841,12 @@ func (ix *contextIndex) paraphraseCoverage(c *claim, a alignment) float64 {
 			lo, hi = 0, -1 // no anchor on either side: nothing to stand in for
 		}
 		gap := 0
-		for k := lo + 1; k < hi; k++ {
-			if !used[k] {
-				used[k] = true
-				gap++
+		if !figureBetween(cs.st, c, toks, lo, hi) {
+			for k := lo + 1; k < hi; k++ {
+				if !used[k] {
+					used[k] = true
+					gap++
+				}
 			}
 		}
 		absorbed += min(j-i, 2*gap)

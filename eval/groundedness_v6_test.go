@@ -14,6 +14,21 @@ func TestParaphraseStandsInForTheStatementsOwnWords(t *testing.T) {
 	})
 }
 
+// Words beside a figure the claim does not use state a fact of their own ("within 10 days"):
+// other words ("by bank cheque") do not stand in for them, so the claim is at most weak (for the
+// judge), never supported.
+func TestWordsBesideAFigureAreNotParaphrased(t *testing.T) {
+	for _, tt := range []struct{ context, response string }{
+		{"Deposits are returned within 10 days of moving out.", "Deposits are returned by bank cheque."},
+		{"Refunds are issued within 14 days.", "Refunds are issued by bank card."},
+	} {
+		g := ScoreGroundedness(GroundednessInput{Response: tt.response, Context: []ContextItem{{ID: "ctx", Content: tt.context}}})
+		if len(g.Claims) != 1 || g.Claims[0].State == ClaimSupported {
+			t.Errorf("ScoreGroundedness(%q) claims = %+v, want one claim not supported", tt.response, g.Claims)
+		}
+	}
+}
+
 // check_groundedness/6: a rule that was repealed, abolished or revoked is denied in the whole
 // clause that describes it, as a retraction is.
 func TestRepealedRulesAreDeniedInTheirWholeClause(t *testing.T) {
