@@ -939,6 +939,9 @@ var ordinalWords = sync.OnceValue(func() map[string]float64 {
 		}
 	}
 	for v, stem := range []string{1: "erst", 2: "zweit", 3: "dritt", 4: "viert", 5: "fünft", 6: "sechst", 7: "siebt", 8: "acht", 9: "neunt", 10: "zehnt"} {
+		if stem == "" {
+			continue // index 0: without this, the bare endings ("en", "es", "er") read as ordinal 0 (fixed in check_groundedness/6)
+		}
 		for _, end := range []string{"e", "er", "en", "es", "em"} {
 			if v != 8 || end != "e" { // "achte" is also "respects"; "achten" "to respect"
 				m[stem+end] = float64(v)
@@ -946,6 +949,9 @@ var ordinalWords = sync.OnceValue(func() map[string]float64 {
 		}
 	}
 	for v, stem := range []string{1: "перв", 2: "втор", 4: "четвёрт", 5: "пят", 6: "шест", 7: "седьм", 8: "восьм", 9: "девят", 10: "десят"} {
+		if stem == "" {
+			continue // indexes 0 and 3 ("третий" is below): the bare endings are no ordinal
+		}
 		for _, end := range []string{"ый", "ой", "ая", "ое", "ого", "ом", "ую", "ые", "ых", "ому"} {
 			m[stem+end] = float64(v)
 			if v == 4 {

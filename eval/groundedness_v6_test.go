@@ -99,3 +99,16 @@ func TestASharedFigureAnchorsAParaphrase(t *testing.T) {
 		{"en no shared figure", "The museum café shuts at 17:00.", "The café stops serving food on Mondays.", false, "Mondays"},
 	})
 }
+
+// The bare endings of the German and Russian ordinal tables ("en", "es", "er", "ый") are no
+// ordinals: before check_groundedness/6 "en línea" read as an ordinal 0 of "línea", a figure two
+// statements could disagree on.
+func TestBareOrdinalEndingsAreNoFigures(t *testing.T) {
+	for _, s := range []string{"Son 12 sesiones en línea.", "El certificado es gratuito.", "Heute kommt er Montag.", "ый дом"} {
+		for _, f := range analyze(s).figs {
+			if f.cat == "ord" {
+				t.Errorf("analyze(%q) has the ordinal %+v", s, f)
+			}
+		}
+	}
+}
