@@ -557,6 +557,11 @@ func unitAfter(words []word, i int) (n int, cat string, factor float64, ok bool)
 		if u, ok := units()[strings.TrimSuffix(w.s, "s")]; ok {
 			return skip + 1, u.cat, u.factor, true
 		}
+		if i >= 2 && words[i-2].kind == 'w' && words[i-2].end == words[i-1].start && words[i-1].kind == 'n' {
+			// a number glued to letters names a model or a room ("the X200 running", "vpn2"),
+			// it counts nothing (check_groundedness/6)
+			return 0, "", 0, false
+		}
 		return skip + 1, "n:" + stem(w.s), 1, true
 	}
 	return 0, "", 0, false

@@ -112,3 +112,12 @@ func TestBareOrdinalEndingsAreNoFigures(t *testing.T) {
 		}
 	}
 }
+
+// A number glued to letters names a model ("the Z300"), it counts nothing: "the Z300 running"
+// keeps its verb as a word.
+func TestAModelNumberCountsNothing(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en model", "The Z300 cordless vacuum weighs 2.1 kg and runs for 40 minutes on a full charge.", "A full charge keeps the Z300 running for 40 minutes.", true, ""},
+		{"en model, another time", "The Z300 cordless vacuum weighs 2.1 kg and runs for 40 minutes on a full charge.", "A full charge keeps the Z300 running for 50 minutes.", false, "50 minutes"},
+	})
+}
