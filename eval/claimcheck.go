@@ -73,6 +73,9 @@ type ctxStatement struct {
 	keys   map[string]keyUse
 	pieces []int // for a clause: its finer pieces (indexes into the index's statements)
 	level  int   // 0 a clause, 1 a piece of a clause, 2 a clause joined to the one before (its pronoun's referent)
+	// dup: an earlier statement of the same item and level has the same text and no figures, so
+	// every claim aligns with it exactly as with this one (repeated boilerplate is aligned once)
+	dup bool
 }
 
 // keyUse says how a statement uses a word: in its own text or through its referent, and whether
@@ -105,8 +108,10 @@ func indexContext(items []ContextItem) *contextIndex {
 	ix := &contextIndex{items: items, known: map[string]bool{}, salient: map[string]bool{}, lower: map[string]bool{}, initial: map[string]bool{},
 		topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
 	seen := map[string]statement{} // repeated boilerplate is analysed once
+	repeats := 0
 	analyze := func(s string) statement {
 		if st, ok := seen[s]; ok {
+			repeats++
 			st.figs = slices.Clone(st.figs)
 			return st
 		}
@@ -180,6 +185,23 @@ func indexContext(items []ContextItem) *contextIndex {
 			}
 			prev = ci
 		}
+	}
+	type dupKey struct {
+		item, level int
+		text        string
+	}
+	var seenText map[dupKey]bool
+	if repeats > 0 {
+		seenText = map[dupKey]bool{}
+	}
+	for i := 0; repeats > 0 && i < len(ix.stmts); i++ {
+		cs := &ix.stmts[i]
+		if cs.level == 2 || len(cs.st.figs) > 0 {
+			continue
+		}
+		k := dupKey{cs.item, cs.level, cs.st.text}
+		cs.dup = seenText[k]
+		seenText[k] = true
 	}
 	for k := range ix.initial {
 		if !ix.lower[k] { // capitalised wherever it occurs: a name, not a sentence start
@@ -678,7 +700,7 @@ func (ix *contextIndex) bestAlignment(c *claim, figKnown []bool, allowed func(in
 	var best alignment
 	found := false
 	for s := range ix.stmts {
-		if !allowed(ix.stmts[s].item) {
+		if ix.stmts[s].dup || !allowed(ix.stmts[s].item) {
 			continue
 		}
 		a := ix.align(c, s, figKnown)
@@ -699,7 +721,7 @@ func (ix *contextIndex) bestAlignment(c *claim, figKnown []bool, allowed func(in
 // another entity.
 func (ix *contextIndex) tiedOtherEntity(c *claim, figKnown []bool, allowed func(int) bool, best alignment) (alignment, bool) {
 	for s := range ix.stmts {
-		if s == best.stmt || !allowed(ix.stmts[s].item) {
+		if s == best.stmt || ix.stmts[s].dup || !allowed(ix.stmts[s].item) {
 			continue
 		}
 		a := ix.align(c, s, figKnown)
