@@ -244,7 +244,7 @@ func (ix *contextIndex) spreadRefutation(pieces []int) {
 		bare := len(ix.stmts[p].st.tokens) <= 1 && len(ix.stmts[p].st.figs) == 0
 		for j := k; j >= 0; j-- {
 			ix.stmts[pieces[j]].st.neg = true
-			if ix.stmts[pieces[j]].st.conjStart && !(j == k && bare) {
+			if ix.stmts[pieces[j]].st.conjStart && (j != k || !bare) {
 				break
 			}
 		}
