@@ -51,6 +51,7 @@ const (
 	weakKnown    = 0.75
 	weakTotal    = 0.45
 	reverseKnown = 0.5
+	reverseTotal = 0.6
 )
 
 // ClaimStatus is the result of checking one claim.
@@ -72,12 +73,18 @@ type ctxStatement struct {
 	keys   map[string]keyUse
 	pieces []int // for a clause: its finer pieces (indexes into the index's statements)
 	level  int   // 0 a clause, 1 a piece of a clause, 2 a clause joined to the one before (its pronoun's referent)
+	// dup: an earlier statement of the same item and level has the same text and no figures, so
+	// every claim aligns with it exactly as with this one (repeated boilerplate is aligned once)
+	dup bool
 }
 
 // keyUse says how a statement uses a word: in its own text or through its referent, and whether
 // every occurrence is marked as superseded.
 type keyUse struct {
 	own, inherited, oldOnly, salient bool
+	// denied: a word the statement before a correction denied ("nicht mehr dienstags, sondern
+	// donnerstags" denies Tuesdays to the second statement's subject)
+	denied bool
 }
 
 // contextIndex is the context prepared once per check.
@@ -101,8 +108,10 @@ func indexContext(items []ContextItem) *contextIndex {
 	ix := &contextIndex{items: items, known: map[string]bool{}, salient: map[string]bool{}, lower: map[string]bool{}, initial: map[string]bool{},
 		topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
 	seen := map[string]statement{} // repeated boilerplate is analysed once
+	repeats := 0
 	analyze := func(s string) statement {
 		if st, ok := seen[s]; ok {
+			repeats++
 			st.figs = slices.Clone(st.figs)
 			return st
 		}
@@ -121,7 +130,7 @@ func indexContext(items []ContextItem) *contextIndex {
 			if n == 0 {
 				ix.noteTopic(i, st)
 			}
-			if prev >= 0 && st.change && len(st.figs) > 0 {
+			if prev >= 0 && (st.change || st.current) && len(st.figs) > 0 {
 				retirePrevious(&ix.stmts[prev].st, st)
 			}
 			ci := ix.add(i, st, 0)
@@ -132,18 +141,67 @@ func indexContext(items []ContextItem) *contextIndex {
 				}
 				ix.spreadRefutation(ix.stmts[ci].pieces)
 			}
-			if prev >= 0 && (st.anaphoric || continuesChange(ix.stmts[prev].st, st)) {
+			if prev >= 0 && (st.anaphoric || continuesChange(ix.stmts[prev].st, st) || corrects(ix.stmts[prev].st, st)) {
 				merged := ix.stmts[ci]
 				merged.level, merged.pieces, merged.keys = 2, nil, copyKeys(merged.keys)
-				for k, u := range ix.stmts[prev].keys {
-					if _, ok := merged.keys[k]; !ok {
-						merged.keys[k] = keyUse{inherited: true, oldOnly: u.oldOnly}
+				// a correction inherits what the statement before it said, except the words its
+				// value replaces: the last words after the negation cue, as many as the correction
+				// has ("does not deliver parcels on Saturdays, but on Sundays" denies Saturdays)
+				cut := -1
+				if !st.anaphoric && corrects(ix.stmts[prev].st, st) {
+					cut = negationAt(ix.stmts[prev].st.text)
+					toks := ix.stmts[prev].st.tokens
+					after := 0
+					for _, tk := range toks {
+						if tk.pos >= cut {
+							after++
+						}
+					}
+					if n := min(max(len(st.tokens), 1), after); n > 0 {
+						cut = toks[len(toks)-n].pos
+					} else {
+						cut = len(ix.stmts[prev].st.text)
+					}
+				}
+				for _, tk := range ix.stmts[prev].st.tokens {
+					if cut >= 0 && tk.pos >= cut {
+						if _, ok := merged.keys[tk.key]; !ok {
+							merged.keys[tk.key] = keyUse{inherited: true, denied: true}
+						}
+						continue
+					}
+					if _, ok := merged.keys[tk.key]; !ok {
+						merged.keys[tk.key] = keyUse{inherited: true, oldOnly: ix.stmts[prev].keys[tk.key].oldOnly}
+					}
+				}
+				if cut < 0 {
+					for k, u := range ix.stmts[prev].keys {
+						if _, ok := merged.keys[k]; !ok {
+							merged.keys[k] = keyUse{inherited: true, oldOnly: u.oldOnly}
+						}
 					}
 				}
 				ix.stmts = append(ix.stmts, merged)
 			}
 			prev = ci
 		}
+	}
+	type dupKey struct {
+		item, level int
+		text        string
+	}
+	var seenText map[dupKey]bool
+	if repeats > 0 {
+		seenText = map[dupKey]bool{}
+	}
+	for i := 0; repeats > 0 && i < len(ix.stmts); i++ {
+		cs := &ix.stmts[i]
+		if cs.level == 2 || len(cs.st.figs) > 0 {
+			continue
+		}
+		k := dupKey{cs.item, cs.level, cs.st.text}
+		cs.dup = seenText[k]
+		seenText[k] = true
 	}
 	for k := range ix.initial {
 		if !ix.lower[k] { // capitalised wherever it occurs: a name, not a sentence start
@@ -181,9 +239,12 @@ func (ix *contextIndex) spreadRefutation(pieces []int) {
 		if !ix.stmts[p].st.refutes {
 			continue
 		}
+		// a refuting piece with no object of its own ("…, and found to be false") refutes what
+		// the pieces before it report, across its own "and" (check_groundedness/6)
+		bare := len(ix.stmts[p].st.tokens) <= 1 && len(ix.stmts[p].st.figs) == 0
 		for j := k; j >= 0; j-- {
 			ix.stmts[pieces[j]].st.neg = true
-			if ix.stmts[pieces[j]].st.conjStart {
+			if ix.stmts[pieces[j]].st.conjStart && (j != k || !bare) {
 				break
 			}
 		}
@@ -228,7 +289,7 @@ func (ix *contextIndex) polarity(c *claim, s int) bool {
 func retirePrevious(prev *statement, change statement) {
 	for i := range prev.figs {
 		for _, g := range change.figs {
-			if comparableFigures(prev.figs[i], g) && !prev.figs[i].new {
+			if comparableFigures(prev.figs[i], g) && !sameValue(prev.figs[i], g) && !prev.figs[i].new {
 				prev.figs[i].old = true
 			}
 		}
@@ -250,6 +311,89 @@ func continuesChange(prev, st statement) bool {
 		}
 	}
 	return false
+}
+
+// corrects reports whether st corrects the negated statement before it ("Die Sprechstunde ist
+// nicht mehr dienstags, sondern donnerstags", "not on Tuesdays but on Thursdays", "no en efectivo
+// sino con tarjeta"): st then speaks of the earlier statement's subject, as an anaphor does, with
+// its own polarity (check_groundedness/6).
+func corrects(prev, st statement) bool {
+	if !prev.neg || st.neg {
+		return false
+	}
+	switch leadingWord(st.text) {
+	case "sondern", "but", "sino", "mais", "а", "ma", "maar", "ale", "lecz", "mas", "instead", "rather":
+		return true
+	}
+	return strings.HasPrefix(strings.TrimSpace(st.text), "而是") || strings.HasPrefix(strings.TrimSpace(st.text), "而")
+}
+
+// figureBetween reports whether the statement has a figure the claim does not use between its
+// tokens lo and hi (exclusive; -1 and len(toks) are its ends): words beside a figure state a fact
+// of their own ("within 14 days"), which other words ("by bank card") do not paraphrase.
+func figureBetween(st statement, c *claim, toks []token, lo, hi int) bool {
+	from, to := 0, len(st.text)+1
+	if lo >= 0 && lo < len(toks) {
+		from = toks[lo].pos
+	}
+	if hi >= 0 && hi < len(toks) {
+		to = toks[hi].pos
+	}
+	for _, g := range st.figs {
+		if g.start < from || g.start >= to {
+			continue
+		}
+		if !slices.ContainsFunc(c.st.figs, func(f figure) bool { return sameValue(f, g) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// negatesShared reports whether a negated claim's negation reaches a word it shares with the
+// aligned statement (check_groundedness/6): the words after its cue, or before it when none
+// follow ("… costs nothing"). "The lentil soup contains no animal products" negates words the
+// statement "the lentil soup is vegan" does not hold, so its "no" is part of a paraphrase, not a
+// reversal; "Pets are not allowed" against "pets are allowed" reverses the shared claim. A
+// negation found inside a word (Han, kana, Hangul, Turkish) reaches the whole claim.
+func (ix *contextIndex) negatesShared(c *claim, a alignment) bool {
+	cs := &ix.stmts[a.stmt]
+	cut := negationAt(c.st.text)
+	if cut == 0 {
+		return true
+	}
+	// claim tokens are positioned in the NFKC-normalised, lower-cased claim, as negationAt's
+	// offsets are for ordinary text
+	after, shared := 0, false
+	for _, tk := range c.st.tokens {
+		if tk.pos < cut {
+			continue
+		}
+		after++
+		if _, ok := cs.keys[tk.key]; ok {
+			shared = true
+		}
+	}
+	if after > 0 {
+		return shared
+	}
+	return true
+}
+
+// negationAt is the byte offset of the first negation cue among the words of s (lower-cased),
+// or 0 when the statement is negated without a separate cue word.
+func negationAt(s string) int {
+	for _, w := range scanWords(lowerSameLength(s)) {
+		if w.kind != 'w' {
+			continue
+		}
+		for _, part := range elisions(w.s) {
+			if negationSet()[part] || strings.HasSuffix(part, "n't") {
+				return w.start
+			}
+		}
+	}
+	return 0
 }
 
 func copyKeys(m map[string]keyUse) map[string]keyUse {
@@ -293,6 +437,7 @@ type alignment struct {
 	matched, known, total           int
 	figMatched, figConflict, figOld int
 	figNovel                        int
+	denied                          bool // the claim holds a word the statement's correction denies
 	oldSalient, novelSalient        bool
 	unmatchedOwn, unmatchedSalient  int
 	kc, tc                          float64
@@ -313,7 +458,9 @@ func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
 		if known {
 			a.known++
 		}
-		if u, ok := cs.keys[tk.key]; ok {
+		if u, ok := cs.keys[tk.key]; ok && u.denied {
+			a.denied = true
+		} else if ok {
 			a.matched++
 			if u.oldOnly && (ix.isSalient(tk) || u.salient) {
 				a.oldSalient = true
@@ -553,7 +700,7 @@ func (ix *contextIndex) bestAlignment(c *claim, figKnown []bool, allowed func(in
 	var best alignment
 	found := false
 	for s := range ix.stmts {
-		if !allowed(ix.stmts[s].item) {
+		if ix.stmts[s].dup || !allowed(ix.stmts[s].item) {
 			continue
 		}
 		a := ix.align(c, s, figKnown)
@@ -574,7 +721,7 @@ func (ix *contextIndex) bestAlignment(c *claim, figKnown []bool, allowed func(in
 // another entity.
 func (ix *contextIndex) tiedOtherEntity(c *claim, figKnown []bool, allowed func(int) bool, best alignment) (alignment, bool) {
 	for s := range ix.stmts {
-		if s == best.stmt || !allowed(ix.stmts[s].item) {
+		if s == best.stmt || ix.stmts[s].dup || !allowed(ix.stmts[s].item) {
 			continue
 		}
 		a := ix.align(c, s, figKnown)
@@ -595,7 +742,9 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 	switch {
 	case a.figConflict > 0 && a.kc >= reverseKnown-0.2:
 		return ClaimContradicted, fmt.Sprintf("%q gives another figure: %q", id, strings.TrimSpace(cs.st.text))
-	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg):
+	case a.denied && a.kc >= reverseKnown && !c.st.neg:
+		return ClaimContradicted, fmt.Sprintf("%q corrects it: %q", id, strings.TrimSpace(cs.st.text))
+	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg) && (!c.st.neg || ix.negatesShared(c, a)):
 		if ix.polarity(c, a.stmt) {
 			return ClaimContradicted, fmt.Sprintf("%q says the opposite: %q", id, strings.TrimSpace(cs.st.text))
 		}
@@ -606,9 +755,15 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 		return ClaimOtherEntity, fmt.Sprintf("%q says it of something else: %q", id, strings.TrimSpace(cs.st.text))
 	case a.novelSalient:
 		return ClaimUnsupported, fmt.Sprintf("it names something the context never mentions (closest: %q in %q)", strings.TrimSpace(cs.st.text), id)
-	case a.kc >= supportKnown && a.tc >= supportTotal && a.figNovel == 0:
+	}
+	tc := a.tc
+	if a.kc >= weakKnown && tc < supportTotal {
+		tc = ix.paraphraseCoverage(c, a)
+	}
+	switch {
+	case a.kc >= supportKnown && tc >= supportTotal && a.figNovel == 0:
 		return ClaimSupported, fmt.Sprintf("%q says it: %q", id, strings.TrimSpace(cs.st.text))
-	case a.kc >= weakKnown && a.tc >= weakTotal && a.figNovel == 0:
+	case a.kc >= weakKnown && tc >= weakTotal && a.figNovel == 0:
 		return ClaimWeak, fmt.Sprintf("%q says part of it: %q", id, strings.TrimSpace(cs.st.text))
 	}
 	return ClaimUnsupported, fmt.Sprintf("no context statement says it (closest: %q in %q)", strings.TrimSpace(cs.st.text), id)
@@ -626,4 +781,118 @@ func (ix *contextIndex) missingElsewhere(c *claim, a alignment) bool {
 		}
 	}
 	return false
+}
+
+// paraphraseCoverage is total coverage that lets a paraphrase stand in for the statement's own
+// words (check_groundedness/6): a run of claim words the context never uses counts as matched
+// when it stands where the aligned statement has words of its own that the claim lacks, between
+// the same matched words (in either order) or at the same end. "The lentil soup contains no
+// animal products" against "the lentil soup is vegan" puts "contains animal products" where the
+// statement has "vegan"; "…, and a rooftop bar" after everything the statement holds has no
+// counterpart there and stays unmatched. A run may be up to twice as long as its counterpart (one
+// word is often said in two or three), a statement word stands in for one run only, and fewer
+// words are stood in for than the claim shares with the statement.
+func (ix *contextIndex) paraphraseCoverage(c *claim, a alignment) float64 {
+	cs := &ix.stmts[a.stmt]
+	toks := cs.st.tokens
+	at := func(key string) int {
+		for i, tk := range toks {
+			if tk.key == key {
+				return i
+			}
+		}
+		return -1
+	}
+	claimHas := func(key string) bool {
+		for _, tk := range c.st.tokens {
+			if tk.key == key {
+				return true
+			}
+		}
+		return false
+	}
+	used := make([]bool, len(toks))
+	for i, tk := range toks {
+		used[i] = claimHas(tk.key)
+	}
+	// claim words in order, once each: their place in the statement (-1 when not there) and
+	// whether the context knows them
+	type cw struct {
+		place int
+		known bool
+	}
+	var seq []cw
+	for i, tk := range c.st.tokens {
+		dup := false
+		for _, prev := range c.st.tokens[:i] {
+			if prev.key == tk.key {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			seq = append(seq, cw{place: at(tk.key), known: ix.known[tk.key]})
+		}
+	}
+	absorbed := 0
+	for i := 0; i < len(seq); {
+		if seq[i].known || seq[i].place >= 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(seq) && !seq[j].known && seq[j].place < 0 {
+			j++
+		}
+		left, right := -1, -1
+		if i > 0 && seq[i-1].place >= 0 {
+			left = seq[i-1].place
+		}
+		if j < len(seq) && seq[j].place >= 0 {
+			right = seq[j].place
+		}
+		lo, hi := -1, len(toks)
+		switch {
+		case left >= 0 && right >= 0:
+			lo, hi = min(left, right), max(left, right)
+		case left >= 0:
+			lo = left
+		case right >= 0:
+			hi = right
+		default:
+			lo, hi = 0, -1 // no anchor on either side: nothing to stand in for
+		}
+		gap := 0
+		if !figureBetween(cs.st, c, toks, lo, hi) {
+			for k := lo + 1; k < hi; k++ {
+				if !used[k] {
+					used[k] = true
+					gap++
+				}
+			}
+		}
+		absorbed += min(j-i, 2*gap)
+		i = j
+	}
+	// the claim must keep more of the statement's words than it replaces: one shared subject and
+	// a new predicate ("the clinic offers free parking" against "the clinic is open on weekdays")
+	// is another claim, not a paraphrase. Character bigrams of Han and kana text overlap, so two
+	// of them count as one word; a matching figure counts as one.
+	anchors, cjk := 0, 0
+	for _, tk := range c.st.tokens {
+		if _, ok := cs.keys[tk.key]; !ok {
+			continue
+		}
+		if tk.cjk {
+			cjk++
+		} else {
+			anchors++
+		}
+	}
+	anchors += (cjk+1)/2 + a.figMatched
+	absorbed = min(absorbed, anchors-1)
+	if a.total == 0 || absorbed <= 0 {
+		return a.tc
+	}
+	return float64(a.matched+absorbed) / float64(a.total)
 }

@@ -108,7 +108,11 @@ func splitConjuncts(clause string) [][2]int {
 		// ", which are open until midnight" adds a fact of its own, and so does "and dinner too"
 		relative := joiner == "," && relativeWords()[word] && weight(left) >= 2 && weight(right) >= 1
 		also := conj && weight(left) >= 1 && weight(right) >= 1 && alsoPhrases().any(scanWords(lowerSameLength(clause[p[0]:p[1]])))
-		if conj && weight(left) >= 2 && weight(right) >= 2 || list || relative || also {
+		// "Priya is in charge of payments, Oskar heads infrastructure": two clauses after a comma
+		// are two claims, unless the second is the first's complement ("…, что бензин подорожает")
+		clauses := joiner == "," && weight(left) >= 2 && weight(right) >= 2 && !complementizer(word) ||
+			joiner == "，" && weight(left) >= 2 && weight(right) >= 1
+		if conj && weight(left) >= 2 && weight(right) >= 2 || list || relative || also || clauses {
 			out = append(out, cur)
 			cur = p
 			continue
@@ -116,6 +120,16 @@ func splitConjuncts(clause string) [][2]int {
 		cur[1] = p[1]
 	}
 	return append(out, cur)
+}
+
+// complementizer reports whether w opens a clause that completes the one before it ("reported
+// that…", "сообщения о том, что…"): not a claim of its own.
+func complementizer(w string) bool {
+	switch w {
+	case "that", "que", "dass", "daß", "что", "чтобы", "che", "dat", "że", "ki", "як", "що", "if", "whether", "si", "ob", "ли":
+		return true
+	}
+	return false
 }
 
 // weight is how much a piece asserts: its content words plus its figures.

@@ -557,6 +557,11 @@ func unitAfter(words []word, i int) (n int, cat string, factor float64, ok bool)
 		if u, ok := units()[strings.TrimSuffix(w.s, "s")]; ok {
 			return skip + 1, u.cat, u.factor, true
 		}
+		if i >= 2 && words[i-2].kind == 'w' && words[i-2].end == words[i-1].start && words[i-1].kind == 'n' {
+			// a number glued to letters names a model or a room ("the X200 running", "vpn2"),
+			// it counts nothing (check_groundedness/6)
+			return 0, "", 0, false
+		}
 		return skip + 1, "n:" + stem(w.s), 1, true
 	}
 	return 0, "", 0, false
@@ -939,6 +944,9 @@ var ordinalWords = sync.OnceValue(func() map[string]float64 {
 		}
 	}
 	for v, stem := range []string{1: "erst", 2: "zweit", 3: "dritt", 4: "viert", 5: "fünft", 6: "sechst", 7: "siebt", 8: "acht", 9: "neunt", 10: "zehnt"} {
+		if stem == "" {
+			continue // index 0: without this, the bare endings ("en", "es", "er") read as ordinal 0 (fixed in check_groundedness/6)
+		}
 		for _, end := range []string{"e", "er", "en", "es", "em"} {
 			if v != 8 || end != "e" { // "achte" is also "respects"; "achten" "to respect"
 				m[stem+end] = float64(v)
@@ -946,6 +954,9 @@ var ordinalWords = sync.OnceValue(func() map[string]float64 {
 		}
 	}
 	for v, stem := range []string{1: "перв", 2: "втор", 4: "четвёрт", 5: "пят", 6: "шест", 7: "седьм", 8: "восьм", 9: "девят", 10: "десят"} {
+		if stem == "" {
+			continue // indexes 0 and 3 ("третий" is below): the bare endings are no ordinal
+		}
 		for _, end := range []string{"ый", "ой", "ая", "ое", "ого", "ом", "ую", "ые", "ых", "ому"} {
 			m[stem+end] = float64(v)
 			if v == 4 {

@@ -8,7 +8,7 @@ import (
 
 // GroundednessMetricVersion is pinned in every check_groundedness verdict. Bump it whenever
 // claim splitting, alignment, the lexicons, resolution or weights change.
-const GroundednessMetricVersion = "check_groundedness/5"
+const GroundednessMetricVersion = "check_groundedness/6"
 
 // groundednessWeights: how strongly one failed citation indicates an ungrounded response.
 // HEURISTIC: hand-set; a fabricated named reference is the strongest sign. Figures are checked

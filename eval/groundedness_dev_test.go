@@ -13,8 +13,14 @@ import (
 // Held-out v3 and anything under heldout4/ are never read here.
 var groundednessDevFiles = []string{
 	"groundedness_train.jsonl", "groundedness_train_extra.jsonl", "groundedness_heldout.jsonl",
-	"heldout2/groundedness.jsonl",
+	"heldout2/groundedness.jsonl", "groundedness_train_extra2.jsonl",
 }
+
+// groundednessFreshFile holds the items written for check_groundedness/6 before any /6 change
+// was made (by the engineer who then changed the checker, after reading /5's code): its first
+// score under /5 is the nearest thing to an unseen-text figure the training material gives, and
+// TestGroundednessDevSplit reports it on its own line as well as inside the two parts.
+const groundednessFreshFile = "groundedness_train_extra2.jsonl"
 
 // groundednessLegacyFiles are the older groundedness files, in the older shape (kind for family).
 var groundednessLegacyFiles = []string{"groundedness.jsonl", "groundedness_holdout.jsonl", "groundedness_blind.jsonl"}
@@ -58,6 +64,24 @@ func TestGroundednessDevSplit(t *testing.T) {
 	train := newReport(scoreGroundednessItems(readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train.jsonl")), corpusThreshold)
 	t.Logf("training split (TestMeasureEvalCorpus's floors): accuracy %.3f, denials %d/%d, decided %.3f",
 		train.all.accuracy(), train.caught, train.denials, train.all.decidedRate())
+	freshItems := readJSONL[groundednessItem](t, "testdata/corpus/"+groundednessFreshFile)
+	var freshHold []groundednessItem
+	for _, c := range freshItems {
+		if inDevHoldback(c.ID) {
+			freshHold = append(freshHold, c)
+		}
+	}
+	fresh := newReport(scoreGroundednessItems(freshItems), corpusThreshold)
+	fh := newReport(scoreGroundednessItems(freshHold), corpusThreshold)
+	var fb strings.Builder
+	fmt.Fprintf(&fb, "%s: %d items, accuracy %.3f, FPR %.3f, denials %d/%d, decided %.3f; its part in the 30%%: %d items, accuracy %.3f, decided %.3f\n",
+		groundednessFreshFile, fresh.all.total(), fresh.all.accuracy(), fresh.all.fpr(), fresh.caught, fresh.denials, fresh.all.decidedRate(),
+		fh.all.total(), fh.all.accuracy(), fh.all.decidedRate())
+	for _, fam := range sortedKeys(fresh.byFamily) {
+		c := fresh.byFamily[fam]
+		fmt.Fprintf(&fb, "  %-13s n=%3d acc %s fpr %s\n", fam, c.total(), cell(c.tp+c.tn, c.total()), cell(c.fp, c.fp+c.tn))
+	}
+	t.Log(fb.String())
 	var tune, hold []groundednessItem
 	for _, c := range readGroundednessTraining(t) {
 		if inDevHoldback(c.ID) {

@@ -219,6 +219,20 @@ var (
 	newCuesCJK = []string{"现在", "现已", "现为", "現在", "现"}
 )
 
+// nowCues say a statement gives the value that holds now, in contrast with one given before it
+// in the same item ("Standard delivery was €4.90 until March; it now costs €5.50"): the earlier
+// value of the same kind is retired (check_groundedness/6). Only words of time: "new" and
+// "current" also name things ("new members pay $5") and are not among them, nor are words that
+// mean something else too (Spanish "ya" "already", Italian "ora" "hour", "nu", Dutch "now" and
+// Romanian "not").
+var (
+	nowCues = []string{"now", "currently", "as of today", "from now on", "désormais", "maintenant", "actuellement",
+		"dorénavant", "ahora", "actualmente", "jetzt", "nun", "mittlerweile", "inzwischen", "теперь", "сейчас",
+		"agora", "atualmente", "adesso", "attualmente", "tegenwoordig", "teraz", "obecnie", "artık",
+		"şimdi", "тепер", "зараз", "τώρα", "الآن", "حاليا", "حاليًا", "עכשיו", "כעת", "अब", "이제", "현재"}
+	nowCuesCJK = []string{"现在", "现已", "目前", "如今", "現在", "今は", "現在は"}
+)
+
 // changeVerbs report that a value was replaced: the value after them is current and a value of the
 // same kind before them (or in the statement before) is superseded.
 var changeVerbs = []string{"rose", "raised", "increased", "reduced", "lowered", "cut", "changed", "extended",
@@ -232,7 +246,9 @@ var changeVerbs = []string{"rose", "raised", "increased", "reduced", "lowered", 
 	"déplacé", "déplacée", "prolongé", "prolongée", "verschoben", "verlegt", "angepasst", "ampliado", "ampliada",
 	"aplazado", "aplazada", "pospuesto", "pospuesta", "trasladado", "trasladada", "modificado", "modificada",
 	"cambiado", "cambiada", "перенесён", "перенесен", "перенесена", "перенесено", "продлён", "продлен",
-	"продлена", "продлено", "увеличен", "увеличена", "уменьшен", "уменьшена"}
+	"продлена", "продлено", "увеличен", "увеличена", "уменьшен", "уменьшена",
+	// check_groundedness/6: "passe de 120 € à 150 €", "pasa de", "passa da" (with "from … to" only)
+	"passe", "passent", "passera", "passeront", "pasa", "pasará", "passa", "passará"}
 
 // changeVerbsCJK are change verbs in Chinese and Japanese.
 var changeVerbsCJK = []string{"调整为", "改为", "更改为", "变更", "変更", "改定", "改成", "延期", "延长", "推迟", "提前到", "移至", "延長", "移転"}
@@ -256,10 +272,14 @@ var refutationCues = []string{"refuted", "debunked", "disproved", "myth", "untru
 	"опровергает", "опровергли", "отозвали",
 	"withdrawn", "rescinded", "denied", "denies", "deny", "widerlegt", "zurückgezogen", "dementiert", "réfuté",
 	"réfutée", "rétracté", "rétractée", "démenti", "démentie", "refutado", "retirado", "desmintió", "desmentido",
-	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана"}
+	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана",
+	// check_groundedness/6: a rule or an offer that was repealed or abolished is denied in the
+	// whole clause that describes it ("Article 14, which allowed postal votes, was repealed")
+	"repealed", "abolished", "revoked", "rescinded", "abrogé", "abrogée", "aboli", "abolie", "derogado", "derogada",
+	"abolido", "abolida", "aufgehoben", "abgeschafft", "отменён", "отменен", "отменена", "отменено", "упразднён"}
 
 // refutationCuesCJK are refutation cues in Chinese and Japanese.
-var refutationCuesCJK = []string{"证伪", "撤回", "否认", "否定"}
+var refutationCuesCJK = []string{"证伪", "撤回", "否认", "否定", "废除", "废止", "廃止"}
 
 // contrastWordsCJK split Chinese and Japanese statements.
 var contrastWordsCJK = []string{"但是", "但", "而", "不过", "けれど", "けど", "ですが", "ますが", "しかし"}

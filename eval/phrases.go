@@ -106,6 +106,9 @@ var (
 	newPhrases = sync.OnceValue(func() *phraseList {
 		return newPhraseList(newCues, newCuesCJK)
 	})
+	nowPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(nowCues, nowCuesCJK)
+	})
 	endPhrases = sync.OnceValue(func() *phraseList {
 		return newPhraseList(endCues)
 	})

@@ -23,6 +23,7 @@ type statement struct {
 	history   bool // says it reports a past value ("used to", "previously", "was")
 	past      bool // says so strongly ("used to", "previously", "formerly"): a retraction does not reverse it
 	change    bool // reports a change of value ("rose from", "was replaced by")
+	current   bool // says its value holds now ("it now costs", "desde enero", "теперь"): a same-kind value before it is retired
 }
 
 // token is one content word, stemmed so inflections meet.
@@ -351,7 +352,7 @@ func contentTokens(t string, words []word) []token {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
 			for _, part := range elisions(w.s) {
-				if (isStopWord(part) || negationSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
+				if (isStopWord(part) || negationSet()[part] || contrastSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
 				r, _ := utf8.DecodeRuneInString(orig)
@@ -542,6 +543,7 @@ func foldDiacritics(w string) string {
 // "from X to Y" (X old, Y new), "previously X", "X (deprecated)", "now Y", "replaced X with Y".
 func markSupersession(st *statement, lower string, ws []word) {
 	st.change = changePhrases().any(ws)
+	st.current = nowPhrases().any(ws)
 	oldAt, newAt := oldPhrases().ends(ws), newPhrases().ends(ws)
 	// a cue marks the first figure after it
 	for _, c := range oldAt {
