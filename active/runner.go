@@ -386,45 +386,51 @@ func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rule
 		done       int
 		wg         sync.WaitGroup
 	)
+	finish := func(p Probe, res []rules.Outcome, cut string) {
+		if cut != "" {
+			why := unfinishedWhy(p.Name, cut, t.Options.Timeout, t.probeTimeout())
+			res = each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
+		}
+		mu.Lock()
+		out = append(out, res...)
+		if cut != "" {
+			unfinished = append(unfinished, unfinishedProbe{p.Name, cut})
+		}
+		done++
+		n := done
+		mu.Unlock()
+		if t.Options.Progress != nil {
+			t.Options.Progress(n, len(probes), p.Name)
+		}
+	}
+	// A probe starts when a worker is free, heaviest first (startOrder): the order is decided
+	// here, not by which goroutine wins the semaphore.
 	sem := make(chan struct{}, t.Options.Concurrency)
-	for _, p := range probes {
+	for _, p := range startOrder(probes) {
+		select {
+		case sem <- struct{}{}:
+		case <-scanCtx.Done():
+			finish(p, nil, scanCut(parent))
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var res []rules.Outcome
 			cut := ""
-			select {
-			case sem <- struct{}{}:
-				if scanCtx.Err() == nil {
-					start := time.Now()
-					stepCtx, stat := withStep(scanCtx)
-					res, cut = t.runOne(stepCtx, parent, p)
-					if cut == "" {
-						res = t.controlled(stepCtx, p, res)
-					}
-					t.recordStep(p.Name, start, stat.requests.Load(), cut)
-				} else {
-					cut = scanCut(parent)
+			if scanCtx.Err() == nil {
+				start := time.Now()
+				stepCtx, stat := withStep(scanCtx)
+				res, cut = t.runOne(stepCtx, parent, p)
+				if cut == "" {
+					res = t.controlled(stepCtx, p, res)
 				}
-				<-sem
-			case <-scanCtx.Done():
+				t.recordStep(p.Name, start, stat.requests.Load(), cut)
+			} else {
 				cut = scanCut(parent)
 			}
-			if cut != "" {
-				why := unfinishedWhy(p.Name, cut, t.Options.Timeout, t.probeTimeout())
-				res = each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
-			}
-			mu.Lock()
-			out = append(out, res...)
-			if cut != "" {
-				unfinished = append(unfinished, unfinishedProbe{p.Name, cut})
-			}
-			done++
-			n := done
-			mu.Unlock()
-			if t.Options.Progress != nil {
-				t.Options.Progress(n, len(probes), p.Name)
-			}
+			<-sem
+			finish(p, res, cut)
 		}()
 	}
 	wg.Wait()
