@@ -164,6 +164,11 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	defer cancel()
 
 	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory(), stdio: link, started: started}
+	if link == nil {
+		// Over stdio one probe runs at a time on one channel: nothing to overlap the grading with.
+		t.startGrader()
+		defer t.drainGrader()
+	}
 	discoverCtx, discoverStat := withStep(scanCtx)
 	err = t.discover(discoverCtx)
 	discoverCut := ""
@@ -259,6 +264,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	probed, unfinished := t.runAll(scanCtx, ctx, run)
 	outcomes = append(outcomes, probed...)
 
+	t.drainGrader()
 	t.mu.Lock()
 	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
 	t.mu.Unlock()
