@@ -409,36 +409,38 @@ func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rule
 			t.Options.Progress(n, len(probes), p.Name)
 		}
 	}
-	// A probe starts when a worker is free, heaviest first (startOrder): the order is decided
-	// here, not by which goroutine wins the semaphore.
-	sem := make(chan struct{}, t.Options.Concurrency)
+	// Concurrency workers take the probes heaviest first (startOrder): the order is decided here,
+	// not by which of fifty goroutines wins a semaphore, and a worker's stack, once grown by a
+	// probe's JSON, serves the next probe instead of being grown again from 8 KiB.
+	queue := make(chan Probe)
+	for range t.Options.Concurrency {
+		wg.Go(func() {
+			for p := range queue {
+				var res []rules.Outcome
+				cut := ""
+				if scanCtx.Err() == nil {
+					start := time.Now()
+					stepCtx, stat := withStep(scanCtx)
+					res, cut = t.runOne(stepCtx, parent, p)
+					if cut == "" {
+						res = t.controlled(stepCtx, p, res)
+					}
+					t.recordStep(p.Name, start, stat.requests.Load(), cut)
+				} else {
+					cut = scanCut(parent)
+				}
+				finish(p, res, cut)
+			}
+		})
+	}
 	for _, p := range startOrder(probes) {
 		select {
-		case sem <- struct{}{}:
+		case queue <- p:
 		case <-scanCtx.Done():
 			finish(p, nil, scanCut(parent))
-			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var res []rules.Outcome
-			cut := ""
-			if scanCtx.Err() == nil {
-				start := time.Now()
-				stepCtx, stat := withStep(scanCtx)
-				res, cut = t.runOne(stepCtx, parent, p)
-				if cut == "" {
-					res = t.controlled(stepCtx, p, res)
-				}
-				t.recordStep(p.Name, start, stat.requests.Load(), cut)
-			} else {
-				cut = scanCut(parent)
-			}
-			<-sem
-			finish(p, res, cut)
-		}()
 	}
+	close(queue)
 	wg.Wait()
 	sort.SliceStable(out, func(i, j int) bool { return out[i].RuleID < out[j].RuleID })
 	sort.Slice(unfinished, func(i, j int) bool { return unfinished[i].name < unfinished[j].name })
