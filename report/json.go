@@ -79,9 +79,9 @@ func MarshalCanonical(r *Result) ([]byte, error) {
 		doc.Findings = append(doc.Findings, findingJSON{Fingerprint: f.Fingerprint(), Rules: f.RuleIDs(), Level: f.Level(),
 			Rank: f.Rank.String(), Headline: f.Headline(), Gated: f.Gated(tl.Gate), Known: c.Known(f)})
 	}
-	// Compact first, then indented into a buffer sized from it: the bytes an indenting Encoder
-	// writes (it indents its own compact output the same way), without the three buffers it and
-	// a bytes.Buffer each grow by doubling to the third of a megabyte a scan's result takes —
+	// Compact first, then indented (indentJSON: json.Indent's bytes without its validation) into
+	// a buffer sized from it: the bytes an indenting Encoder writes, without the three buffers it
+	// and a bytes.Buffer each grow by doubling to the third of a megabyte a scan's result takes —
 	// in a short-lived process every page they touch is a fault.
 	compact := bytes.NewBuffer(make([]byte, 0, jsonSizeHint(len(c.Rules))))
 	enc := json.NewEncoder(compact)
@@ -89,11 +89,7 @@ func MarshalCanonical(r *Result) ([]byte, error) {
 	if err := enc.Encode(&doc); err != nil {
 		return nil, fmt.Errorf("encoding the result as JSON: %w", err)
 	}
-	out := bytes.NewBuffer(make([]byte, 0, compact.Len()+compact.Len()/2))
-	if err := json.Indent(out, compact.Bytes(), "", "  "); err != nil {
-		return nil, fmt.Errorf("indenting the result's JSON: %w", err)
-	}
-	return out.Bytes(), nil
+	return indentJSON(make([]byte, 0, compact.Len()+compact.Len()/2), compact.Bytes()), nil
 }
 
 // jsonSizeHint is a first guess at the compact JSON size of a result with n rules (a full scan's
