@@ -52,3 +52,42 @@ func FuzzIndentJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestMarshalCanonicalIsTheEncoders: MarshalCanonical's splice of rules encoded one at a time,
+// indented by indentJSON, gives the bytes one indenting json.Encoder writes for the whole
+// document — for a full-size result, one with a note and a probe before the rules, and an empty
+// one.
+func TestMarshalCanonicalIsTheEncoders(t *testing.T) {
+	withExtras := bigResult(40)
+	withExtras.Notes = []string{`a note quoting "rules":[] as text`}
+	withExtras.Probes = []ProbeRun{{Name: "rules", StartMs: 1, DurationMs: 2, Requests: 3}}
+	for name, r := range map[string]*Result{"full": bigResult(250), "extras": withExtras, "empty": {}} {
+		got, err := MarshalCanonical(r)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		c := *r
+		c.Schema = SchemaVersion
+		c.Started = r.Started.UTC()
+		c.Rules = sortedRules(r)
+		if c.Rules == nil {
+			c.Rules = []RuleResult{}
+		}
+		tl := c.Tally()
+		doc := document{Result: &c, Summary: &tl}
+		for _, f := range c.Findings() {
+			doc.Findings = append(doc.Findings, findingJSON{Fingerprint: f.Fingerprint(), Rules: f.RuleIDs(), Level: f.Level(),
+				Rank: f.Rank.String(), Headline: f.Headline(), Gated: f.Gated(tl.Gate), Known: c.Known(f)})
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: MarshalCanonical differs from the indenting Encoder (%d vs %d bytes)", name, len(got), len(want.Bytes()))
+		}
+	}
+}
