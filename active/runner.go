@@ -234,8 +234,9 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	// Which probes bind is decided over every rule, not only the selected ones: a restricted
 	// scan that needs every probe (a rule with a passive check) runs each probe a full scan of
 	// this transport runs.
-	applies := map[string]bool{}
-	for _, r := range rules.All() {
+	catalogue := rules.All()
+	applies := make(map[string]bool, len(catalogue))
+	for _, r := range catalogue {
 		if ok, _ := r.AppliesOver(transport); ok {
 			applies[r.ID] = true
 		}
@@ -246,7 +247,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 			outcomes = append(outcomes, rules.Absent(r.ID, why))
 		}
 	}
-	everyProbe := needsEveryProbe(want)
+	everyProbe := needsEveryProbe(want, len(catalogue))
 	var run []Probe
 	for _, p := range probes {
 		if !everyProbe && !touches(p, want) {
@@ -313,8 +314,8 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 // needsEveryProbe reports whether a restricted scan must still run every probe to give the
 // verdicts a full scan gives: a rule any passive check can settle is judged on whatever exchange
 // shows it, and any probe's exchange may be the one (retired-codes shows on a tools/call).
-func needsEveryProbe(want map[string]bool) bool {
-	if len(want) == len(rules.All()) {
+func needsEveryProbe(want map[string]bool, catalogue int) bool {
+	if len(want) == catalogue {
 		return true
 	}
 	for _, e := range passive.All() {
@@ -576,8 +577,12 @@ func SelectRules(only []string, areas []rules.Area) ([]rules.Rule, error) {
 		}
 		names[r.ID] = true
 	}
+	all := rules.All()
+	if len(names) == 0 && len(areas) == 0 {
+		return all, nil
+	}
 	var out []rules.Rule
-	for _, r := range rules.All() {
+	for _, r := range all {
 		if len(names) > 0 && !names[r.ID] {
 			continue
 		}
