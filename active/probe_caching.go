@@ -100,7 +100,7 @@ func probeCachePages(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 		return []rules.Outcome{rules.Absent(same, why), rules.Absent(stable, why)}, nil
 	}
 	h := passive.NewHistory()
-	passive.Run(first, h)
+	passive.RunFor(first, h, "cache-scope-same-all-pages")
 	label := fmt.Sprintf("%s with the cursor of the first page", method)
 	second := t.Call(ctx, method, map[string]any{"cursor": cursor}, wire.WithLabel(label))
 	out := passiveFor(second, h, "cache-scope-same-all-pages")

@@ -79,18 +79,14 @@ func reportsProgress(ex *wire.Exchange) bool {
 	return false
 }
 
-// passiveFor runs the passive checks on ex with history h and keeps the outcomes for the named
-// rules: probes of "both"-mode rules judge their own exchanges the same way live traffic is.
+// passiveFor runs the passive checks of the named rules on ex with history h and keeps their
+// outcomes: probes of "both"-mode rules judge their own exchanges the same way live traffic is.
+// Only those rules' checks run (passive.RunFor): the exchange was already graded in full when it
+// was sent.
 func passiveFor(ex *wire.Exchange, h *passive.History, names ...string) []rules.Outcome {
-	want := map[string]bool{}
-	for _, n := range names {
-		want[rules.IDOf(n)] = true
-	}
-	var out []rules.Outcome
-	for _, o := range passive.Run(ex, h) {
-		if want[o.RuleID] {
-			out = append(out, withRequest(o, ex))
-		}
+	out := passive.RunFor(ex, h, names...)
+	for i := range out {
+		out[i] = withRequest(out[i], ex)
 	}
 	return out
 }

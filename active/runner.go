@@ -164,6 +164,11 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	defer cancel()
 
 	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory(), stdio: link, started: started}
+	if link == nil {
+		// Over stdio one probe runs at a time on one channel: nothing to overlap the grading with.
+		t.startGrader()
+		defer t.drainGrader()
+	}
 	discoverCtx, discoverStat := withStep(scanCtx)
 	err = t.discover(discoverCtx)
 	discoverCut := ""
@@ -229,8 +234,9 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	// Which probes bind is decided over every rule, not only the selected ones: a restricted
 	// scan that needs every probe (a rule with a passive check) runs each probe a full scan of
 	// this transport runs.
-	applies := map[string]bool{}
-	for _, r := range rules.All() {
+	catalogue := rules.All()
+	applies := make(map[string]bool, len(catalogue))
+	for _, r := range catalogue {
 		if ok, _ := r.AppliesOver(transport); ok {
 			applies[r.ID] = true
 		}
@@ -241,7 +247,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 			outcomes = append(outcomes, rules.Absent(r.ID, why))
 		}
 	}
-	everyProbe := needsEveryProbe(want)
+	everyProbe := needsEveryProbe(want, len(catalogue))
 	var run []Probe
 	for _, p := range probes {
 		if !everyProbe && !touches(p, want) {
@@ -259,6 +265,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	probed, unfinished := t.runAll(scanCtx, ctx, run)
 	outcomes = append(outcomes, probed...)
 
+	t.drainGrader()
 	t.mu.Lock()
 	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
 	t.mu.Unlock()
@@ -307,8 +314,8 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 // needsEveryProbe reports whether a restricted scan must still run every probe to give the
 // verdicts a full scan gives: a rule any passive check can settle is judged on whatever exchange
 // shows it, and any probe's exchange may be the one (retired-codes shows on a tools/call).
-func needsEveryProbe(want map[string]bool) bool {
-	if len(want) == len(rules.All()) {
+func needsEveryProbe(want map[string]bool, catalogue int) bool {
+	if len(want) == catalogue {
 		return true
 	}
 	for _, e := range passive.All() {
@@ -386,15 +393,32 @@ func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rule
 		done       int
 		wg         sync.WaitGroup
 	)
-	sem := make(chan struct{}, t.Options.Concurrency)
-	for _, p := range probes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var res []rules.Outcome
-			cut := ""
-			select {
-			case sem <- struct{}{}:
+	finish := func(p Probe, res []rules.Outcome, cut string) {
+		if cut != "" {
+			why := unfinishedWhy(p.Name, cut, t.Options.Timeout, t.probeTimeout())
+			res = each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
+		}
+		mu.Lock()
+		out = append(out, res...)
+		if cut != "" {
+			unfinished = append(unfinished, unfinishedProbe{p.Name, cut})
+		}
+		done++
+		n := done
+		mu.Unlock()
+		if t.Options.Progress != nil {
+			t.Options.Progress(n, len(probes), p.Name)
+		}
+	}
+	// Concurrency workers take the probes heaviest first (startOrder): the order is decided here,
+	// not by which of fifty goroutines wins a semaphore, and a worker's stack, once grown by a
+	// probe's JSON, serves the next probe instead of being grown again from 8 KiB.
+	queue := make(chan Probe)
+	for range t.Options.Concurrency {
+		wg.Go(func() {
+			for p := range queue {
+				var res []rules.Outcome
+				cut := ""
 				if scanCtx.Err() == nil {
 					start := time.Now()
 					stepCtx, stat := withStep(scanCtx)
@@ -406,27 +430,18 @@ func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rule
 				} else {
 					cut = scanCut(parent)
 				}
-				<-sem
-			case <-scanCtx.Done():
-				cut = scanCut(parent)
+				finish(p, res, cut)
 			}
-			if cut != "" {
-				why := unfinishedWhy(p.Name, cut, t.Options.Timeout, t.probeTimeout())
-				res = each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
-			}
-			mu.Lock()
-			out = append(out, res...)
-			if cut != "" {
-				unfinished = append(unfinished, unfinishedProbe{p.Name, cut})
-			}
-			done++
-			n := done
-			mu.Unlock()
-			if t.Options.Progress != nil {
-				t.Options.Progress(n, len(probes), p.Name)
-			}
-		}()
+		})
 	}
+	for _, p := range startOrder(probes) {
+		select {
+		case queue <- p:
+		case <-scanCtx.Done():
+			finish(p, nil, scanCut(parent))
+		}
+	}
+	close(queue)
 	wg.Wait()
 	sort.SliceStable(out, func(i, j int) bool { return out[i].RuleID < out[j].RuleID })
 	sort.Slice(unfinished, func(i, j int) bool { return unfinished[i].name < unfinished[j].name })
@@ -562,8 +577,12 @@ func SelectRules(only []string, areas []rules.Area) ([]rules.Rule, error) {
 		}
 		names[r.ID] = true
 	}
+	all := rules.All()
+	if len(names) == 0 && len(areas) == 0 {
+		return all, nil
+	}
 	var out []rules.Rule
-	for _, r := range rules.All() {
+	for _, r := range all {
 		if len(names) > 0 && !names[r.ID] {
 			continue
 		}

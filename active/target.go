@@ -98,7 +98,9 @@ type Target struct {
 	seq       int
 	exchanges []*wire.Exchange
 	outcomes  []rules.Outcome
-	history   *passive.History
+	history   *passive.History // guarded by gradeMu, not mu
+	gradeMu   sync.Mutex
+	grader    *grader // nil: every sender grades its own exchange
 	notes     []string
 	fresh     *http.Client
 
@@ -203,28 +205,17 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 	default:
 		ex = wire.Do(ctx, c, spec, t.Options.Limits, t.Options.Secrets...)
 	}
+	graded = graded && (ex.Err == "" || ex.Response != nil)
 	t.mu.Lock()
 	t.seq++
 	ex.ID = fmt.Sprintf("ex-%04d", t.seq)
 	t.exchanges = append(t.exchanges, ex)
+	// Queued under the same lock as the record, so the grader sees exchanges in their order.
+	queued := graded && t.grader.enqueue(ex)
 	t.mu.Unlock()
-	if (ex.Err != "" && ex.Response == nil) || !graded {
-		return ex
+	if graded && !queued {
+		t.grade(ex)
 	}
-	var outs []rules.Outcome
-	if t.Options.Passive != nil {
-		t.mu.Lock() // History is not safe for concurrent use
-		outs = t.Options.Passive(ex, t.history)
-		t.mu.Unlock()
-	}
-	for i := range outs {
-		// A passive finding names what it saw; the scan adds which request it saw it in.
-		outs[i] = withRequest(outs[i], ex)
-		outs[i].Observed = wire.RedactString(outs[i].Observed, t.Options.Secrets...)
-	}
-	t.mu.Lock()
-	t.outcomes = append(t.outcomes, outs...)
-	t.mu.Unlock()
 	return ex
 }
 

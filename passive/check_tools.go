@@ -27,31 +27,13 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 	if v.method() != "tools/list" || !v.complete() {
 		return nil
 	}
-	tools, objs := v.tools()
-	if tools == nil {
+	page := toolsPageMemo.getBytes(v.result()["tools"], readToolsPage)
+	if !page.array {
 		return nil
 	}
 	var out []rules.Outcome
-	var names []string
-	seen := map[string]bool{}
-	badName, dupName, badSchema := "", "", ""
-	defs := map[string]string{}
-	for _, t := range objs {
-		name, _ := stringOf(t["name"])
-		names = append(names, name)
-		if !toolNameRE().MatchString(name) && badName == "" {
-			badName = name
-		}
-		if seen[name] && dupName == "" {
-			dupName = name
-		}
-		seen[name] = true
-		schema := decodeObject(t["inputSchema"])
-		if ty, _ := stringOf(schema["type"]); (schema == nil || ty != "object") && badSchema == "" {
-			badSchema = fmt.Sprintf("tool %q has inputSchema %s", clip(name), clipBytes(t["inputSchema"]))
-		}
-		defs[name] = digest(t["description"], t["inputSchema"])
-	}
+	names, defs := page.names, page.defs
+	badName, dupName, badSchema := page.badName, page.dupName, page.badSchema
 	if badName != "" {
 		out = append(out, fail("tool-name-syntax", "tool name %q is not 1-128 characters from [A-Za-z0-9_.-]", clip(badName)))
 	} else {
@@ -64,7 +46,7 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 	}
 	if badSchema != "" {
 		out = append(out, fail("input-schema-object", "%s, not a JSON Schema object with type \"object\"", badSchema))
-	} else if len(tools) > 0 {
+	} else if len(names) > 0 {
 		out = append(out, pass("input-schema-object", "every inputSchema is an object schema"))
 	}
 	if h == nil {
@@ -94,6 +76,52 @@ func checkToolsList(v *view, h *History) []rules.Outcome {
 		}
 	}
 	return out
+}
+
+// toolsPage is what checkToolsList reads from one tools array: a pure function of its bytes,
+// memoised (toolsPageMemo), because a scan grades the same tools/list result a dozen times and
+// fingerprinting every definition (a SHA-256 of its compacted schema) was most of the check.
+// Shared between callers: never modified.
+type toolsPage struct {
+	// array is false when the value is not a JSON array (the check then says nothing).
+	array bool
+	// names are the tools' names in order ("" for an element without one).
+	names []string
+	// badName, dupName and badSchema are the first offender of each rule, "" when none.
+	badName, dupName, badSchema string
+	// defs maps each name to the digest of its description and inputSchema.
+	defs map[string]string
+}
+
+// toolsPageMemo remembers toolsPage by the tools array's bytes.
+var toolsPageMemo = newMemo[*toolsPage](1024, 32<<20)
+
+// readToolsPage computes the toolsPage of one tools array.
+func readToolsPage(raw []byte) *toolsPage {
+	tools := decodeArray(raw)
+	if tools == nil {
+		return &toolsPage{}
+	}
+	p := &toolsPage{array: true, names: make([]string, 0, len(tools)), defs: map[string]string{}}
+	seen := map[string]bool{}
+	for _, el := range tools {
+		t := decodeObject(el)
+		name, _ := stringOf(t["name"])
+		p.names = append(p.names, name)
+		if !toolNameRE().MatchString(name) && p.badName == "" {
+			p.badName = name
+		}
+		if seen[name] && p.dupName == "" {
+			p.dupName = name
+		}
+		seen[name] = true
+		schema := decodeObject(t["inputSchema"])
+		if ty, _ := stringOf(schema["type"]); (schema == nil || ty != "object") && p.badSchema == "" {
+			p.badSchema = fmt.Sprintf("tool %q has inputSchema %s", clip(name), clipBytes(t["inputSchema"]))
+		}
+		p.defs[name] = digest(t["description"], t["inputSchema"])
+	}
+	return p
 }
 
 // digest fingerprints the parts of a tool definition whose change matters to a client.

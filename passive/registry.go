@@ -2,6 +2,7 @@ package passive
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -97,6 +98,39 @@ func registered() []entry {
 var registry struct {
 	once    sync.Once
 	entries []entry
+}
+
+// RunFor applies only the checks that can produce outcomes for the named rules and returns
+// those rules' outcomes, stamped as Run stamps them. A probe that judges its own exchange the way
+// live traffic is judged wants a rule or two of one exchange: Run's thirty-odd checks on every
+// sample (probeToolsList compares each of five tools/list results with every other) were most of
+// a scan's passive work for outcomes it threw away. The outcomes are Run's for the same
+// rules: every check reads only the History it writes itself, but for the capabilities the
+// discover check records, so that check always runs too. Only Run's MaxOutcomes cut differs,
+// which drops nothing here that Run would have kept for these rules.
+func RunFor(ex *wire.Exchange, h *History, names ...string) []rules.Outcome {
+	if ex == nil {
+		return nil
+	}
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+		want[rules.IDOf(n)] = true
+	}
+	all := registered()
+	es := make([]entry, 0, 4)
+	for _, e := range all {
+		if e.name == "discover-result" || slices.ContainsFunc(e.rules, func(r string) bool { return want[r] }) {
+			es = append(es, e)
+		}
+	}
+	var out []rules.Outcome
+	for _, o := range run(ex, h, es) {
+		if want[o.RuleID] {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func run(ex *wire.Exchange, h *History, es []entry) []rules.Outcome {

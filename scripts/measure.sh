@@ -56,6 +56,7 @@ bench() {
 
 # Hot-path benchmarks.
 [ -d wire ] && bench "wire parsers" ./wire .
+[ -d e2e ] && bench "whole scan in process (Go SDK everything-server, cpu-ms/op is user+sys)" ./e2e 'BenchmarkScanEverythingServer'
 [ -d passive ] && bench "passive checks" ./passive .
 [ -d report ] && bench "report renderers" ./report .
 [ -d eval ] && bench "eval (deterministic tier)" ./eval .

@@ -74,6 +74,7 @@ type probeOptions struct {
 	rules       []string
 	areas       []string
 	concurrency int
+	profile     profileFlags
 }
 
 func newProbeCmd() *cobra.Command {
@@ -121,7 +122,11 @@ written, and says it is incomplete).`,
 				}
 			}
 			scanGC()
-			return runProbe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+			stop, err := o.profile.start()
+			if err != nil {
+				return err
+			}
+			return errors.Join(runProbe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o), stop())
 		},
 	}
 	f := cmd.Flags()
@@ -142,6 +147,7 @@ written, and says it is incomplete).`,
 	f.StringArrayVar(&o.rules, "rule", nil, "only this rule, by ID or name (repeatable)")
 	f.StringArrayVar(&o.areas, "area", nil, "only rules of this area, e.g. headers (repeatable)")
 	f.IntVar(&o.concurrency, "concurrency", active.DefaultConcurrency, "probes run at once")
+	addProfileFlags(cmd, &o.profile)
 	registerProbeCompletions(cmd)
 	return cmd
 }

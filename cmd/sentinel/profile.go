@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+
+	"github.com/spf13/cobra"
+)
+
+// profileRateHz is the CPU profile's sampling rate: a scan takes tens of milliseconds, which the
+// default 100 Hz samples a handful of times; at 1 kHz one scan gives enough samples to compare
+// (and profiles of several scans merge with `go tool pprof a b c`).
+const profileRateHz = 1000
+
+// profileFlags are probe's hidden developer flags: where to write a CPU and a heap-allocation
+// profile of the whole command. Hidden because they are for whoever makes the scan faster
+// (docs/performance.md), not for an operator.
+type profileFlags struct {
+	cpu, mem string
+}
+
+func addProfileFlags(cmd *cobra.Command, p *profileFlags) {
+	f := cmd.Flags()
+	f.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile of the command to this file (developers)")
+	f.StringVar(&p.mem, "memprofile", "", "write an allocation profile of the command to this file (developers)")
+	_ = f.MarkHidden("cpuprofile")
+	_ = f.MarkHidden("memprofile")
+}
+
+// start begins the CPU profile, if asked for, and returns what writes both profiles at the end.
+func (p profileFlags) start() (stop func() error, err error) {
+	var cpu *os.File
+	if p.cpu != "" {
+		if cpu, err = os.Create(p.cpu); err != nil {
+			return nil, fmt.Errorf("--cpuprofile: %w", err)
+		}
+		runtime.SetCPUProfileRate(profileRateHz)
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			_ = cpu.Close()
+			return nil, fmt.Errorf("--cpuprofile: starting the profile: %w", err)
+		}
+	}
+	if p.mem != "" {
+		runtime.MemProfileRate = 4096
+	}
+	return func() error {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			if err := cpu.Close(); err != nil {
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+		}
+		if p.mem == "" {
+			return nil
+		}
+		f, err := os.Create(p.mem)
+		if err != nil {
+			return fmt.Errorf("--memprofile: %w", err)
+		}
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			_ = f.Close()
+			return fmt.Errorf("--memprofile: writing the profile: %w", err)
+		}
+		return f.Close()
+	}, nil
+}
