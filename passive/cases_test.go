@@ -137,6 +137,49 @@ func fakeDetector(text string) (float64, []eval.Span) {
 // "outcomes" must hold, and the "got" section (every outcome Run returned) is a golden record:
 // -update rewrites it after review.
 func TestCases(t *testing.T) {
+	forEachCase(t, func(t *testing.T, f string, a archive) {
+		if strings.TrimSpace(a.comment) == "" {
+			t.Fatal("a case must start with a header naming the rule it guards")
+		}
+		h := NewHistory()
+		if pre, ok := a.sections["before-request"]; ok {
+			Run(buildExchange(t, "before", pre, a.sections["before-response"]), h)
+		}
+		ex := buildExchange(t, "ex-1", a.sections["request"], a.sections["response"])
+		got := Run(ex, h)
+		for _, e := range parseExpectations(t, a.sections["outcomes"]) {
+			id := rules.IDOf(e.name)
+			var statuses []string
+			for _, o := range got {
+				if o.RuleID == id {
+					statuses = append(statuses, string(o.Status))
+					if o.Exchange != "ex-1" {
+						t.Errorf("outcome %s names exchange %q", e.name, o.Exchange)
+					}
+					if o.Status != rules.Pass && o.Observed == "" && o.Why == "" {
+						t.Errorf("a %s outcome for %s carries no evidence", o.Status, e.name)
+					}
+				}
+			}
+			switch {
+			case e.status == "none" && len(statuses) > 0:
+				t.Errorf("%s: want no outcome, got %v", e.name, statuses)
+			case e.status != "none" && !contains(statuses, e.status):
+				t.Errorf("%s: want %s, got %v\nall outcomes:\n%s", e.name, e.status, statuses, dump(got))
+			}
+		}
+		if *update {
+			writeGot(t, f, a, got)
+		} else if want, ok := a.sections["got"]; ok && want != gotSection(got) {
+			t.Errorf("the full outcome list changed (review, then rerun with -update):\nwant:\n%sgot:\n%s", want, gotSection(got))
+		}
+	})
+}
+
+// forEachCase runs fn as a subtest on every txtar case under testdata/cases, parsed, with the
+// fake injection detector in place of eval's (the cases are about the checks, not the detector).
+func forEachCase(t *testing.T, fn func(t *testing.T, path string, a archive)) {
+	t.Helper()
 	saved := detectInjection
 	detectInjection = fakeDetector
 	t.Cleanup(func() { detectInjection = saved })
@@ -150,42 +193,7 @@ func TestCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := parseArchive(b)
-			if strings.TrimSpace(a.comment) == "" {
-				t.Fatal("a case must start with a header naming the rule it guards")
-			}
-			h := NewHistory()
-			if pre, ok := a.sections["before-request"]; ok {
-				Run(buildExchange(t, "before", pre, a.sections["before-response"]), h)
-			}
-			ex := buildExchange(t, "ex-1", a.sections["request"], a.sections["response"])
-			got := Run(ex, h)
-			for _, e := range parseExpectations(t, a.sections["outcomes"]) {
-				id := rules.IDOf(e.name)
-				var statuses []string
-				for _, o := range got {
-					if o.RuleID == id {
-						statuses = append(statuses, string(o.Status))
-						if o.Exchange != "ex-1" {
-							t.Errorf("outcome %s names exchange %q", e.name, o.Exchange)
-						}
-						if o.Status != rules.Pass && o.Observed == "" && o.Why == "" {
-							t.Errorf("a %s outcome for %s carries no evidence", o.Status, e.name)
-						}
-					}
-				}
-				switch {
-				case e.status == "none" && len(statuses) > 0:
-					t.Errorf("%s: want no outcome, got %v", e.name, statuses)
-				case e.status != "none" && !contains(statuses, e.status):
-					t.Errorf("%s: want %s, got %v\nall outcomes:\n%s", e.name, e.status, statuses, dump(got))
-				}
-			}
-			if *update {
-				writeGot(t, f, a, got)
-			} else if want, ok := a.sections["got"]; ok && want != gotSection(got) {
-				t.Errorf("the full outcome list changed (review, then rerun with -update):\nwant:\n%sgot:\n%s", want, gotSection(got))
-			}
+			fn(t, f, parseArchive(b))
 		})
 	}
 }

@@ -66,19 +66,7 @@ func TestMarshalCanonicalIsTheEncoders(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		c := *r
-		c.Schema = SchemaVersion
-		c.Started = r.Started.UTC()
-		c.Rules = sortedRules(r)
-		if c.Rules == nil {
-			c.Rules = []RuleResult{}
-		}
-		tl := c.Tally()
-		doc := document{Result: &c, Summary: &tl}
-		for _, f := range c.Findings() {
-			doc.Findings = append(doc.Findings, findingJSON{Fingerprint: f.Fingerprint(), Rules: f.RuleIDs(), Level: f.Level(),
-				Rank: f.Rank.String(), Headline: f.Headline(), Gated: f.Gated(tl.Gate), Known: c.Known(f)})
-		}
+		doc := canonicalDocument(r)
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
