@@ -31,8 +31,9 @@ func (s *countingStore) Record(ctx context.Context, b findings.Batch) error {
 }
 
 // schedLatencies is the runtime's histogram of how long goroutines waited runnable before they
-// ran: the figure a grading worker that holds a processor moves, read without wall-clock noise
-// from other processes (what they take shows in how long a thread waits, not a goroutine).
+// ran: the figure a grading worker that holds a processor moves, free of the wall clock's
+// request timing. Other processes still move it (a thread the kernel deschedules keeps its
+// processor, and what is queued there waits), so compare interleaved runs, several of each.
 const schedLatencies = "/sched/latencies:seconds"
 
 func readSched() *rtmetrics.Float64Histogram {
