@@ -188,8 +188,13 @@ func batches(t *testing.T, s Store) {
 		b.Findings = append(b.Findings, Finding{Target: "http://batch", RuleID: "MCP/2026-07-28/MUST/batched",
 			Key: "k", Status: rules.Fail, ExchangeID: id, FirstSeen: t0.Add(time.Duration(i) * time.Second)})
 	}
+	yields := 0
+	b.Yield = func() { yields++ }
 	if err := s.Record(ctx, b); err != nil {
 		t.Fatalf("Record = %v", err)
+	}
+	if yields != 11 { // between rows: 10 exchanges and the one folded finding
+		t.Fatalf("Record yielded %d times, want 11 (once after each row it wrote)", yields)
 	}
 	exs, _ := s.Exchanges(ctx, Filter{Target: "http://batch"})
 	fs, _ := s.Findings(ctx, Filter{Target: "http://batch"})

@@ -137,6 +137,10 @@ type ExchangeStore interface {
 type Batch struct {
 	Exchanges []Exchange
 	Findings  []Finding
+	// Yield, when set, is called between the rows of the batch. A batch of large exchanges
+	// takes tens of milliseconds to write; the proxy's grading worker gives its processor back
+	// to traffic there (runtime.Gosched), not only at the runtime's 10 ms preemption.
+	Yield func()
 }
 
 // Store is both stores over one database, with batched writes and retention.

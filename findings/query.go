@@ -51,17 +51,23 @@ func (s *sqlStore) Record(ctx context.Context, b Batch) error {
 		return fmt.Errorf("starting a batch of %d exchanges: %w", len(b.Exchanges), err)
 	}
 	fstmt, estmt := tx.StmtContext(ctx, s.insFinding), tx.StmtContext(ctx, s.insExchange)
+	yield := b.Yield
+	if yield == nil {
+		yield = func() {}
+	}
 	for _, f := range b.Findings {
 		if err := s.recordFinding(ctx, prepared{fstmt}, f); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
+		yield()
 	}
 	for _, ex := range b.Exchanges {
 		if err := s.recordExchange(ctx, prepared{estmt}, ex); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
+		yield()
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("committing a batch of %d exchanges: %w", len(b.Exchanges), err)
