@@ -61,7 +61,14 @@ func discoverSpec(label string) wire.RequestSpec {
 // serves requests without credentials does not use authorization, and these rules are n/a.
 func probeAuth(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	label := "server/discover with no Authorization header"
-	bare := t.SendBare(ctx, discoverSpec(label))
+	var bare *wire.Exchange
+	if len(t.Options.Header) == 0 {
+		// No operator header, so discovery's server/discover carried no credentials either: it
+		// is this very request.
+		bare = t.sharedDiscover(ctx, label)
+	} else {
+		bare = t.SendBare(ctx, discoverSpec(label))
+	}
 	if cut(bare) {
 		return each(ids(authRuleNames...), func(id string) rules.Outcome { return undecidedCut(id, label, bare) }), nil
 	}

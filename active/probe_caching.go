@@ -58,8 +58,9 @@ func probeCacheHints(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 			ex = t.sharedDiscover(ctx, c.method)
 		case c.params == nil:
 			ex = t.firstPage(ctx, c.method, c.method)
-		default:
-			ex = t.Call(ctx, c.method, c.params, wire.WithLabel(c.method))
+		default: // resources/read of the first listed resource
+			uri, _ := c.params["uri"].(string)
+			ex = t.readResource(ctx, uri, c.method)
 		}
 		if cut(ex) {
 			out = append(out, undecidedCut(rules.IDOf("cache-hints-present"), c.method, ex))

@@ -181,7 +181,7 @@ func bestInterim(ctx context.Context, t *Target, cands []mrtrCandidate) (*interi
 			break
 		}
 		it := &interim{method: c.method, name: c.name, schema: c.schema, args: c.args}
-		ex := it.call(ctx, t, it.what("declaring every client capability"), c.args, allCapabilities, nil)
+		ex := firstRound(ctx, t, it, c)
 		r := resultOf(ex)
 		if r == nil || ex.Reply().ResultType() != "input_required" {
 			others = append(others, triedCandidate{c, ex})
@@ -202,6 +202,28 @@ func bestInterim(ctx context.Context, t *Target, cands []mrtrCandidate) (*interi
 		}
 	}
 	return best, others
+}
+
+// firstRound sends a candidate's first round, declaring every capability. A prompt's is sent once
+// per scan (sendShared): getting a prompt has no side effects, and both prompt MRTR probes search
+// the same list with the same requests, so each prompt that does not ask for input is got once.
+// An answer that asks for input is not handed on: its requestState and input requests were
+// issued for that one request, and each probe goes on to tamper with, replay and complete its
+// own (a server may accept a state once only), so a probe handed one sends its own first round,
+// as it would have without the sharing. A tool's first round is a tools/call, which may act, and
+// is each probe's own.
+func firstRound(ctx context.Context, t *Target, it *interim, c mrtrCandidate) *wire.Exchange {
+	label := it.what("declaring every client capability")
+	send := func(ctx context.Context) *wire.Exchange { return it.call(ctx, t, label, c.args, allCapabilities, nil) }
+	args, err := json.Marshal(c.args)
+	if c.method != "prompts/get" || err != nil {
+		return send(ctx)
+	}
+	ex, sent := t.sendShared(ctx, c.method+"\x00"+c.name+"\x00"+string(args), send)
+	if !sent && resultOf(ex) != nil && ex.Reply().ResultType() == "input_required" {
+		return send(ctx)
+	}
+	return ex
 }
 
 // missed is every rule of a probe that found no MRTR target: n/a when the server is known to

@@ -32,7 +32,7 @@ func probeResourceRead(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 		if i == maxResourceReads || ctx.Err() != nil {
 			break
 		}
-		t.Call(ctx, "resources/read", map[string]any{"uri": uri}, wire.WithLabel(fmt.Sprintf("resources/read of listed %q", uri)))
+		t.readResource(ctx, uri, fmt.Sprintf("resources/read of listed %q", uri))
 	}
 	return nil, nil
 }

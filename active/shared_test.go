@@ -2,7 +2,9 @@ package active
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"github.com/mcp-sentinel/sentinel/rules"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,5 +86,50 @@ func TestFirstPageIsNotSharedWhenCutShort(t *testing.T) {
 	}
 	if ex := tg.firstPage(withoutSession(ctx), "prompts/list", "outside"); ex == got[0] || !strings.Contains(ex.Summary(), "prompts/list") {
 		t.Errorf("a request outside the session was answered from the shared exchange")
+	}
+}
+
+// TestPromptSearchGetsEachPromptOnce: the two prompt MRTR probes search the same list with the
+// same requests, so a prompt that renders at once is got once for both; the prompt that answers
+// input_required is got by each probe itself, since the state it carries was issued for one
+// request. Before the search was shared every prompt was got once per probe.
+func TestPromptSearchGetsEachPromptOnce(t *testing.T) {
+	// Without requestState the search does not stop at the first prompt that asks: every listed
+	// prompt is tried.
+	out := scan(t, (&promptServer{noState: true}).start(t), Options{})
+	all, err := json.Marshal(allCapabilities)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstRounds := map[string]int{}
+	for _, ex := range out.Exchanges {
+		m := ex.Request.Message
+		if m == nil || m.Method != "prompts/get" || m.ParamField("requestState") != nil || m.ParamField("inputResponses") != nil {
+			continue
+		}
+		if caps := m.Meta()[wire.MetaClientCapabilities]; string(caps) != string(all) {
+			continue
+		}
+		var name string
+		_ = json.Unmarshal(m.ParamField("name"), &name)
+		firstRounds[name]++
+	}
+	for _, name := range []string{"plain", "zeta"} {
+		if firstRounds[name] != 1 {
+			t.Errorf("prompt %q was got %d times declaring every capability, want 1 (shared by both probes)", name, firstRounds[name])
+		}
+	}
+	// Each probe's own first round, besides the retries that repeat it on purpose.
+	if firstRounds["ask"] < 2 {
+		t.Errorf("prompt \"ask\" was got %d times declaring every capability, want one first round per probe at least", firstRounds["ask"])
+	}
+	got := map[string]rules.Status{}
+	for _, rr := range out.Result.Rules {
+		got[rr.Rule.Name] = rr.Status
+	}
+	for _, name := range []string{"mrtr-rerequest-missing", "elicitation-decline-handled", "elicitation-response-validated", "form-no-clickable-urls"} {
+		if got[name] != rules.Pass {
+			t.Errorf("%s: %s, want pass", name, got[name])
+		}
 	}
 }

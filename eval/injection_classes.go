@@ -5,8 +5,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // Word classes of the learned component. Besides its n-grams, the model reads which kinds of
@@ -50,11 +48,16 @@ const (
 	seedClassPair uint32 = 0xa54ff53a
 )
 
+// wordClassesSize is about how many words the class table holds once classTables has added
+// intlClassWords' to wordClasses' map (TestClassTableSize): sized once, the map is not rehashed
+// as it grows.
+const wordClassesSize = 2176
+
 // wordClasses maps a normalised word to its class. Built on first use.
 //
 //nolint:misspell // words of other languages, not misspelt English
 var wordClasses = sync.OnceValue(func() map[string]uint8 {
-	m := map[string]uint8{}
+	m := make(map[string]uint8, wordClassesSize)
 	add := func(c uint8, words string) {
 		for _, w := range strings.Fields(words) {
 			m[w] = c
@@ -220,10 +223,13 @@ type classTable struct {
 }
 
 var classTables = sync.OnceValue(func() *classTable {
-	t := &classTable{exact: wordClasses(), stems: map[string]uint8{}, heads: map[string]uint32{}, runHeads: map[rune]uint32{}}
+	t := &classTable{exact: wordClasses(), stems: make(map[string]uint8, 320), heads: make(map[string]uint32, 256), runHeads: make(map[rune]uint32, 160)}
 	for _, e := range slices.Concat(intlClassWords, intlClassWords2) {
 		for _, w := range strings.Fields(e.words) {
-			w = strings.ToLower(norm.NFKC.String(strings.ReplaceAll(w, "_", " ")))
+			// Entries are written NFKC-normalised and in lower case, as the detector's text is
+			// (TestClassWordsAreNormalised): normalising 1,500 words here was a tenth of the
+			// detector's first use in a scan.
+			w = strings.ReplaceAll(w, "_", " ")
 			stem, ok := strings.CutSuffix(w, "*")
 			if !ok {
 				if _, dup := t.exact[w]; !dup {

@@ -17,7 +17,8 @@ package eval
 //   - a run of Han or kana characters, matched across the run, whose characters the model reads one
 //     by one ("忽略", "パスワード").
 //
-// Entries are NFKC-normalised and lower-cased when the table is built, as the detector's text is.
+// Entries are written NFKC-normalised and in lower case, as the detector's text is (a Thai sara am
+// is written as nikhahit and sara aa): TestClassWordsAreNormalised holds every one to it.
 //
 //nolint:misspell // words of other languages, not misspelt English
 var intlClassWords = []struct {

@@ -20,7 +20,7 @@ var intlClassWords2 = []struct {
 	{wcOverride, `ไม่ต้องสนใจ เพิกเฉย ละเว้น ลืม ข้าม نادیده فراموش نظرانداز بھول উপেক্ষা ভুলে புறக்கணி* மறந்து*
 		abaikan lupakan lupa puuza sahau ignorera glöm strunta bortse ignorer glem ohita unohda ignoruj* zapomeň
 		ignoră ignorați uită figyelmen_kívül felejtsd pansinin kalimutan`},
-	{wcInstruction, `คำสั่ง กฎ ข้อกำหนด คำแนะนำ دستورالعمل* دستورات دستور قوانین قواعد ہدایات* নির্দেশ* নিয়ম*
+	{wcInstruction, `คําสั่ง กฎ ข้อกําหนด คําแนะนํา دستورالعمل* دستورات دستور قوانین قواعد ہدایات* নির্দেশ* নিয়ম*
 		வழிமுறை* விதி* அறிவுறுத்த* instruksi arahan aturan perintah maagizo sheria instruktioner instruktionerna
 		regler riktlinjer instruksjoner ohje* sääntö* pokyn* pravidl* instrucțiuni* reguli* utasítás* szabály* tagubilin
 		panuntunan`},
@@ -36,9 +36,9 @@ var intlClassWords2 = []struct {
 		riwayat sejarah percakapan perbualan nenosiri historia mazungumzo lösenord lösenordet historik konversation*
 		adgangskode passord historikk salasana* historia keskustelu* heslo* hesla historii konverzac* parola* parolă
 		istoric* conversați* jelszó* előzmény* beszélgetés* password kasaysayan`},
-	{wcDestroy, `ลบ ทำลาย ปิดการใช้งาน حذف پاک غیرفعال ہٹا মুছে মুছুন நீக்கு* அழி* hapus hapuskan padam futa
+	{wcDestroy, `ลบ ทําลาย ปิดการใช้งาน حذف پاک غیرفعال ہٹا মুছে মুছুন நீக்கு* அழி* hapus hapuskan padam futa
 		ondoa radera slett slet poista* smaž* odstraň* șterge* elimină töröld töröl* burahin`},
-	{wcMoney, `โอนเงิน โอน บัญชี ชำระเงิน เงิน انتقال واریز پرداخت حساب پول رقم টাকা পেমেন্ট অ্যাকাউন্ট பணம்* கணக்கு*
+	{wcMoney, `โอนเงิน โอน บัญชี ชําระเงิน เงิน انتقال واریز پرداخت حساب پول رقم টাকা পেমেন্ট অ্যাকাউন্ট பணம்* கணக்கு*
 		transfer rekening pembayaran bayar uang akaun wang hamisha pesa akaunti malipo överför betala konto pengar
 		overfør betal siirrä maksa tili převeď zaplať účet peníze transferă plătește cont bani utald fizess számla
 		pera ilipat`},

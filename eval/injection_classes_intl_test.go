@@ -1,6 +1,34 @@
 package eval
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// TestClassWordsAreNormalised: classTables takes the entries of intlClassWords as written (only
+// "_" becomes a space), so each must already be what the detector's text is: NFKC-normalised and
+// in lower case. An entry that is not would never match.
+func TestClassWordsAreNormalised(t *testing.T) {
+	for _, e := range slices.Concat(intlClassWords, intlClassWords2) {
+		for _, w := range strings.Fields(e.words) {
+			w = strings.ReplaceAll(w, "_", " ")
+			if want := strings.ToLower(norm.NFKC.String(w)); w != want {
+				t.Errorf("class %d: entry %q (%+q) is not written as the detector reads it: %q (%+q)", e.class, w, w, want, want)
+			}
+		}
+	}
+}
+
+// TestClassTableSize: wordClasses sizes its map for every exact entry the class table ends up
+// with, so building it never rehashes; raise wordClassesSize when the lists outgrow it.
+func TestClassTableSize(t *testing.T) {
+	if n := len(classTables().exact); n > wordClassesSize {
+		t.Errorf("the class table holds %d exact entries, more than wordClassesSize %d", n, wordClassesSize)
+	}
+}
 
 // classesOf is the class of every word of text as the model reads it, in order, without the
 // words of no class.

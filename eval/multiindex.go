@@ -1,6 +1,9 @@
 package eval
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // multiIndex finds every occurrence of many words in one pass over a text. Words of three bytes
 // or more are bucketed by a hash of their first three bytes, two-byte words by those two bytes
@@ -9,9 +12,12 @@ import "strings"
 // word, which dominated DetectInjection's time with a few hundred anchors.
 type multiIndex struct {
 	words   []string
-	present [1 << 16 / 64]uint64 // bitset of three-byte hashes, 8 KiB, checked before slot
-	slot    []uint16             // three-byte hash → 1 + index into buckets, 0 for none
-	buckets [][]int32            // words sharing a three-byte hash
+	present [1 << 16 / 64]uint64 // bitset of three-byte hashes, 8 KiB, checked before rank
+	// rank counts the hashes present before each word of present, so a present hash's bucket is
+	// its rank plus the present bits below it in its word: 4 KiB where a table of every hash
+	// (128 KiB, zeroed and faulted in by each index built) had been.
+	rank    [1 << 16 / 64]uint32
+	buckets [][]int32            // words sharing a three-byte hash, in hash order
 	pairs   map[uint16][]int32   // two-byte words by their bytes
 	hasPair [1 << 16 / 64]uint64 // bitset of the keys of pairs, checked before the map
 	single  [256][]int32         // one-byte words by their byte
@@ -42,7 +48,7 @@ func hash3(a, b, c byte) uint16 {
 
 // newMultiIndex indexes words; every word must be at least one byte long.
 func newMultiIndex(words []string) *multiIndex {
-	m := &multiIndex{words: words, slot: make([]uint16, 1<<16), pairs: map[uint16][]int32{},
+	m := &multiIndex{words: words, pairs: map[uint16][]int32{},
 		head: make([]uint64, len(words)), mask: make([]uint64, len(words))}
 	for i, w := range words {
 		m.head[i] = load8(w, 0)
@@ -69,15 +75,29 @@ func newMultiIndex(words []string) *multiIndex {
 			continue
 		}
 		k := hash3(w[0], w[1], w[2])
-		if m.slot[k] == 0 {
-			m.buckets = append(m.buckets, nil)
-			m.slot[k] = uint16(len(m.buckets))
-			m.present[k/64] |= 1 << (k % 64)
+		m.present[k/64] |= 1 << (k % 64)
+	}
+	n := uint32(0)
+	for j, word := range m.present {
+		m.rank[j] = n
+		n += uint32(popcount(word))
+	}
+	m.buckets = make([][]int32, n)
+	for i, w := range words {
+		if len(w) >= 3 {
+			b := m.bucket(hash3(w[0], w[1], w[2]))
+			m.buckets[b] = append(m.buckets[b], int32(i))
 		}
-		m.buckets[m.slot[k]-1] = append(m.buckets[m.slot[k]-1], int32(i))
 	}
 	return m
 }
+
+// bucket is the index into buckets of a present three-byte hash.
+func (m *multiIndex) bucket(k uint16) int {
+	return int(m.rank[k/64]) + popcount(m.present[k/64]&(1<<(k%64)-1))
+}
+
+func popcount(x uint64) int { return bits.OnesCount64(x) }
 
 // each calls fn(word index, position) for every occurrence, in position order. Occurrences may
 // overlap. fn returns false to stop.
@@ -108,7 +128,7 @@ func (m *multiIndex) each(t string, fn func(word, pos int) bool) {
 			continue
 		}
 		x := load8(t, i)
-		for _, w := range m.buckets[m.slot[k]-1] {
+		for _, w := range m.buckets[m.bucket(k)] {
 			// a word of more than eight bytes must still match past them; one of up to eight
 			// bytes matches when its bytes do (a word running past the end of t cannot match:
 			// the zero fill differs from its bytes, which are never zero in text)
