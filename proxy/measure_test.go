@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -32,6 +33,23 @@ func measureUpstream() http.Handler {
 	})
 }
 
+// storeBodyMax is the stored-body cap (findings.Options.MaxStoredBody) the measurements and
+// benchmarks open their store with, 0 for the store's default: `go test -args -store-body-max=N`
+// compares caps without editing the code.
+var storeBodyMax = flag.Int("store-body-max", 0, "stored-body cap in bytes for the measurement stores (0: the default)")
+
+// measureStore opens a SQLite findings store in tb's temporary directory with storeBodyMax,
+// closed when tb ends.
+func measureStore(tb testing.TB) findings.Store {
+	tb.Helper()
+	store, err := findings.Open(tb.Context(), filepath.Join(tb.TempDir(), "m.db"), &findings.Options{MaxStoredBody: *storeBodyMax})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = store.Close() })
+	return store
+}
+
 // measureTargets starts the upstream, sentinel proxy (grading with passive.Run into SQLite) and
 // a plain httputil.ReverseProxy, in process, for the benchmarks, and returns the URL of each path.
 func measureTargets(tb testing.TB) (direct, sentinel, plain string, p *Proxy) {
@@ -39,11 +57,8 @@ func measureTargets(tb testing.TB) (direct, sentinel, plain string, p *Proxy) {
 	up := httptest.NewServer(measureUpstream())
 	tb.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
-	store, err := findings.Open(tb.Context(), filepath.Join(tb.TempDir(), "m.db"), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = store.Close() })
+	store := measureStore(tb)
+	var err error
 	p, err = New(&Options{Routes: []Route{{Prefix: "/", Upstream: u}}, Store: store, Graders: []Grader{Passive()}})
 	if err != nil {
 		tb.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	rtmetrics "runtime/metrics"
 	"sync/atomic"
 	"syscall"
@@ -98,12 +97,7 @@ func benchSched(b *testing.B, variant string, body []byte) {
 	if variant == "plain" {
 		h = plainReverseProxy(u)
 	} else {
-		store, err := findings.Open(b.Context(), filepath.Join(b.TempDir(), "m.db"), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = store.Close() })
-		cs = &countingStore{Store: store}
+		cs = &countingStore{Store: measureStore(b)}
 		var graders []Grader
 		if variant == "grading=on" {
 			graders = []Grader{Passive()}
