@@ -10,7 +10,16 @@ import "bytes"
 // validation is redundant, and this loop copies strings whole. TestIndentJSONMatchesIndent holds
 // it to json.Indent's bytes.
 func indentJSON(dst, src []byte) []byte {
-	depth := 0
+	dst, _ = indentAt(dst, src, 0)
+	return dst
+}
+
+// indentAt is indentJSON for a piece of a document that starts depth levels deep (members of an
+// object or elements of an array that are nested in others), so that the pieces of one document
+// can be indented apart and joined: it returns dst and the depth where the piece ends. A piece
+// must not end with the '{' or '[' of an empty object or array, as what follows decides how that
+// is written.
+func indentAt(dst, src []byte, depth int) ([]byte, int) {
 	newline := func() {
 		dst = append(dst, '\n')
 		for range depth {
@@ -61,5 +70,5 @@ func indentJSON(dst, src []byte) []byte {
 			dst = append(dst, c)
 		}
 	}
-	return dst
+	return dst, depth
 }

@@ -55,13 +55,13 @@ func FuzzIndentJSON(f *testing.F) {
 
 // TestMarshalCanonicalIsTheEncoders: MarshalCanonical's splice of rules encoded one at a time,
 // indented by indentJSON, gives the bytes one indenting json.Encoder writes for the whole
-// document — for a full-size result, one with a note and a probe before the rules, and an empty
-// one.
+// document — for a full-size result, one with a single rule, one with a note and a probe before
+// the rules, and an empty one.
 func TestMarshalCanonicalIsTheEncoders(t *testing.T) {
 	withExtras := bigResult(40)
 	withExtras.Notes = []string{`a note quoting "rules":[] as text`}
 	withExtras.Probes = []ProbeRun{{Name: "rules", StartMs: 1, DurationMs: 2, Requests: 3}}
-	for name, r := range map[string]*Result{"full": bigResult(250), "extras": withExtras, "empty": {}} {
+	for name, r := range map[string]*Result{"full": bigResult(250), "one rule": bigResult(1), "extras": withExtras, "empty": {}} {
 		got, err := MarshalCanonical(r)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -88,13 +88,14 @@ func MarshalCanonical(r *Result) ([]byte, error) {
 	}
 	doc := canonicalDocument(r)
 	c := doc.Result
-	// Compact first, then indented (indentJSON: json.Indent's bytes without its validation) into
-	// a buffer sized from the compact form. The rules, nine tenths of the bytes, are encoded one at
-	// a time into a buffer sized from their count and spliced in where the document without them
-	// has "rules":[] — the first such key, as nothing before it (schema to probes) has one: the
-	// encoder's own buffer then grows to the size of one rule, not by doubling to the third of a
-	// megabyte a scan's result takes, and in a short-lived process every page it touched was a
-	// fault. The bytes are the indenting Encoder's (TestMarshalCanonicalIsTheEncoders).
+	// The document without its rules is encoded compact, then each rule is encoded compact on
+	// its own into one small buffer, reused, and indented straight into the output (indentJSON:
+	// json.Indent's bytes without its validation; indentAt indents a piece from the depth it sits
+	// at) where the document without them has "rules":[] — the first such key, as nothing before
+	// it (schema to probes) has one. No buffer grows by doubling to the third of a megabyte a
+	// scan's result takes, and no compact copy of the whole is made: in a short-lived process
+	// every fresh page written is a fault. The bytes are the indenting Encoder's
+	// (TestMarshalCanonicalIsTheEncoders).
 	all := c.Rules
 	c.Rules = []RuleResult{}
 	var head bytes.Buffer
@@ -108,27 +109,31 @@ func MarshalCanonical(r *Result) ([]byte, error) {
 	if at < 0 {
 		return nil, errors.New("encoding the result as JSON: no rules member in the document")
 	}
+	if len(all) == 0 {
+		return indentJSON(make([]byte, 0, head.Len()*2), head.Bytes()), nil
+	}
 	at += len(`"rules":[`)
-	compact := bytes.NewBuffer(make([]byte, 0, head.Len()+jsonSizeHint(len(all))))
-	compact.Write(head.Bytes()[:at])
-	enc = json.NewEncoder(compact)
+	out, depth := indentAt(make([]byte, 0, head.Len()*2+jsonSizeHint(len(all))), head.Bytes()[:at], 0)
+	var rule bytes.Buffer
+	enc = json.NewEncoder(&rule)
 	enc.SetEscapeHTML(false)
 	for i := range all {
 		if i > 0 {
-			compact.WriteByte(',')
+			out, _ = indentAt(out, []byte{','}, depth)
 		}
+		rule.Reset()
 		if err := enc.Encode(&all[i]); err != nil {
 			return nil, fmt.Errorf("encoding rule %s as JSON: %w", all[i].Rule.ID, err)
 		}
-		compact.Truncate(compact.Len() - 1) // Encode's newline
+		out, _ = indentAt(out, rule.Bytes()[:rule.Len()-1], depth) // without Encode's newline
 	}
-	compact.Write(head.Bytes()[at:])
-	return indentJSON(make([]byte, 0, compact.Len()+compact.Len()/2), compact.Bytes()), nil
+	out, _ = indentAt(out, head.Bytes()[at:], depth)
+	return out, nil
 }
 
-// jsonSizeHint is a first guess at the compact JSON size of n rules (a full scan's take about a
-// kilobyte each), so the buffer they are encoded into is allocated once.
-func jsonSizeHint(n int) int { return n * 1280 }
+// jsonSizeHint is a first guess at the indented JSON size of n rules (a full scan's take about
+// 1.2 KB each), so the buffer they are written into is allocated once.
+func jsonSizeHint(n int) int { return n * 1536 }
 
 // ErrSchema is wrapped by Decode's error when the document declares a schema version this build
 // does not read (or none at all).

@@ -145,13 +145,32 @@ const MaxEvidence = 5
 // indeterminate ("no check ran") if it is checkable and carries its registry reason otherwise: a
 // scan always says what it could not see. Outcomes for unknown rule IDs are ignored.
 func Merge(all []rules.Rule, outcomes []rules.Outcome) []RuleResult {
-	byID := make(map[string][]rules.Outcome, len(outcomes))
+	// The outcomes are grouped by rule in one array, each rule's in the order given (a counting
+	// sort): a slice per rule grown by appending was most of what a merge allocated, and a scan
+	// merges a few thousand outcomes on its way out.
+	type span struct{ at, n int }
+	spans := make(map[string]span, len(all))
 	for _, o := range outcomes {
-		byID[o.RuleID] = append(byID[o.RuleID], o)
+		s := spans[o.RuleID]
+		s.n++
+		spans[o.RuleID] = s
+	}
+	at := 0
+	for id, s := range spans {
+		spans[id] = span{at: at}
+		at += s.n
+	}
+	grouped := make([]rules.Outcome, len(outcomes))
+	for _, o := range outcomes {
+		s := spans[o.RuleID]
+		grouped[s.at+s.n] = o
+		s.n++
+		spans[o.RuleID] = s
 	}
 	out := make([]RuleResult, 0, len(all))
 	for _, r := range all {
-		os := byID[r.ID]
+		s := spans[r.ID]
+		os := grouped[s.at : s.at+s.n : s.at+s.n]
 		rr := RuleResult{Rule: r}
 		if len(os) == 0 {
 			rr.Status = rules.Indeterminate
