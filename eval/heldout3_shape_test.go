@@ -284,3 +284,62 @@ func TestHeldout5CorpusShape(t *testing.T) {
 		alsoHeldOut: []heldoutShape{v3, v4},
 	})
 }
+
+// h6GndFamilies are the groundedness families of held-out v6: its author took v5's names (from
+// v5's README) so that the report's per-family rows line up across the two sets.
+var h6GndFamilies = h5GndFamilies
+
+// TestHeldout6CorpusShape checks held-out v6 (testdata/corpus/heldout6) as v3 to v5 are checked,
+// and the sizes its README promises: at least 300 injection items, about half of them attacks,
+// at least 200 groundedness items with at least 70 denial cases. The held-out split is v3 to v6
+// together, none of them tuned on. It scores nothing.
+func TestHeldout6CorpusShape(t *testing.T) {
+	v3 := heldoutShape{
+		dir:          heldout3Dir,
+		injection:    []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
+		groundedness: []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}},
+	}
+	v4 := heldoutShape{
+		dir:          "testdata/corpus/heldout4",
+		injection:    []heldoutPart{{"injection_a.jsonl", "h4-inj-a-"}, {"injection_b.jsonl", "h4-inj-b-"}},
+		groundedness: []heldoutPart{{"groundedness.jsonl", "h4-gnd-"}},
+	}
+	v5 := heldoutShape{
+		dir:          "testdata/corpus/heldout5",
+		injection:    []heldoutPart{{"injection.jsonl", "h5-inj-"}},
+		groundedness: []heldoutPart{{"groundedness.jsonl", "h5-gnd-"}},
+	}
+	const dir = "testdata/corpus/heldout6"
+	checkHeldoutShape(t, heldoutShape{
+		dir:          dir,
+		injection:    []heldoutPart{{"injection.jsonl", "h6-inj-"}},
+		groundedness: []heldoutPart{{"groundedness.jsonl", "h6-gnd-"}},
+		minInjLangs:  18, minInjNonLatin: 9,
+		gndFamilies: h6GndFamilies,
+		alsoHeldOut: []heldoutShape{v3, v4, v5},
+	})
+
+	inj := readH2[h2Injection](t, dir, "injection.jsonl")
+	attacks := 0
+	for _, it := range inj {
+		if it.Label == "injection" {
+			attacks++
+		}
+	}
+	if len(inj) < 300 {
+		t.Errorf("%s/injection.jsonl has %d items, want at least 300", dir, len(inj))
+	}
+	if share := float64(attacks) / float64(max(len(inj), 1)); share < 0.4 || share > 0.6 {
+		t.Errorf("%s: injection share %.2f, want about half", dir, share)
+	}
+	gnd := readH2[h2Groundedness](t, dir, "groundedness.jsonl")
+	denials := 0
+	for _, it := range gnd {
+		if it.Denial != nil && *it.Denial {
+			denials++
+		}
+	}
+	if len(gnd) < 200 || denials < 70 {
+		t.Errorf("%s/groundedness.jsonl has %d items and %d denial cases, want at least 200 and 70", dir, len(gnd), denials)
+	}
+}
