@@ -106,6 +106,8 @@ type contextIndex struct {
 	// semantics"): every statement of the item is about them, so a claim may name them too.
 	topicFigs map[int][]figure
 	topicKeys map[int]map[string]bool
+	// itemGram: each item's character n-grams (itemGrams), computed when a claim first needs them
+	itemGram [][]uint32
 }
 
 // maxContextStatements bounds the work on large contexts: statements beyond it are not aligned.

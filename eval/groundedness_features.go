@@ -143,20 +143,31 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 	words := len(c.st.tokens) + len(c.st.figs)
 	f[fShort] = 1 / float64(1+words)
 	cg := charGrams(c.text)
-	var all []uint32
 	for s := range ix.stmts {
 		cs := &ix.stmts[s]
-		if cs.level == 2 || !allowed(cs.item) {
-			continue
+		if cs.level == 2 || cs.dup || !allowed(cs.item) {
+			continue // a duplicate has the grams of the statement it repeats
 		}
-		g := ix.grams(s)
-		if cs.level == 0 {
-			all = append(all, g...)
-		}
-		f[fCharBest] = math.Max(f[fCharBest], containment(cg, g))
+		f[fCharBest] = math.Max(f[fCharBest], containment(cg, ix.grams(s)))
 	}
-	slices.Sort(all)
-	f[fCharContext] = containment(cg, slices.Compact(all))
+	var items [][]uint32
+	for i := range ix.items {
+		if allowed(i) {
+			items = append(items, ix.itemGrams(i))
+		}
+	}
+	if len(cg) > 0 {
+		n := 0
+		for _, g := range cg {
+			for _, set := range items {
+				if _, ok := slices.BinarySearch(set, g); ok {
+					n++
+					break
+				}
+			}
+		}
+		f[fCharContext] = float64(n) / float64(len(cg))
+	}
 	if !found {
 		f[fNoAlign] = 1
 		f[fLowCover] = 1
@@ -193,6 +204,24 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 	f[fFewShared] = b2f(a.matched <= 1 && a.total >= 3)
 	f[fFigDropped] = b2f(len(c.st.figs) == 0 && len(ix.stmts[a.stmt].st.figs) > 0 && tc < supportKnown)
 	return f
+}
+
+// itemGrams are the character n-grams of item i's clauses, computed on first use.
+func (ix *contextIndex) itemGrams(i int) []uint32 {
+	if ix.itemGram == nil {
+		ix.itemGram = make([][]uint32, len(ix.items))
+	}
+	if ix.itemGram[i] == nil {
+		all := []uint32{}
+		for s := range ix.stmts {
+			if cs := &ix.stmts[s]; cs.item == i && cs.level == 0 && !cs.dup {
+				all = append(all, ix.grams(s)...)
+			}
+		}
+		slices.Sort(all)
+		ix.itemGram[i] = slices.Compact(all)
+	}
+	return ix.itemGram[i]
 }
 
 // grams are statement s's character n-grams, computed on first use.
