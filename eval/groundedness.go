@@ -136,6 +136,8 @@ func citationWeight(st CitationStatus) float64 {
 		return groundednessWeights[st.Citation.Kind]
 	case CitationMismatched:
 		return mismatchWeight
+	case CitationResolved:
+		return 0
 	}
 	return 0
 }
