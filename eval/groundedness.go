@@ -24,9 +24,10 @@ const mismatchWeight = 0.5
 
 // GroundednessScore is the deterministic tier's result for one response.
 type GroundednessScore struct {
-	// Score in [0,1], 1 = ungrounded: 1 - Π(1 - w) over the claims that are not supported and the
-	// citations that do not resolve; 0 when everything is supported, and 0 when the response
-	// makes no factual claim at all (an abstention, a greeting, nothing).
+	// Score in [0,1], 1 = ungrounded: the fitted model's probability for the worst claim (whose
+	// features include the citations that do not resolve; check_groundedness/7); for a response
+	// with no claim, 1 - Π(1 - w) over the failed citations, so 0 when it makes no factual claim
+	// at all (an abstention, a greeting, nothing) and cites nothing that fails.
 	Score           float64          `json:"score"`
 	Claims          []ClaimStatus    `json:"claims,omitempty"`
 	Statuses        []CitationStatus `json:"statuses,omitempty"`
@@ -37,10 +38,11 @@ type GroundednessScore struct {
 
 // ScoreGroundedness is the deterministic tier of check_groundedness. Every claim (each clause
 // that asserts something) is aligned with the context statements of the items it cites, or of all
-// items when it cites none, and is supported only when the aligned statement says the same thing
-// with the same polarity, the same figures and the current value. References, quotes and source
-// markers are resolved as citations besides. It does not check for empty context (the Evaluator
-// rejects that before running).
+// items when it cites none; the alignment is described by features (coverage, polarity, figures,
+// names, supersession; groundedness_features.go) and the embedded model weighs them
+// (groundedness_model.go), so that the weights are fitted to labelled text rather than set by
+// hand. References, quotes and source markers are resolved as citations besides. It does not
+// check for empty context (the Evaluator rejects that before running).
 func ScoreGroundedness(in GroundednessInput) GroundednessScore {
 	g := groundednessParts(in)
 	if m := groundednessModel(); m != nil {
