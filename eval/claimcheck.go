@@ -392,7 +392,7 @@ func (ix *contextIndex) negatesShared(c *claim, a alignment) bool {
 // negationAt is the byte offset of the first negation cue among the words of s (lower-cased),
 // or 0 when the statement is negated without a separate cue word.
 func negationAt(s string) int {
-	for _, w := range scanWords(lowerSameLength(s)) {
+	for _, w := range scanWords(lowerSameLength(foldDigits(s))) {
 		if w.kind != 'w' {
 			continue
 		}
