@@ -64,6 +64,11 @@ type ClaimStatus struct {
 	// Aligned is the context statement the claim was compared with, when there is one.
 	Aligned string `json:"aligned,omitempty"`
 	Reason  string `json:"reason"`
+	// Score is the model's probability that the claim is not supported (check_groundedness/7);
+	// the response scores its worst claim's
+	Score float64 `json:"score"`
+	// features describe how the claim meets the context, for the model (check_groundedness/7)
+	features gndFeatures
 }
 
 // ctxStatement is one context statement prepared for alignment.
@@ -76,6 +81,8 @@ type ctxStatement struct {
 	// dup: an earlier statement of the same item and level has the same text and no figures, so
 	// every claim aligns with it exactly as with this one (repeated boilerplate is aligned once)
 	dup bool
+	// grams: the statement's character n-grams (charGrams), computed when a claim first needs them
+	grams []uint32
 }
 
 // keyUse says how a statement uses a word: in its own text or through its referent, and whether
@@ -99,6 +106,8 @@ type contextIndex struct {
 	// semantics"): every statement of the item is about them, so a claim may name them too.
 	topicFigs map[int][]figure
 	topicKeys map[int]map[string]bool
+	// itemGram: each item's character n-grams (itemGrams), computed when a claim first needs them
+	itemGram [][]uint32
 }
 
 // maxContextStatements bounds the work on large contexts: statements beyond it are not aligned.
@@ -383,7 +392,7 @@ func (ix *contextIndex) negatesShared(c *claim, a alignment) bool {
 // negationAt is the byte offset of the first negation cue among the words of s (lower-cased),
 // or 0 when the statement is negated without a separate cue word.
 func negationAt(s string) int {
-	for _, w := range scanWords(lowerSameLength(s)) {
+	for _, w := range scanWords(lowerSameLength(foldDigits(s))) {
 		if w.kind != 'w' {
 			continue
 		}
@@ -661,6 +670,7 @@ func (ix *contextIndex) checkClaim(c *claim) ClaimStatus {
 	best, found := ix.bestAlignment(c, figKnown, allowed)
 	if !found {
 		st.State, st.Reason = ClaimUnsupported, "no context statement shares its content"
+		st.features = ix.claimFeatures(c, best, false, allowed)
 		return st
 	}
 	st.State, st.Reason = ix.judge(c, best)
@@ -673,6 +683,7 @@ func (ix *contextIndex) checkClaim(c *claim) ClaimStatus {
 			st.State, st.Reason = ix.judge(c, best)
 		}
 	}
+	st.features = ix.claimFeatures(c, best, true, allowed)
 	cs := ix.stmts[best.stmt]
 	st.ContextID, st.Aligned = ix.items[cs.item].ID, strings.TrimSpace(cs.st.text)
 	if st.State != ClaimSupported && len(c.cites) > 0 {

@@ -75,11 +75,17 @@ func TestCorpusSplit(t *testing.T) {
 	}
 	// groundedness_train_extra2.jsonl (check_groundedness/6) uses the family names of heldout2/
 	gndExtra2 := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train_extra2.jsonl")
-	for _, c := range slices.Concat(gndTrain, gndHeld, gndExtra, gndExtra2) {
+	// the groundedness probes (check_groundedness/7, never trained on) too
+	gndProbes := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_probe.jsonl")
+	gndProbes = append(gndProbes, readJSONL[groundednessItem](t, "testdata/corpus/groundedness_probe2.jsonl")...)
+	for _, c := range slices.Concat(gndTrain, gndHeld, gndExtra, gndExtra2, gndProbes) {
 		unique(c.ID)
 		families := groundednessFamilies
-		if strings.HasPrefix(c.ID, "gnd-x2-") {
+		switch {
+		case strings.HasPrefix(c.ID, "gnd-x2-"):
 			families = []string{"paraphrase", "multi_claim", "superseded", "negation"}
+		case strings.HasPrefix(c.ID, "gnd-x3-"), strings.HasPrefix(c.ID, "gnd-x4-"):
+			families = []string{"paraphrase", "multi_claim", "superseded", "negation", "numbers", "entities", "no_claim", "citations"}
 		}
 		checkCommon(t, c.ID, c.Label, c.Family, c.Difficulty, c.Lang, []string{"grounded", "ungrounded"}, families)
 		switch {

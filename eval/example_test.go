@@ -38,5 +38,5 @@ func ExampleEvaluator_CheckGroundedness() {
 	}
 	r := eval.BuildEvaluationResult("req-1", []eval.Verdict{v}, policy)
 	fmt.Println(v.Outcome, v.DecidedBy, r.Action, r.TrustScore)
-	// Output: block heuristic block 2
+	// Output: block heuristic block 0
 }

@@ -8,7 +8,7 @@ import (
 
 // GroundednessMetricVersion is pinned in every check_groundedness verdict. Bump it whenever
 // claim splitting, alignment, the lexicons, resolution or weights change.
-const GroundednessMetricVersion = "check_groundedness/6"
+const GroundednessMetricVersion = "check_groundedness/7"
 
 // groundednessWeights: how strongly one failed citation indicates an ungrounded response.
 // HEURISTIC: hand-set; a fabricated named reference is the strongest sign. Figures are checked
@@ -24,9 +24,10 @@ const mismatchWeight = 0.5
 
 // GroundednessScore is the deterministic tier's result for one response.
 type GroundednessScore struct {
-	// Score in [0,1], 1 = ungrounded: 1 - Π(1 - w) over the claims that are not supported and the
-	// citations that do not resolve; 0 when everything is supported, and 0 when the response
-	// makes no factual claim at all (an abstention, a greeting, nothing).
+	// Score in [0,1], 1 = ungrounded: the fitted model's probability for the worst claim (whose
+	// features include the citations that do not resolve; check_groundedness/7); for a response
+	// with no claim, 1 - Π(1 - w) over the failed citations, so 0 when it makes no factual claim
+	// at all (an abstention, a greeting, nothing) and cites nothing that fails.
 	Score           float64          `json:"score"`
 	Claims          []ClaimStatus    `json:"claims,omitempty"`
 	Statuses        []CitationStatus `json:"statuses,omitempty"`
@@ -37,11 +38,73 @@ type GroundednessScore struct {
 
 // ScoreGroundedness is the deterministic tier of check_groundedness. Every claim (each clause
 // that asserts something) is aligned with the context statements of the items it cites, or of all
-// items when it cites none, and is supported only when the aligned statement says the same thing
-// with the same polarity, the same figures and the current value. References, quotes and source
-// markers are resolved as citations besides. It does not check for empty context (the Evaluator
-// rejects that before running).
+// items when it cites none; the alignment is described by features (coverage, polarity, figures,
+// names, supersession; groundedness_features.go) and the embedded model weighs them
+// (groundedness_model.go), so that the weights are fitted to labelled text rather than set by
+// hand. References, quotes and source markers are resolved as citations besides. It does not
+// check for empty context (the Evaluator rejects that before running).
 func ScoreGroundedness(in GroundednessInput) GroundednessScore {
+	g := groundednessParts(in)
+	if m := groundednessModel(); m != nil {
+		return g.scoreModel(m)
+	}
+	return g.scoreRules()
+}
+
+// claimFlagged: a claim whose model probability reaches it is reported as not supported; the
+// evidence also lists claims from claimNoted on, which could tip a stricter threshold.
+const (
+	claimFlagged = 0.5
+	claimNoted   = 0.25
+)
+
+// scoreModel is check_groundedness/7's combination: the response scores what its worst claim
+// scores under the fitted model (whose features include the failed citations), and a response
+// with no claim scores what its citations do. The rules' state and reason stay on each claim as
+// the description of how it meets the context; a claim the rules found supported that the model
+// flags is described as weak.
+func (g GroundednessScore) scoreModel(m *gndModel) GroundednessScore {
+	failed := 0
+	var worst *ClaimStatus
+	worstP := -1.0
+	score := 0.0
+	for i := range g.Claims {
+		cl := &g.Claims[i]
+		p := round3(m.prob(cl.features))
+		cl.Score = p
+		if p >= claimFlagged && cl.State == ClaimSupported {
+			cl.State, cl.Reason = ClaimWeak, fmt.Sprintf("the closest statement does not say all of it: %q", cl.Aligned)
+		}
+		if p < claimFlagged && cl.ContextID != "" && cl.State != ClaimOtherItem && !slices.Contains(g.CitedContextIDs, cl.ContextID) {
+			g.CitedContextIDs = append(g.CitedContextIDs, cl.ContextID)
+		}
+		score = max(score, p)
+		if p > worstP {
+			worst, worstP = cl, p
+		}
+		if p >= claimFlagged {
+			failed++
+		}
+		if p >= claimNoted {
+			g.Evidence = append(g.Evidence, Span{Start: cl.Start, End: cl.End, Text: cl.Text, Family: string(cl.State), Pattern: cl.Reason, Weight: p})
+		}
+	}
+	keep := g.citeEvidence()
+	if len(g.Claims) == 0 {
+		score = 1 - keep
+	}
+	if worstP < claimNoted {
+		worst = nil
+	}
+	slices.SortStableFunc(g.Evidence, func(a, b Span) int { return a.Start - b.Start })
+	g.Score = round3(score)
+	g.Summary = summarizeGroundedness(g, failed, worst, g.failedCitation())
+	return g
+}
+
+// groundednessParts checks every claim and citation of the response and leaves the score to be
+// combined: each claim's features carry the response's failed citations (fCiteFail).
+func groundednessParts(in GroundednessInput) GroundednessScore {
 	var g GroundednessScore
 	cites := in.Citations
 	if cites == nil {
@@ -53,6 +116,36 @@ func ScoreGroundedness(in GroundednessInput) GroundednessScore {
 	for _, c := range extractClaims(in.Response, in.Context) {
 		g.Claims = append(g.Claims, ix.checkClaim(&c))
 	}
+	cite := 1 - g.citationKeep()
+	for i := range g.Claims {
+		g.Claims[i].features[fCiteFail] = cite
+	}
+	return g
+}
+
+// citationKeep is Π(1 − w) over the citations that fail.
+func (g *GroundednessScore) citationKeep() float64 {
+	keep := 1.0
+	for _, st := range g.Statuses {
+		keep *= 1 - citationWeight(st)
+	}
+	return keep
+}
+
+func citationWeight(st CitationStatus) float64 {
+	switch st.Status {
+	case CitationUnresolved, CitationContradicted:
+		return groundednessWeights[st.Citation.Kind]
+	case CitationMismatched:
+		return mismatchWeight
+	case CitationResolved:
+		return 0
+	}
+	return 0
+}
+
+// scoreRules is check_groundedness/6's combination: the hand-set weight of each claim's state.
+func (g GroundednessScore) scoreRules() GroundednessScore {
 	keep := 1.0
 	failed := 0
 	var worst *ClaimStatus
@@ -72,35 +165,41 @@ func ScoreGroundedness(in GroundednessInput) GroundednessScore {
 		}
 		g.Evidence = append(g.Evidence, Span{Start: cl.Start, End: cl.End, Text: cl.Text, Family: string(cl.State), Pattern: cl.Reason, Weight: w})
 	}
-	var failedCite *CitationStatus
-	for i, st := range g.Statuses {
-		w := 0.0
-		switch st.Status {
-		case CitationUnresolved:
-			w = groundednessWeights[st.Citation.Kind]
-		case CitationMismatched:
-			w = mismatchWeight
-		case CitationContradicted:
-			w = groundednessWeights[st.Citation.Kind]
-		case CitationResolved:
-			if st.ContextID != "" && !slices.Contains(g.CitedContextIDs, st.ContextID) && st.Citation.Kind != CitationSource {
-				g.CitedContextIDs = append(g.CitedContextIDs, st.ContextID)
-			}
+	keep *= g.citeEvidence()
+	failedCite := g.failedCitation()
+	slices.SortStableFunc(g.Evidence, func(a, b Span) int { return a.Start - b.Start })
+	g.Score = round3(1 - keep)
+	g.Summary = summarizeGroundedness(g, failed, worst, failedCite)
+	return g
+}
+
+// citeEvidence adds the failed citations to the evidence and the resolved ones to the cited
+// items, and returns Π(1 − w) over the failed ones.
+func (g *GroundednessScore) citeEvidence() float64 {
+	keep := 1.0
+	for _, st := range g.Statuses {
+		w := citationWeight(st)
+		if st.Status == CitationResolved && st.ContextID != "" && !slices.Contains(g.CitedContextIDs, st.ContextID) && st.Citation.Kind != CitationSource {
+			g.CitedContextIDs = append(g.CitedContextIDs, st.ContextID)
 		}
 		if w == 0 {
 			continue
 		}
 		keep *= 1 - w
-		if failedCite == nil {
-			failedCite = &g.Statuses[i]
-		}
 		g.Evidence = append(g.Evidence, Span{Start: st.Citation.Start, End: st.Citation.End, Text: st.Citation.Text,
 			Family: string(st.Status), Pattern: st.Reason, Weight: w})
 	}
-	slices.SortStableFunc(g.Evidence, func(a, b Span) int { return a.Start - b.Start })
-	g.Score = round3(1 - keep)
-	g.Summary = summarizeGroundedness(g, failed, worst, failedCite)
-	return g
+	return keep
+}
+
+// failedCitation is the first citation that fails, or nil.
+func (g *GroundednessScore) failedCitation() *CitationStatus {
+	for i, st := range g.Statuses {
+		if citationWeight(st) > 0 {
+			return &g.Statuses[i]
+		}
+	}
+	return nil
 }
 
 func summarizeGroundedness(g GroundednessScore, failed int, worst *ClaimStatus, cite *CitationStatus) string {
@@ -109,7 +208,12 @@ func summarizeGroundedness(g GroundednessScore, failed int, worst *ClaimStatus, 
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %d claims not supported", failed, len(g.Claims))
-	if worst != nil {
+	switch {
+	case worst != nil && worst.Score > 0 && worst.Score < claimFlagged:
+		fmt.Fprintf(&b, "; weakest claim %q (score %.2f) reads as %s: %s", clipText(worst.Text, 160), worst.Score, worst.State, worst.Reason)
+	case worst != nil && worst.Score > 0:
+		fmt.Fprintf(&b, "; claim %q (score %.2f) is %s: %s", clipText(worst.Text, 160), worst.Score, worst.State, worst.Reason)
+	case worst != nil:
 		fmt.Fprintf(&b, "; claim %q is %s: %s", clipText(worst.Text, 160), worst.State, worst.Reason)
 	}
 	if cite != nil {

@@ -218,7 +218,7 @@ func trimSpan(text string, s, e int) (int, int) {
 // analyze turns a statement's text into tokens, figures, polarity and supersession marks.
 func analyze(raw string) statement {
 	st := statement{text: raw}
-	t := norm.NFKC.String(apostrophes().Replace(strings.ToValidUTF8(raw, "\uFFFD")))
+	t := foldDigits(norm.NFKC.String(apostrophes().Replace(strings.ToValidUTF8(raw, "\uFFFD"))))
 	lower := lowerSameLength(t)
 	st.figs, lower = extractFigures(lower)
 	lower = maskExceptions(lower)
@@ -236,6 +236,39 @@ func analyze(raw string) statement {
 		st.anaphoric = true
 	}
 	return st
+}
+
+// foldDigits writes every decimal digit of another script as its ASCII digit ("٤٥٠٠" and "४५००"
+// are 4500; check_groundedness/7), which NFKC leaves as they are: a figure is the same figure in
+// any script. Byte offsets after a folded digit move; the text is the statement's own analysis
+// text, which every offset of its tokens and figures refers to.
+func foldDigits(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r > unicode.MaxASCII && unicode.IsDigit(r) })
+	if i < 0 {
+		return s
+	}
+	b := []byte(s[:i])
+	for _, r := range s[i:] {
+		if r > unicode.MaxASCII && unicode.IsDigit(r) {
+			if d := digitValue(r); d >= 0 {
+				b = append(b, byte('0'+d))
+				continue
+			}
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
+}
+
+// digitValue is the value of a decimal digit (Unicode category Nd, whose digits run in blocks of
+// ten from zero), or -1.
+func digitValue(r rune) int {
+	for z := r; z >= r-9; z-- {
+		if !unicode.IsDigit(z) {
+			return int(r - z - 1)
+		}
+	}
+	return -1
 }
 
 // lowerSameLength lower-cases s rune by rune, keeping a rune whose lower case has another UTF-8
