@@ -98,13 +98,27 @@ func decodeGndModel(data []byte) (*gndModel, error) {
 	return m, nil
 }
 
-var loadedGndModel = sync.OnceValues(func() (*gndModel, error) {
-	data, err := modelFS.ReadFile(gndModelFile)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", gndModelFile, err)
-	}
-	return decodeGndModel(data)
-})
+// gndModelOnce guards the embedded model's decoding. A plain sync.Once rather than
+// sync.OnceValues: the latter allocates its closure at package init, and eval's init sits at the
+// allocation budget TestVersionInitialisersStayInBudget holds every command to.
+var (
+	gndModelOnce sync.Once
+	gndModelVal  *gndModel
+	gndModelErr  error
+)
+
+// loadedGndModel decodes the embedded model on first use.
+func loadedGndModel() (*gndModel, error) {
+	gndModelOnce.Do(func() {
+		data, err := modelFS.ReadFile(gndModelFile)
+		if err != nil {
+			gndModelErr = fmt.Errorf("reading %s: %w", gndModelFile, err)
+			return
+		}
+		gndModelVal, gndModelErr = decodeGndModel(data)
+	})
+	return gndModelVal, gndModelErr
+}
 
 // groundednessModel is the embedded model, or nil when it is missing or unreadable (then the
 // rules of check_groundedness/6 decide; TestGroundednessModelIsEmbedded fails on such a build).
