@@ -81,8 +81,21 @@ var (
 // position order; the groundedness score then rests on the first MaxCitations.
 const MaxCitations = 256
 
-// labelAliases maps abbreviations to one canonical label.
-var labelAliases = map[string]string{"sec.": "section", "§": "section", "art.": "article", "fig.": "figure", "para.": "paragraph"}
+// labelAliases maps abbreviations to one canonical label. A list, not a map: a package-level map
+// literal allocates at init, which every command pays for (TestVersionInitialisersStayInBudget).
+var labelAliases = [...]struct{ alias, canon string }{
+	{"sec.", "section"}, {"§", "section"}, {"art.", "article"}, {"fig.", "figure"}, {"para.", "paragraph"},
+}
+
+// canonicalLabel returns the canonical label for an abbreviation, or label itself.
+func canonicalLabel(label string) string {
+	for _, a := range labelAliases {
+		if a.alias == label {
+			return a.canon
+		}
+	}
+	return label
+}
 
 // ExtractCitations finds source markers, named references, quotes and figures in a response, in
 // order of position. A source marker binds every other claim in its sentence to the item it names.
@@ -118,9 +131,7 @@ func ExtractCitations(response string) []Citation {
 		} else {
 			label = "§"
 		}
-		if a, ok := labelAliases[label]; ok {
-			label = a
-		}
+		label = canonicalLabel(label)
 		out = append(out, Citation{Kind: CitationReference, Text: response[m[0]:m[1]],
 			Key: label + " " + strings.ToLower(response[m[6]:m[7]]), Start: m[0], End: m[1]})
 	}

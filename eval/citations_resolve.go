@@ -200,9 +200,9 @@ func (r *resolver) supports(c Citation, i int) support {
 func mentionRe(key string) *regexp.Regexp {
 	label, id, _ := strings.Cut(key, " ")
 	labels := []string{regexp.QuoteMeta(label)}
-	for alias, canon := range labelAliases {
-		if canon == label {
-			labels = append(labels, regexp.QuoteMeta(alias))
+	for _, a := range labelAliases {
+		if a.canon == label {
+			labels = append(labels, regexp.QuoteMeta(a.alias))
 		}
 	}
 	slices.Sort(labels)

@@ -10,13 +10,18 @@ import (
 // claim splitting, alignment, the lexicons, resolution or weights change.
 const GroundednessMetricVersion = "check_groundedness/7"
 
-// groundednessWeights: how strongly one failed citation indicates an ungrounded response.
+// groundednessWeight: how strongly one failed citation indicates an ungrounded response.
 // HEURISTIC: hand-set; a fabricated named reference is the strongest sign. Figures are checked
 // claim by claim (claimWeight), not as citations.
-var groundednessWeights = map[CitationKind]float64{
-	CitationSource:    0.8,
-	CitationReference: 0.8,
-	CitationQuote:     0.7,
+// A switch, not a map: a package-level map literal allocates at every command's start-up.
+func groundednessWeight(k CitationKind) float64 {
+	switch k {
+	case CitationSource, CitationReference:
+		return 0.8
+	case CitationQuote:
+		return 0.7
+	}
+	return 0
 }
 
 // mismatchWeight: a reference or quote found, but in another item than the one it cites.
@@ -135,7 +140,7 @@ func (g *GroundednessScore) citationKeep() float64 {
 func citationWeight(st CitationStatus) float64 {
 	switch st.Status {
 	case CitationUnresolved, CitationContradicted:
-		return groundednessWeights[st.Citation.Kind]
+		return groundednessWeight(st.Citation.Kind)
 	case CitationMismatched:
 		return mismatchWeight
 	case CitationResolved:

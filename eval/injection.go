@@ -59,14 +59,22 @@ func Band(score, threshold float64) int {
 	return 0
 }
 
-// obfuscationWeights is how much each signal raises a score that already has a family match.
-var obfuscationWeights = map[string]float64{
-	SignalConfusable:   0.25,
-	SignalZeroWidth:    0.15,
-	SignalBidiControl:  0.2,
-	SignalTagCharacter: 0.3,
-	SignalEncoded:      0.1,
-	SignalCombining:    0.2,
+// obfuscationWeight is how much each signal raises a score that already has a family match. A
+// switch, not a map: a package-level map literal allocates at every command's start-up.
+func obfuscationWeight(kind string) float64 {
+	switch kind {
+	case SignalConfusable:
+		return 0.25
+	case SignalZeroWidth:
+		return 0.15
+	case SignalBidiControl, SignalCombining:
+		return 0.2
+	case SignalTagCharacter:
+		return 0.3
+	case SignalEncoded:
+		return 0.1
+	}
+	return 0
 }
 
 // hit is one pattern match, already mapped to the original text.
@@ -598,7 +606,7 @@ func summarize(original string, n *Normalized, hits []hit) InjectionScan {
 	slices.Sort(families)
 	obf := best[FamilyObfuscation]
 	for _, s := range n.Signals {
-		obf = 1 - (1-obf)*(1-obfuscationWeights[s.Kind])
+		obf = 1 - (1-obf)*(1-obfuscationWeight(s.Kind))
 	}
 	score := 1 - keep
 	if score > 0 {
