@@ -273,3 +273,73 @@ func TestCombineAtMatchesCombineInjection(t *testing.T) {
 		}
 	}
 }
+
+// TestInjectionModelLeaveOneSourceOut is the stand-in for a new author: for each training file
+// (the retired held-out v2 was written by another author; each supplementary file by one round),
+// the model is fitted on every other file and the older development files and scores the file
+// it never saw. Grouped folds keep a payload from its twin but not a round's phrasing from
+// itself, so they are optimistic where this is not. Training material only, like
+// TestInjectionModelCrossValidation; run with SENTINEL_CV=1 (SENTINEL_CV_LOSO names one file to
+// leave out instead of each in turn).
+func TestInjectionModelLeaveOneSourceOut(t *testing.T) {
+	if os.Getenv("SENTINEL_CV") == "" {
+		t.Skip("set SENTINEL_CV=1 to cross-validate the learned component on the training material")
+	}
+	if r := os.Getenv("SENTINEL_CV_REPEAT"); r != "" {
+		fmt.Sscanf(r, "%d", &classRepeat)
+	}
+	out := leaveOneSourceOut(t, trainRecipe, os.Getenv("SENTINEL_CV_LOSO"))
+	var all []cvResult
+	for _, f := range injectionTrainingFiles {
+		if len(out[f]) == 0 {
+			continue
+		}
+		all = append(all, out[f]...)
+		reportCV(t, "left out: "+f, out[f], func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+		reportCV(t, "left out (model alone): "+f, out[f], func(r cvResult) float64 { return r.model })
+	}
+	reportCV(t, "left out, every file in turn", all, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+}
+
+// leaveOneSourceOut scores each training file (or only the one named) by a model fitted without it.
+func leaveOneSourceOut(t *testing.T, cfg trainConfig, only string) map[string][]cvResult {
+	items := injectionTrainingItems(t)
+	legacy := injectionTrainingDocs(t)[len(items):]
+	sets := map[string]string{}
+	for _, f := range injectionTrainingFiles {
+		for _, c := range readJSONL[injectionItem](t, "testdata/corpus/"+f) {
+			sets[c.ID] = f
+		}
+	}
+	legacyX := make([]sparse, len(legacy))
+	for i, d := range legacy {
+		legacyX[i] = featurize(d.text)
+	}
+	itemX := make([]sparse, len(items))
+	for i, c := range items {
+		itemX[i] = featurize(joinedText(c.Text, c.Context))
+	}
+	out := map[string][]cvResult{}
+	for _, f := range injectionTrainingFiles {
+		if only != "" && f != only {
+			continue
+		}
+		train, trainX := append([]trainingDoc(nil), legacy...), append([]sparse(nil), legacyX...)
+		for i, c := range items {
+			if sets[c.ID] != f {
+				train = append(train, trainingDoc{joinedText(c.Text, c.Context), c.Label == "injection"})
+				trainX = append(trainX, itemX[i])
+			}
+		}
+		m := fit(trainX, train, cfg)
+		for _, c := range items {
+			if sets[c.ID] != f {
+				continue
+			}
+			a := assessInjection(joinedText(c.Text, c.Context))
+			p, _ := m.assess(a)
+			out[f] = append(out[f], cvResult{c.ID, c.Family, f, c.Label == "injection", p, patternScreen(InjectionInput{Text: c.Text, Context: c.Context}), dampedStrength(a.hits)})
+		}
+	}
+	return out
+}
