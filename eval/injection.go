@@ -743,11 +743,11 @@ const (
 // probability of 0.7 together flag, and a strong pattern that the model puts near 0 (a person's
 // "please ignore the previous message", a CI file's `rm -rf`) does not flag alone.
 const (
-	stackModel   = 2.12  // × logit(model probability)
-	stackPattern = 1.49  // × logit(pattern score), when a pattern matched
-	stackMatched = 3.41  // when a pattern matched
-	stackDamped  = -2.95 // when a strong match was damped by quotes or discussion cues
-	stackBias    = -2.62
+	stackModel   = 2.10  // × logit(model probability)
+	stackPattern = 1.42  // × logit(pattern score), when a pattern matched
+	stackMatched = 3.25  // when a pattern matched
+	stackDamped  = -2.92 // when a strong match was damped by quotes or discussion cues
+	stackBias    = -2.58
 )
 
 // combineInjection joins the pattern score and the model's probability into the reported score
