@@ -55,6 +55,7 @@ func TestCorpusSplit(t *testing.T) {
 	injProbe := readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")
 	injExtra2 := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra2.jsonl")
 	injExtra3 := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra3.jsonl")
+	injExtra4 := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra4.jsonl")
 
 	ids := map[string]bool{}
 	unique := func(id string) {
@@ -63,7 +64,7 @@ func TestCorpusSplit(t *testing.T) {
 		}
 		ids[id] = true
 	}
-	for _, c := range slices.Concat(injTrain, injHeld, injExtra, injProbe, injExtra2, injExtra3) {
+	for _, c := range slices.Concat(injTrain, injHeld, injExtra, injProbe, injExtra2, injExtra3, injExtra4) {
 		unique(c.ID)
 		checkCommon(t, c.ID, c.Label, c.Family, c.Difficulty, c.Lang, []string{"injection", "benign"}, injectionFamilies)
 		if strings.TrimSpace(c.Text) == "" {

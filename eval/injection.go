@@ -12,7 +12,7 @@ import (
 
 // InjectionMetricVersion is pinned in every flag_injection verdict so a score can be traced to the
 // pattern set that produced it. Bump it whenever patterns or weights change.
-const InjectionMetricVersion = "flag_injection/6"
+const InjectionMetricVersion = "flag_injection/7"
 
 // AmbiguousMargin is the half-width of the band around a policy threshold inside which the
 // deterministic tier does not decide alone: scores in [threshold-AmbiguousMargin,
@@ -728,35 +728,71 @@ func locateInParts(sp Span, in InjectionInput) Span {
 	return sp
 }
 
-// Combining the two tiers. HEURISTIC: every constant was chosen by 5-fold cross-validation on
-// the training material (TestInjectionModelCrossValidation), never on a current held-out split.
+// Combining the two tiers. HEURISTIC: every constant was chosen by cross-validation on the
+// training material (TestInjectionModelCrossValidation, TestInjectionCombinationStack), never on
+// a current held-out split.
 const (
 	// strongPatternScore: a damped match at least this strong keeps the score at dampedFloor.
 	strongPatternScore = 0.75
-	// calibrationCut is the model probability mapped to 0.5: about the score above which 5% of
-	// the benign training items scored when held out of training, so a tenant's default
-	// threshold sits at that operating point.
-	calibrationCut = 0.80
-	// calibrationSlope sharpens the calibration in logit space, so fewer texts sit in the
-	// ambiguous band than the model's own spread would put there.
+	// calibrationCut, calibrationSlope and patternCut are the /6 rule's (combineInjectionV6):
+	// the model probability and the pattern score mapped to 0.5, and the slope in logit space.
+	calibrationCut   = 0.80
 	calibrationSlope = 4.0
-	// patternCut is the pattern score mapped to 0.5: a strong match (weight 0.75 and up) flags
-	// on its own. Chosen by cross-validation on the training material and, for the patterns, on
-	// the retired held-out v1 items, which the patterns were not written beside: there it added
-	// recall (0.863 → 0.904) at the same FPR (0.046), where a cut of 0.80 let matches of weight
-	// 0.75 only reach the ambiguous band.
-	patternCut = 0.75
+	patternCut       = 0.75
 )
 
-// combineInjection joins the pattern score and the model's probability into the reported score:
-// each is calibrated on its own (the model's calibrationCut and the patterns' patternCut become
-// 0.5, with the same slope) and the larger counts, so a strong match flags alone and a weaker
-// one is left to the model, which reads the same text. A strong phrasing that is only quoted or surrounded by discussion
+// The stacked combination (/7): a logistic rule over the model's logit, the pattern score's
+// logit when a pattern matched, whether one matched, and whether a strong match was damped.
+// Fitted by TestInjectionCombinationStack on leave-one-source-out scores of the training
+// material (each file scored by a model fitted without it, the stand-in for a new author), its
+// intercept moved so that 4% of those benign scores reach 0.5, and all of it doubled so about
+// as many texts as before stay outside the ambiguous band. Where the /6 rule took the larger of
+// two calibrations, this one adds the evidence: a pattern match of middling weight and a model
+// probability of 0.7 together flag, and a strong pattern that the model puts near 0 (a person's
+// "please ignore the previous message", a CI file's `rm -rf`) does not flag alone.
+const (
+	stackModel   = 2.10  // × logit(model probability)
+	stackPattern = 1.42  // × logit(pattern score), when a pattern matched
+	stackMatched = 3.25  // when a pattern matched
+	stackDamped  = -2.92 // when a strong match was damped by quotes or discussion cues
+	stackBias    = -2.58
+)
+
+// combineInjection joins the pattern score and the model's probability into the reported score
+// by the stacked rule above. A strong phrasing that is only quoted or surrounded by discussion
 // cues (damped) keeps the score at least at dampedFloor: inside the ambiguous band of the default
 // threshold, so quoting an attack or adding "for example" sends it to the judge instead of
 // passing it — unless the learned model, which was trained on such write-ups, gives the text
 // less than dampedFloorModel.
 func combineInjection(pattern, model, damped float64) float64 {
+	z := stackBias + stackModel*clampedLogit(model)
+	if pattern > 0 {
+		// never below no match at all: a match is evidence for, not against (the fitted term is
+		// negative only under a pattern score of about 0.09, which no single pattern gives)
+		z += max(0, stackMatched+stackPattern*clampedLogit(pattern))
+	}
+	strong := damped >= strongPatternScore
+	if strong {
+		z += stackDamped
+	}
+	out := sigmoid(z)
+	if strong && model >= dampedFloorModel {
+		out = max(out, dampedFloor)
+	}
+	return out
+}
+
+// clampedLogit is logit(p) with p kept in [0.001, 0.999], so a probability of 0 or 1 (no
+// n-gram, a saturated pattern score) counts as a strong vote, not an infinite one.
+func clampedLogit(p float64) float64 {
+	p = min(max(p, 1e-3), 1-1e-3)
+	return math.Log(p / (1 - p))
+}
+
+// combineInjectionV6 is flag_injection/6's rule, kept for the cross-validation's comparison: each
+// tier calibrated on its own (the model's calibrationCut and the patterns' patternCut become
+// 0.5) and the larger counted, with the same damped floor.
+func combineInjectionV6(pattern, model, damped float64) float64 {
 	out := max(calibrate(model, calibrationCut, calibrationSlope), calibrate(pattern, patternCut, calibrationSlope))
 	if damped >= strongPatternScore && model >= dampedFloorModel {
 		out = max(out, dampedFloor)

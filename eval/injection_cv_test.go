@@ -3,6 +3,7 @@ package eval
 import (
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -97,6 +98,7 @@ func TestInjectionModelCrossValidation(t *testing.T) {
 				reportCV(t, "final (calibrated), "+f, part, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
 			}
 		}
+		reportCV(t, "flag_injection/6 combination", out, func(r cvResult) float64 { return combineInjectionV6(r.pat, r.model, r.damped) })
 		reportCV(t, "previous combination (held-out v1 run 3)", out, func(r cvResult) float64 {
 			return combineAt(r, combination{calibrationCut, 2, calibrationSlope, dampedFloorModel, true})
 		})
@@ -258,7 +260,7 @@ func combineAt(r cvResult, c combination) float64 {
 	return s
 }
 
-// The sweeps' rule at the committed constants is the detector's own rule.
+// The sweeps' rule at the committed constants is flag_injection/6's rule.
 func TestCombineAtMatchesCombineInjection(t *testing.T) {
 	cur := combination{calibrationCut, patternCut, calibrationSlope, dampedFloorModel, false}
 	vals := []float64{0, 0.05, 0.1, 0.3, 0.5, 0.6, 0.75, 0.8, 0.9, 0.99, 1}
@@ -266,10 +268,254 @@ func TestCombineAtMatchesCombineInjection(t *testing.T) {
 		for _, model := range vals {
 			for _, damped := range vals {
 				r := cvResult{pat: pat, model: model, damped: damped}
-				if got, want := combineAt(r, cur), combineInjection(pat, model, damped); got != want {
-					t.Errorf("combineAt(pat %v, model %v, damped %v) = %v, combineInjection gives %v", pat, model, damped, got, want)
+				if got, want := combineAt(r, cur), combineInjectionV6(pat, model, damped); got != want {
+					t.Errorf("combineAt(pat %v, model %v, damped %v) = %v, combineInjectionV6 gives %v", pat, model, damped, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestInjectionModelLeaveOneSourceOut is the stand-in for a new author: for each training file
+// (the retired held-out v2 was written by another author; each supplementary file by one round),
+// the model is fitted on every other file and the older development files and scores the file
+// it never saw. Grouped folds keep a payload from its twin but not a round's phrasing from
+// itself, so they are optimistic where this is not. Training material only, like
+// TestInjectionModelCrossValidation; run with SENTINEL_CV=1 (SENTINEL_CV_LOSO names one file to
+// leave out instead of each in turn).
+func TestInjectionModelLeaveOneSourceOut(t *testing.T) {
+	if os.Getenv("SENTINEL_CV") == "" {
+		t.Skip("set SENTINEL_CV=1 to cross-validate the learned component on the training material")
+	}
+	if r := os.Getenv("SENTINEL_CV_REPEAT"); r != "" {
+		fmt.Sscanf(r, "%d", &classRepeat)
+	}
+	out := leaveOneSourceOut(t, trainRecipe, os.Getenv("SENTINEL_CV_LOSO"))
+	var all []cvResult
+	for _, f := range injectionTrainingFiles {
+		if len(out[f]) == 0 {
+			continue
+		}
+		all = append(all, out[f]...)
+		reportCV(t, "left out: "+f, out[f], func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+		reportCV(t, "left out (model alone): "+f, out[f], func(r cvResult) float64 { return r.model })
+	}
+	reportCV(t, "left out, every file in turn", all, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+	reportCV(t, "left out, every file in turn, flag_injection/6 combination", all, func(r cvResult) float64 { return combineInjectionV6(r.pat, r.model, r.damped) })
+}
+
+// leaveOneSourceOut scores each training file (or only the one named) by a model fitted without it.
+func leaveOneSourceOut(t *testing.T, cfg trainConfig, only string) map[string][]cvResult {
+	items := injectionTrainingItems(t)
+	legacy := injectionTrainingDocs(t)[len(items):]
+	sets := map[string]string{}
+	for _, f := range injectionTrainingFiles {
+		for _, c := range readJSONL[injectionItem](t, "testdata/corpus/"+f) {
+			sets[c.ID] = f
+		}
+	}
+	legacyX := make([]sparse, len(legacy))
+	for i, d := range legacy {
+		legacyX[i] = featurize(d.text)
+	}
+	itemX := make([]sparse, len(items))
+	for i, c := range items {
+		itemX[i] = featurize(joinedText(c.Text, c.Context))
+	}
+	out := map[string][]cvResult{}
+	for _, f := range injectionTrainingFiles {
+		if only != "" && f != only {
+			continue
+		}
+		train, trainX := append([]trainingDoc(nil), legacy...), append([]sparse(nil), legacyX...)
+		for i, c := range items {
+			if sets[c.ID] != f {
+				train = append(train, trainingDoc{joinedText(c.Text, c.Context), c.Label == "injection"})
+				trainX = append(trainX, itemX[i])
+			}
+		}
+		m := fit(trainX, train, cfg)
+		for _, c := range items {
+			if sets[c.ID] != f {
+				continue
+			}
+			a := assessInjection(joinedText(c.Text, c.Context))
+			p, _ := m.assess(a)
+			out[f] = append(out[f], cvResult{c.ID, c.Family, f, c.Label == "injection", p, patternScreen(InjectionInput{Text: c.Text, Context: c.Context}), dampedStrength(a.hits)})
+		}
+	}
+	return out
+}
+
+// stackFeatures are the stacked combination's inputs for one scored item, in the order of
+// stackWeights: the model's logit, the pattern score's logit and whether a pattern matched,
+// whether a strong match was damped, and 1.
+func stackFeatures(r cvResult) [5]float64 {
+	var x [5]float64
+	x[0] = clampedLogit(r.model)
+	if r.pat > 0 {
+		x[1], x[2] = clampedLogit(r.pat), 1 // the detector floors this term at 0 (combineInjection)
+	}
+	if r.damped >= strongPatternScore {
+		x[3] = 1
+	}
+	x[4] = 1
+	return x
+}
+
+// stackFPR is the share of benign left-out scores the fitted intercept lets reach 0.5, and
+// stackSharpen what the fitted rule is multiplied by so that about as many texts as under the
+// /6 rule stay outside the ambiguous band. HEURISTIC, chosen by TestInjectionCombinationStack.
+const (
+	stackFPR     = 0.04
+	stackSharpen = 2.0
+)
+
+// fitStack fits the stacked rule by gradient descent on scored items, positives and negatives
+// weighted equally, then moves the intercept so that stackFPR of the negatives score at least
+// 0.5, and multiplies everything by stackSharpen.
+func fitStack(rs []cvResult) [5]float64 {
+	var w [5]float64
+	pos := 0
+	for _, r := range rs {
+		if r.positive {
+			pos++
+		}
+	}
+	wp, wn := 0.5/float64(max(pos, 1)), 0.5/float64(max(len(rs)-pos, 1))
+	xs := make([][5]float64, len(rs))
+	for i, r := range rs {
+		xs[i] = stackFeatures(r)
+	}
+	for range 3000 {
+		var g [5]float64
+		for i, r := range rs {
+			z := 0.0
+			for j, v := range xs[i] {
+				z += w[j] * v
+			}
+			y, cw := 0.0, wn
+			if r.positive {
+				y, cw = 1, wp
+			}
+			e := cw * (sigmoid(z) - y)
+			for j, v := range xs[i] {
+				g[j] += e * v
+			}
+		}
+		for j := range w {
+			w[j] -= 2 * (g[j] + 1e-4*w[j])
+		}
+	}
+	var neg []float64
+	for i, r := range rs {
+		if !r.positive {
+			z := 0.0
+			for j, v := range xs[i] {
+				z += w[j] * v
+			}
+			neg = append(neg, z)
+		}
+	}
+	sort.Float64s(neg)
+	w[4] -= neg[len(neg)-1-int(float64(len(neg))*stackFPR)]
+	for j := range w {
+		w[j] *= stackSharpen
+	}
+	return w
+}
+
+// stackScore is the score the stacked rule with weights w gives r, with the damped floor.
+func stackScore(w [5]float64, r cvResult) float64 {
+	z := 0.0
+	for j, v := range stackFeatures(r) {
+		z += w[j] * v
+	}
+	s := sigmoid(z)
+	if r.damped >= strongPatternScore && r.model >= dampedFloorModel {
+		s = max(s, dampedFloor)
+	}
+	return s
+}
+
+// TestInjectionCombinationStack fits flag_injection/7's stacked combination on the
+// leave-one-source-out scores of the training material and fails unless the committed constants
+// are that fit (to 0.01). It also scores the fitting itself by nesting: for each file, the rule
+// is fitted on the other files' left-out scores and scores that file. Run with SENTINEL_CV=1.
+func TestInjectionCombinationStack(t *testing.T) {
+	if os.Getenv("SENTINEL_CV") == "" {
+		t.Skip("set SENTINEL_CV=1 to fit the combination on the training material")
+	}
+	out := leaveOneSourceOut(t, trainRecipe, "")
+	var all []cvResult
+	for _, f := range injectionTrainingFiles {
+		all = append(all, out[f]...)
+	}
+	w := fitStack(all)
+	t.Logf("fitted: model %.3f pattern %.3f matched %.3f damped %.3f bias %.3f", w[0], w[1], w[2], w[3], w[4])
+	committed := [5]float64{stackModel, stackPattern, stackMatched, stackDamped, stackBias}
+	for j := range w {
+		if math.Abs(w[j]-committed[j]) > 0.01 {
+			t.Errorf("weight %d: committed %.3f, the fit gives %.3f: update the stack constants in injection.go", j, committed[j], w[j])
+		}
+	}
+	var nested []cvResult
+	for _, f := range injectionTrainingFiles {
+		var rest []cvResult
+		for _, g := range injectionTrainingFiles {
+			if g != f {
+				rest = append(rest, out[g]...)
+			}
+		}
+		wf := fitStack(rest)
+		var part []cvResult
+		for _, r := range out[f] {
+			r.model = stackScore(wf, r) // the nested score, carried in the model field for reportCV
+			part = append(part, r)
+		}
+		reportCV(t, "nested stack, left out: "+f, part, func(r cvResult) float64 { return r.model })
+		nested = append(nested, part...)
+	}
+	reportCV(t, "nested stack, every file in turn", nested, func(r cvResult) float64 { return r.model })
+	reportCV(t, "committed stack, every file in turn", all, func(r cvResult) float64 { return combineInjection(r.pat, r.model, r.damped) })
+	reportCV(t, "flag_injection/6 combination, every file in turn", all, func(r cvResult) float64 { return combineInjectionV6(r.pat, r.model, r.damped) })
+}
+
+// The committed stacked rule is monotone in both tiers, flags a text no pattern matched only
+// from a model probability of about 0.8 (the /6 rule's calibration point), and flags a
+// saturated undamped pattern match unless the model reads the text as plainly benign.
+func TestCombineInjectionStack(t *testing.T) {
+	vals := []float64{0, 0.01, 0.05, 0.1, 0.3, 0.5, 0.6, 0.75, 0.8, 0.9, 0.95, 0.99, 1}
+	for _, damped := range []float64{0, 0.9} {
+		for i, pat := range vals {
+			for j, model := range vals {
+				s := combineInjection(pat, model, damped)
+				if s < 0 || s > 1 {
+					t.Fatalf("combineInjection(%v, %v, %v) = %v", pat, model, damped, s)
+				}
+				if i > 0 && combineInjection(vals[i-1], model, damped) > s+1e-12 {
+					t.Errorf("not monotone in the pattern score at (%v, %v, %v)", pat, model, damped)
+				}
+				if j > 0 && combineInjection(pat, vals[j-1], damped) > s+1e-12 {
+					t.Errorf("not monotone in the model at (%v, %v, %v)", pat, model, damped)
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		pat, model, damped float64
+		flag               bool
+	}{
+		{0, 0.75, 0, false},
+		{0, 0.82, 0, true},
+		{0.99, 0.1, 0, true},
+		{0.95, 0.3, 0, true},
+		{0.9, 0.05, 0, false},
+		{0.6, 0.75, 0, true},
+		{0.3, 0.3, 0, false},
+	} {
+		if got := combineInjection(c.pat, c.model, c.damped) >= 0.5; got != c.flag {
+			t.Errorf("combineInjection(%v, %v, %v) = %.3f, want flagged %v", c.pat, c.model, c.damped, combineInjection(c.pat, c.model, c.damped), c.flag)
 		}
 	}
 }

@@ -100,7 +100,7 @@ var agentPatterns = sync.OnceValue(func() []*pattern {
 
 		// tool misuse: tools the AI should call, commands it should run
 		pat(FamilyToolMisuse, "use-tool-to", 0.7, []string{"use", "using", "call", "invoke", "run", "trigger", "with"},
-			`\s+(?:the\s+|your\s+|its\s+)?['"]?[a-z][\w.-]{1,40}['"]?\s+tool\b(?:\s+(?:to|for|with|and|on|right\s+away|now|:))?`).needing("tool"),
+			`\s+(?:the\s+|your\s+|its\s+)?['"]?`+notThisName+`['"]?\s+tool\b(?:\s+(?:to|for|with|and|on|right\s+away|now|:))?`).needing("tool"),
 		pat(FamilyToolMisuse, "call-function", 0.75, []string{"call", "invoke", "run", "execute", "trigger", "use"},
 			`\s+(?:the\s+)?['"]?(?:[a-z]+[._])+[a-z]+['"]?\s*(?:\(|tool|for|on|with|to)`).needing("_", "."),
 		pat(FamilyToolMisuse, "run-command", 0.75, []string{"run", "execute", "exec", "evaluate", "paste and run"},
@@ -153,3 +153,9 @@ var agentPatternsIntl = sync.OnceValue(func() []*pattern {
 var allPatterns = sync.OnceValue(func() []*pattern {
 	return append(append(append(append([]*pattern(nil), patterns()...), agentPatterns()...), agentPatternsIntl()...), intlOverridePatterns()...)
 })
+
+// notThisName is a tool's name of 2 to 41 word characters that is not the word "this": a tool
+// description says "use this tool to…" and "cannot be deleted with this tool" of itself, which
+// is no order to call another tool (until /7 "with this tool" in a benign description matched
+// use-tool-to). RE2 has no look-ahead, so the word is excluded letter by letter.
+const notThisName = `(?:[a-su-z][\w.-]{1,40}|t[a-gi-z0-9_.-][\w.-]{0,39}|th(?:[a-hj-z0-9_.-][\w.-]{0,38})?|thi(?:[a-rt-z0-9_.-][\w.-]{0,37})?|this[\w.-]{1,37})`

@@ -99,11 +99,12 @@ func FuzzDetectInjection(f *testing.F) {
 				t.Fatalf("evidence %+v does not quote the input of %d bytes", e, len(s))
 			}
 		}
-		// A weak match (weight under patternCut) is left to the learned model and may score 0
-		// when the model reads the text as benign ("![](//0?=": a bare image URL with a query,
-		// weight 0.3, model 0.016); a strong one flags on its own, whatever the model says.
-		if r.PatternScore >= patternCut && r.Score < 0.5 {
-			t.Errorf("pattern score %v (families %v) is a strong match but the score is %v", r.PatternScore, r.Families, r.Score)
+		// A saturated pattern score flags, or at least goes to the judge when quotes or
+		// discussion cues damped it, unless the learned model reads the text as benign
+		// (flag_injection/7 adds the two tiers' evidence instead of letting a strong match flag
+		// alone: "![](//0?=", a bare image URL with a query, scores 0).
+		if r.PatternScore >= 0.99 && r.ModelScore >= 0.1 && r.Score < dampedFloor {
+			t.Errorf("pattern score %v (families %v), model %v: the score is %v", r.PatternScore, r.Families, r.ModelScore, r.Score)
 		}
 	})
 }
