@@ -162,11 +162,13 @@ const scanGCPercent = 400
 // scanGCMemoryLimit is the heap size from which the collector works as hard as it must.
 const scanGCMemoryLimit = 512 << 20
 
-// scanGC applies scanGCPercent, unless the operator set GOGC or GOMEMLIMIT themselves.
+// scanGC applies scanGCPercent and gives the scan its heap in huge pages (prepareHeap), unless
+// the operator set GOGC or GOMEMLIMIT themselves.
 func scanGC() {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(scanGCPercent)
 		debug.SetMemoryLimit(scanGCMemoryLimit)
+		prepareHeap()
 	}
 }
 
