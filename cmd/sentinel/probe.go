@@ -121,11 +121,11 @@ written, and says it is incomplete).`,
 					return err
 				}
 			}
-			scanGC()
 			stop, err := o.profile.start()
 			if err != nil {
 				return err
 			}
+			scanGC()
 			return errors.Join(runProbe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o), stop())
 		},
 	}
