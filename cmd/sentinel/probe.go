@@ -121,11 +121,11 @@ written, and says it is incomplete).`,
 					return err
 				}
 			}
-			scanGC()
 			stop, err := o.profile.start()
 			if err != nil {
 				return err
 			}
+			scanGC()
 			return errors.Join(runProbe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o), stop())
 		},
 	}
@@ -162,11 +162,13 @@ const scanGCPercent = 400
 // scanGCMemoryLimit is the heap size from which the collector works as hard as it must.
 const scanGCMemoryLimit = 512 << 20
 
-// scanGC applies scanGCPercent, unless the operator set GOGC or GOMEMLIMIT themselves.
+// scanGC applies scanGCPercent and gives the scan its heap in huge pages (prepareHeap), unless
+// the operator set GOGC or GOMEMLIMIT themselves.
 func scanGC() {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(scanGCPercent)
 		debug.SetMemoryLimit(scanGCMemoryLimit)
+		prepareHeap()
 	}
 }
 

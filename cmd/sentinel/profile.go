@@ -29,7 +29,8 @@ func addProfileFlags(cmd *cobra.Command, p *profileFlags) {
 	_ = f.MarkHidden("memprofile")
 }
 
-// start begins the CPU profile, if asked for, and returns what writes both profiles at the end.
+// start begins the CPU profile, if asked for, turns the allocation profile on only if asked for,
+// and returns what writes both profiles at the end.
 func (p profileFlags) start() (stop func() error, err error) {
 	var cpu *os.File
 	if p.cpu != "" {
@@ -42,6 +43,10 @@ func (p profileFlags) start() (stop func() error, err error) {
 			return nil, fmt.Errorf("--cpuprofile: starting the profile: %w", err)
 		}
 	}
+	// The runtime samples one allocation per 512 KiB by default, each with a stack walk and,
+	// the first time, a 1.4 MB bucket table: about 2% of a scan's CPU for a profile that only
+	// --memprofile reads. Set before scanGC's allocation, the first of the scan.
+	runtime.MemProfileRate = 0
 	if p.mem != "" {
 		runtime.MemProfileRate = 4096
 	}
