@@ -209,7 +209,6 @@ type rowResult struct {
 	rps      float64
 	p50, p99 time.Duration
 	errors   int64
-	graded   string
 	rss      int64
 	cpu      time.Duration // the proxy process's CPU per request, grading included
 	lastErr  error
