@@ -262,6 +262,15 @@ func isHex(c byte) bool {
 // scanObject validates the object starting at b[i] ('{'); member, when set, is called with each
 // member's key (the quoted bytes) and value, in order.
 func scanObject(b []byte, i, depth int, member func(key, val []byte) error) (int, error) {
+	return scanObjectNested(b, i, depth, member, nil)
+}
+
+// scanObjectNested is scanObject, and nested, when set, is asked for each member's key (the
+// quoted bytes) whether to see into its value in the same pass: a non-nil answer gathers the
+// members of that value when the value is an object. A nested
+// object is then scanned once, not once here and again when it is split (a 256 KiB tools/call
+// argument was scanned twice by DecodeMessage).
+func scanObjectNested(b []byte, i, depth int, member func(key, val []byte) error, nested func(key []byte) *objectSplit) (int, error) {
 	if depth > maxNesting {
 		return i, &errSyntax{"exceeded max depth", i}
 	}
@@ -284,7 +293,17 @@ func scanObject(b []byte, i, depth int, member func(key, val []byte) error) (int
 		}
 		i = skipSpace(b, i+1)
 		vStart := i
-		if i, err = scanValue(b, i, depth); err != nil {
+		var inner *objectSplit
+		if nested != nil && i < len(b) && b[i] == '{' {
+			inner = nested(b[kStart:kEnd])
+		}
+		if inner != nil {
+			// What scanValue does for an object, gathering its members.
+			i, err = scanObject(b, i, depth+1, inner.add)
+		} else {
+			i, err = scanValue(b, i, depth)
+		}
+		if err != nil {
 			return i, err
 		}
 		if member != nil {

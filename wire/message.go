@@ -44,7 +44,13 @@ var ErrNotObject = errors.New("not a JSON object")
 // only in letter case alongside it. It keeps raw verbatim in Message.Raw. A member of the wrong
 // JSON type (a numeric method, a string error) is an error too.
 func DecodeMessage(raw []byte) (*Message, error) {
-	fields, err := decodeObject(raw)
+	// params and result are split in the same pass as the message (each split once, never
+	// scanned twice): the last of each, as fields keeps the last value of a key given twice.
+	ms := &messageSplit{}
+	fields, strict, err := splitObjectNested(raw, ms.nested)
+	if err == nil && strict != nil {
+		err = strict
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -70,10 +76,10 @@ func DecodeMessage(raw []byte) (*Message, error) {
 			}
 		case "params":
 			m.Params = v
-			m.params = splitMembers(v)
+			m.params = ms.params.membersOf(v)
 		case "result":
 			m.Result = v
-			m.result = splitMembers(v)
+			m.result = ms.result.membersOf(v)
 		case "error":
 			m.Error = decodeError(v)
 		}
@@ -157,6 +163,12 @@ func decodeObject(raw []byte) (map[string]json.RawMessage, error) {
 // keeps its last value, as encoding/json reads it), and strict says why DecodeMessage's exact
 // reading rejects the object (a key twice, a case-variant twin), nil when it does not.
 func splitObject(raw []byte) (fields map[string]json.RawMessage, strict, err error) {
+	return splitObjectNested(raw, nil)
+}
+
+// splitObjectNested is splitObject, seeing into the members nested names in the same pass (see
+// scanObjectNested).
+func splitObjectNested(raw []byte, nested func(key []byte) *objectSplit) (fields map[string]json.RawMessage, strict, err error) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) {
 		return nil, nil, fmt.Errorf("reading JSON: %w", io.EOF)
@@ -167,57 +179,105 @@ func splitObject(raw []byte) (fields map[string]json.RawMessage, strict, err err
 		}
 		return nil, nil, ErrNotObject
 	}
-	fields = make(map[string]json.RawMessage, 8)
-	// Case-variant twins: the keys seen so far, compared in letter case (a short list for the
-	// few members a message has, a map past that).
-	var seen [8]string
-	keys := seen[:0]
-	var folded map[string]string
-	end, err := scanObject(raw, i, 1, func(q, v []byte) error {
-		key := unquote(q)
-		if _, dup := fields[key]; dup && strict == nil {
-			strict = fmt.Errorf("member %q appears twice", key)
-		}
-		fields[key] = v
-		if strict != nil {
-			return nil
-		}
-		if folded == nil && len(keys) < len(seen) {
-			for _, prev := range keys {
-				if prev != key && sameLower(prev, key) {
-					strict = fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
-					return nil
-				}
-			}
-			keys = append(keys, key)
-			return nil
-		}
-		if folded == nil {
-			folded = make(map[string]string, 2*len(seen))
-			for _, k := range keys {
-				folded[strings.ToLower(k)] = k
-			}
-		}
-		low := key
-		for k := 0; k < len(key); k++ {
-			if c := key[k]; c >= 0x80 || ('A' <= c && c <= 'Z') {
-				low = strings.ToLower(key)
-				break
-			}
-		}
-		if prev, twin := folded[low]; twin && prev != key {
-			strict = fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
-		}
-		folded[low] = key
-		return nil
-	})
+	var s objectSplit
+	s.init()
+	end, err := scanObjectNested(raw, i, 1, s.add, nested)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading JSON object: %w", err)
 	}
 	if skipSpace(raw, end) != len(raw) {
 		return nil, nil, errors.New("data after the JSON object")
 	}
-	return fields, strict, nil
+	return s.fields, s.strict, nil
+}
+
+// objectSplit gathers one object's members as a scan meets them, and why the exact reading
+// rejects the object (see splitObject).
+type objectSplit struct {
+	fields map[string]json.RawMessage
+	strict error
+	// Case-variant twins: the keys seen so far, compared in letter case (a short list for the
+	// few members a message has, a map past that).
+	seen   [8]string
+	nseen  int // how many of seen are set (a count, not a slice of seen: s would escape)
+	folded map[string]string
+}
+
+func (s *objectSplit) init() {
+	s.fields = make(map[string]json.RawMessage, 8)
+}
+
+// add takes one member: q is its quoted key, v its value.
+func (s *objectSplit) add(q, v []byte) error {
+	key := unquote(q)
+	if _, dup := s.fields[key]; dup && s.strict == nil {
+		s.strict = fmt.Errorf("member %q appears twice", key)
+	}
+	s.fields[key] = v
+	if s.strict != nil {
+		return nil
+	}
+	if s.folded == nil && s.nseen < len(s.seen) {
+		for _, prev := range s.seen[:s.nseen] {
+			if prev != key && sameLower(prev, key) {
+				s.strict = fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
+				return nil
+			}
+		}
+		s.seen[s.nseen] = key
+		s.nseen++
+		return nil
+	}
+	if s.folded == nil {
+		s.folded = make(map[string]string, 2*len(s.seen))
+		for _, k := range s.seen[:s.nseen] {
+			s.folded[strings.ToLower(k)] = k
+		}
+	}
+	low := key
+	for k := 0; k < len(key); k++ {
+		if c := key[k]; c >= 0x80 || ('A' <= c && c <= 'Z') {
+			low = strings.ToLower(key)
+			break
+		}
+	}
+	if prev, twin := s.folded[low]; twin && prev != key {
+		s.strict = fmt.Errorf("member %q %s %q: ambiguous", key, messageFieldsCaseFoldNote, prev)
+	}
+	s.folded[low] = key
+	return nil
+}
+
+// messageSplit is where DecodeMessage's one pass gathers params and result (one allocation
+// for both).
+type messageSplit struct {
+	params, result objectSplit
+}
+
+// nested sees into params and result; a key given twice starts its split afresh, so the split
+// is of the last value, as fields keeps it (and the exact reading rejects the message anyway).
+func (ms *messageSplit) nested(q []byte) *objectSplit {
+	var s *objectSplit
+	switch string(q) {
+	case `"params"`:
+		s = &ms.params
+	case `"result"`:
+		s = &ms.result
+	default:
+		return nil
+	}
+	*s = objectSplit{}
+	s.init()
+	return s
+}
+
+// membersOf is the split of v that s gathered in the message's own pass, or v split afresh
+// when s saw none (v is not an object).
+func (s *objectSplit) membersOf(v []byte) *members {
+	if s.fields == nil {
+		return splitMembers(v)
+	}
+	return &members{src: v, fields: s.fields, strict: s.strict}
 }
 
 // sameLower reports whether strings.ToLower(a) == strings.ToLower(b), without lowering either
