@@ -20,6 +20,8 @@ func groundednessWeight(k CitationKind) float64 {
 		return 0.8
 	case CitationQuote:
 		return 0.7
+	case CitationNumber:
+		return 0 // figures are weighed claim by claim, not as citations
 	}
 	return 0
 }
