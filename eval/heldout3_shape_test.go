@@ -237,21 +237,33 @@ func nonLatinCount(langs map[string]bool) (int, []string) {
 	return len(out), out
 }
 
-// TestHeldout4CorpusShape checks held-out v4 (testdata/corpus/heldout4) as v3 is checked; the
-// held-out split is v3 and v4 together, both never tuned on.
-func TestHeldout4CorpusShape(t *testing.T) {
-	v3 := heldoutShape{
+// The files and id prefixes of held-out v3 to v5, which each later set's shape test checks its
+// ids against (no id may repeat across the held-out split).
+var (
+	heldout3Files = heldoutShape{
 		dir:          heldout3Dir,
 		injection:    []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
 		groundedness: []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}},
 	}
-	checkHeldoutShape(t, heldoutShape{
+	heldout4Files = heldoutShape{
 		dir:          "testdata/corpus/heldout4",
 		injection:    []heldoutPart{{"injection_a.jsonl", "h4-inj-a-"}, {"injection_b.jsonl", "h4-inj-b-"}},
 		groundedness: []heldoutPart{{"groundedness.jsonl", "h4-gnd-"}},
-		minInjLangs:  10, minInjNonLatin: 5,
-		alsoHeldOut: []heldoutShape{v3},
-	})
+	}
+	heldout5Files = heldoutShape{
+		dir:          "testdata/corpus/heldout5",
+		injection:    []heldoutPart{{"injection.jsonl", "h5-inj-"}},
+		groundedness: []heldoutPart{{"groundedness.jsonl", "h5-gnd-"}},
+	}
+)
+
+// TestHeldout4CorpusShape checks held-out v4 (testdata/corpus/heldout4) as v3 is checked; the
+// held-out split is v3 and v4 together, both never tuned on.
+func TestHeldout4CorpusShape(t *testing.T) {
+	v4 := heldout4Files
+	v4.minInjLangs, v4.minInjNonLatin = 10, 5
+	v4.alsoHeldOut = []heldoutShape{heldout3Files}
+	checkHeldoutShape(t, v4)
 }
 
 // h5GndFamilies are the groundedness families of held-out v5, named by its author without sight of
@@ -265,24 +277,11 @@ var h5GndFamilies = map[string]bool{"negation": true, "multilingual": true, "par
 // TestHeldout5CorpusShape checks held-out v5 (testdata/corpus/heldout5) as v3 and v4 are checked;
 // the held-out split is v3, v4 and v5 together, none of them tuned on.
 func TestHeldout5CorpusShape(t *testing.T) {
-	v3 := heldoutShape{
-		dir:          heldout3Dir,
-		injection:    []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
-		groundedness: []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}},
-	}
-	v4 := heldoutShape{
-		dir:          "testdata/corpus/heldout4",
-		injection:    []heldoutPart{{"injection_a.jsonl", "h4-inj-a-"}, {"injection_b.jsonl", "h4-inj-b-"}},
-		groundedness: []heldoutPart{{"groundedness.jsonl", "h4-gnd-"}},
-	}
-	checkHeldoutShape(t, heldoutShape{
-		dir:          "testdata/corpus/heldout5",
-		injection:    []heldoutPart{{"injection.jsonl", "h5-inj-"}},
-		groundedness: []heldoutPart{{"groundedness.jsonl", "h5-gnd-"}},
-		minInjLangs:  15, minInjNonLatin: 6,
-		gndFamilies: h5GndFamilies,
-		alsoHeldOut: []heldoutShape{v3, v4},
-	})
+	v5 := heldout5Files
+	v5.minInjLangs, v5.minInjNonLatin = 15, 6
+	v5.gndFamilies = h5GndFamilies
+	v5.alsoHeldOut = []heldoutShape{heldout3Files, heldout4Files}
+	checkHeldoutShape(t, v5)
 }
 
 // h6GndFamilies are the groundedness families of held-out v6: its author took v5's names (from
@@ -294,21 +293,6 @@ var h6GndFamilies = h5GndFamilies
 // at least 200 groundedness items with at least 70 denial cases. The held-out split is v3 to v6
 // together, none of them tuned on. It scores nothing.
 func TestHeldout6CorpusShape(t *testing.T) {
-	v3 := heldoutShape{
-		dir:          heldout3Dir,
-		injection:    []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
-		groundedness: []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}},
-	}
-	v4 := heldoutShape{
-		dir:          "testdata/corpus/heldout4",
-		injection:    []heldoutPart{{"injection_a.jsonl", "h4-inj-a-"}, {"injection_b.jsonl", "h4-inj-b-"}},
-		groundedness: []heldoutPart{{"groundedness.jsonl", "h4-gnd-"}},
-	}
-	v5 := heldoutShape{
-		dir:          "testdata/corpus/heldout5",
-		injection:    []heldoutPart{{"injection.jsonl", "h5-inj-"}},
-		groundedness: []heldoutPart{{"groundedness.jsonl", "h5-gnd-"}},
-	}
 	const dir = "testdata/corpus/heldout6"
 	checkHeldoutShape(t, heldoutShape{
 		dir:          dir,
@@ -316,7 +300,7 @@ func TestHeldout6CorpusShape(t *testing.T) {
 		groundedness: []heldoutPart{{"groundedness.jsonl", "h6-gnd-"}},
 		minInjLangs:  18, minInjNonLatin: 9,
 		gndFamilies: h6GndFamilies,
-		alsoHeldOut: []heldoutShape{v3, v4, v5},
+		alsoHeldOut: []heldoutShape{heldout3Files, heldout4Files, heldout5Files},
 	})
 
 	inj := readH2[h2Injection](t, dir, "injection.jsonl")

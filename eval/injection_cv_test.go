@@ -133,6 +133,20 @@ func TestInjectionModelCrossValidation(t *testing.T) {
 	}
 }
 
+// cvFeatures featurizes the legacy training documents and the corpus items once, for every fold
+// of a cross-validation to share.
+func cvFeatures(legacy []trainingDoc, items []injectionItem) (legacyX, itemX []sparse) {
+	legacyX = make([]sparse, len(legacy))
+	for i, d := range legacy {
+		legacyX[i] = featurize(d.text)
+	}
+	itemX = make([]sparse, len(items))
+	for i, c := range items {
+		itemX[i] = featurize(joinedText(c.Text, c.Context))
+	}
+	return legacyX, itemX
+}
+
 // cvResult is one training item scored by a model that was not fitted on it.
 type cvResult struct {
 	id, family, set    string
@@ -151,14 +165,7 @@ func crossValidate(t *testing.T, cfg trainConfig) []cvResult {
 	}
 	const k = 5
 	folds := cvFolds(items, k)
-	legacyX := make([]sparse, len(legacy))
-	for i, d := range legacy {
-		legacyX[i] = featurize(d.text)
-	}
-	itemX := make([]sparse, len(items))
-	for i, c := range items {
-		itemX[i] = featurize(joinedText(c.Text, c.Context))
-	}
+	legacyX, itemX := cvFeatures(legacy, items)
 	var out []cvResult
 	for f := range k {
 		train, trainX := append([]trainingDoc(nil), legacy...), append([]sparse(nil), legacyX...)
@@ -314,14 +321,7 @@ func leaveOneSourceOut(t *testing.T, cfg trainConfig, only string) map[string][]
 			sets[c.ID] = f
 		}
 	}
-	legacyX := make([]sparse, len(legacy))
-	for i, d := range legacy {
-		legacyX[i] = featurize(d.text)
-	}
-	itemX := make([]sparse, len(items))
-	for i, c := range items {
-		itemX[i] = featurize(joinedText(c.Text, c.Context))
-	}
+	legacyX, itemX := cvFeatures(legacy, items)
 	out := map[string][]cvResult{}
 	for _, f := range injectionTrainingFiles {
 		if only != "" && f != only {
