@@ -175,7 +175,7 @@ func (e *Evaluator) CheckGroundedness(ctx context.Context, in GroundednessInput,
 // judge. The cache is consulted only under tenant's own keys. The only error is the caller's own
 // cancellation.
 func (e *Evaluator) decide(ctx context.Context, tenant string, v *Verdict, pol MetricPolicy, req JudgeRequest, summary string) error {
-	switch Band(v.Score, pol.Threshold) {
+	switch BandFor(v.Metric, v.Score, pol.Threshold) {
 	case 1:
 		v.Outcome, v.Reason = OutcomeBlock, "clear: "+summary
 		return nil
