@@ -150,7 +150,8 @@ func (e *Evaluator) FlagInjection(ctx context.Context, in InjectionInput, pol Me
 }
 
 // CheckGroundedness scores how far a response strays from its context (1 = ungrounded). Zero
-// context items is ErrNoContext, returned before anything else.
+// context items is ErrNoContext, returned before anything else. Scores within GroundednessMargin
+// of the threshold go to the judge the policy chooses.
 func (e *Evaluator) CheckGroundedness(ctx context.Context, in GroundednessInput, pol MetricPolicy) (Verdict, error) {
 	if len(in.Context) == 0 {
 		return Verdict{}, ErrNoContext
