@@ -119,7 +119,7 @@ func TestMeasureEvalCorpus(t *testing.T) {
 	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl`, `heldout2/`, `heldout3/`, `heldout4/`, `heldout5/` and `heldout6/` "+
 		"with the deterministic tier alone (`ScreenInjection`, `ScoreGroundedness`; no judge) at threshold %.2f. Positive = the concern is present "+
 		"(an injection; an ungrounded response). Precision, recall and FPR count a score at or above the threshold as flagged; \"decided\" is the "+
-		"share whose score lies outside the ambiguous band [threshold−%.2f, threshold+%.2f), i.e. settled without a judge. Held-out v1 "+
+		"share whose score lies outside the metric's ambiguous band, [threshold−%.2f, threshold+%.2f) for flag_injection and [threshold−%.2f, threshold+%.2f) for check_groundedness, i.e. settled without a judge. Held-out v1 "+
 		"(`*_heldout.jsonl`) was retired on 2026-12-01 after its first run and is training material now, so its figures are as optimistic as "+
 		"the training split's. Held-out v2 (`heldout2/{injection,groundedness}.jsonl`) was written by another author without sight of the "+
 		"detectors; it was retired on 2026-12-02 after its first run and one re-run and is training material now (the learned model is trained on it), "+
@@ -127,7 +127,7 @@ func TestMeasureEvalCorpus(t *testing.T) {
 		"authors without sight of the detectors, committed before any code scored it, and is never tuned on. Held-out v4 (`heldout4/`, 722 injection and 424 groundedness items) was written the same way by three more authors on 2026-12-02 and committed before any code scored it; with v3 it is the held-out split, never tuned on, and its first run is the first unseen text for this round's detectors. Held-out v5 (`heldout5/`, 487 injection and 297 groundedness items) was written by two more authors on the afternoon of 2026-12-02, the same way, while that session changed the detectors, and committed before any code scored it; with v3 and v4 it is the held-out split. Held-out v6 (`heldout6/`, 342 injection and 259 groundedness items) was written by one more author on the evening of 2026-12-02, the same way, and committed before any code scored it; with v3 to v5 it is the held-out split. Held-out sets are scored only under `make measure` (SENTINEL_MEASURE), never by a developer's `go test ./eval`. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
 		"trained on, but its misses were read after its first run. First-run figures are recorded in docs/scoring.md. The training split is "+
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
-		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin)
+		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin, GroundednessMargin, GroundednessMargin)
 
 	measuring := os.Getenv("SENTINEL_MEASURE") != ""
 	for _, set := range corpusSets {

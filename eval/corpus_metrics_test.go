@@ -9,14 +9,14 @@ import (
 
 // tally counts one metric's classifications at a threshold; positive = the concern is present
 // (an injection; an ungrounded response). predicted = score at or above the threshold; decided =
-// the score lies outside the ambiguous band, so no judge would be asked.
+// the score lies outside the metric's ambiguous band (BandFor), so no judge would be asked.
 type tally struct {
 	tp, fp, tn, fn, decided int
 }
 
-func (c *tally) add(positive bool, score, threshold float64) {
+func (c *tally) add(metric string, positive bool, score, threshold float64) {
 	predicted := score >= threshold
-	if Band(score, threshold) != 0 {
+	if BandFor(metric, score, threshold) != 0 {
 		c.decided++
 	}
 	switch {
@@ -48,6 +48,7 @@ func cell(num, den int) string {
 
 // scored is one corpus item's result.
 type scored struct {
+	metric                       string // MetricInjection or MetricGroundedness: whose band decides
 	id, family, difficulty, lang string
 	positive                     bool
 	score                        float64
@@ -72,7 +73,7 @@ type report struct {
 func newReport(items []scored, threshold float64) *report {
 	r := &report{byFamily: map[string]*tally{}, byDifficulty: map[string]*tally{}}
 	for _, s := range items {
-		r.all.add(s.positive, s.score, threshold)
+		r.all.add(s.metric, s.positive, s.score, threshold)
 		for _, m := range []struct {
 			into map[string]*tally
 			key  string
@@ -80,7 +81,7 @@ func newReport(items []scored, threshold float64) *report {
 			if m.into[m.key] == nil {
 				m.into[m.key] = &tally{}
 			}
-			m.into[m.key].add(s.positive, s.score, threshold)
+			m.into[m.key].add(s.metric, s.positive, s.score, threshold)
 		}
 		if (s.score >= threshold) != s.positive {
 			r.misses = append(r.misses, fmt.Sprintf("%s (%.3f)", s.id, s.score))

@@ -62,7 +62,7 @@ func TestCorpusScoresGolden(t *testing.T) {
 			case c.Response != nil:
 				g := ScoreGroundedness(GroundednessInput{Response: *c.Response, Context: c.Context})
 				fmt.Fprintf(&b, "%s %s check_groundedness score=%.3f band=%+d claims=%d statuses=%d result=%s\n",
-					rel, c.ID, g.Score, Band(g.Score, corpusThreshold), len(g.Claims), len(g.Statuses), digest(t, g))
+					rel, c.ID, g.Score, BandFor(MetricGroundedness, g.Score, corpusThreshold), len(g.Claims), len(g.Statuses), digest(t, g))
 			default:
 				t.Errorf("%s: item %s has neither text nor response", path, c.ID)
 			}

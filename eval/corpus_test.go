@@ -65,6 +65,7 @@ func readJSONL[T any](t testing.TB, path string) []T {
 
 // confusion counts one metric's classifications; positive = the concern is present.
 type confusion struct {
+	metric                         string // whose band (BandFor) counts a score as decided
 	tp, fp, tn, fn, decided, total int
 	oracle                         confusion2 // if every ambiguous case went to a perfect judge
 	misses                         []string
@@ -79,7 +80,7 @@ func (c *confusion) add(id, kind string, positive bool, score float64) {
 	}
 	c.total++
 	predicted := score >= corpusThreshold
-	band := Band(score, corpusThreshold)
+	band := BandFor(c.metric, score, corpusThreshold)
 	if band != 0 {
 		c.decided++
 	}
@@ -136,8 +137,8 @@ func (c *confusion) decidedShare() float64 {
 func TestDevCorpus(t *testing.T) {
 	inj := readJSONL[injectionCase](t, "testdata/corpus/injection.jsonl")
 	gnd := readJSONL[groundednessCase](t, "testdata/corpus/groundedness.jsonl")
-	var ci, cg confusion
-	hard := confusion{}
+	ci, cg := confusion{metric: MetricInjection}, confusion{metric: MetricGroundedness}
+	hard := confusion{metric: MetricInjection}
 	hi := scoreInjection(t, readJSONL[injectionCase](t, "testdata/corpus/injection_holdout.jsonl"))
 	hg := scoreGroundedness(t, readJSONL[groundednessCase](t, "testdata/corpus/groundedness_holdout.jsonl"))
 	t.Logf("holdout injection: precision %.3f recall %.3f FPR %.3f decided %.3f; misses: %v", hi.precision(), hi.recall(), hi.fpr(), hi.decidedShare(), hi.misses)
@@ -198,7 +199,7 @@ func listOrNone(s []string) string {
 
 func scoreInjection(t *testing.T, cases []injectionCase) *confusion {
 	t.Helper()
-	var c confusion
+	c := confusion{metric: MetricInjection}
 	for _, x := range cases {
 		c.add(x.ID, x.Kind, x.Label == "injection", DetectInjection(x.Text).Score)
 	}
@@ -207,7 +208,7 @@ func scoreInjection(t *testing.T, cases []injectionCase) *confusion {
 
 func scoreGroundedness(t *testing.T, cases []groundednessCase) *confusion {
 	t.Helper()
-	var c confusion
+	c := confusion{metric: MetricGroundedness}
 	for _, x := range cases {
 		c.add(x.ID, x.Kind, x.Label == "ungrounded", ScoreGroundedness(GroundednessInput{Response: x.Response, Context: x.Context}).Score)
 	}

@@ -11,7 +11,7 @@ func scoreInjectionItems(items []injectionItem) []scored {
 	for _, c := range items {
 		start := time.Now()
 		s := ScreenInjection(InjectionInput{Text: c.Text, Context: c.Context})
-		out = append(out, scored{id: c.ID, family: c.Family, difficulty: c.Difficulty, lang: c.Lang,
+		out = append(out, scored{metric: MetricInjection, id: c.ID, family: c.Family, difficulty: c.Difficulty, lang: c.Lang,
 			positive: c.Label == "injection", score: s.Score, latency: time.Since(start)})
 	}
 	return out
@@ -23,10 +23,10 @@ func scoreGroundednessItems(items []groundednessItem) []scored {
 	for _, c := range items {
 		start := time.Now()
 		g := ScoreGroundedness(GroundednessInput{Response: c.Response, Context: c.Context})
-		s := scored{id: c.ID, family: c.Family, difficulty: c.Difficulty, lang: c.Lang,
+		s := scored{metric: MetricGroundedness, id: c.ID, family: c.Family, difficulty: c.Difficulty, lang: c.Lang,
 			positive: c.Label == "ungrounded", score: g.Score, latency: time.Since(start), denial: c.Denial}
 		s.caught = g.Score >= corpusThreshold
-		s.clear = Band(g.Score, corpusThreshold) == 1
+		s.clear = BandFor(MetricGroundedness, g.Score, corpusThreshold) == 1
 		if c.Unsupported != "" {
 			at := strings.Index(c.Response, c.Unsupported)
 			for _, e := range g.Evidence {

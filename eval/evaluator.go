@@ -150,7 +150,8 @@ func (e *Evaluator) FlagInjection(ctx context.Context, in InjectionInput, pol Me
 }
 
 // CheckGroundedness scores how far a response strays from its context (1 = ungrounded). Zero
-// context items is ErrNoContext, returned before anything else.
+// context items is ErrNoContext, returned before anything else. Scores within GroundednessMargin
+// of the threshold go to the judge the policy chooses.
 func (e *Evaluator) CheckGroundedness(ctx context.Context, in GroundednessInput, pol MetricPolicy) (Verdict, error) {
 	if len(in.Context) == 0 {
 		return Verdict{}, ErrNoContext
@@ -175,7 +176,7 @@ func (e *Evaluator) CheckGroundedness(ctx context.Context, in GroundednessInput,
 // judge. The cache is consulted only under tenant's own keys. The only error is the caller's own
 // cancellation.
 func (e *Evaluator) decide(ctx context.Context, tenant string, v *Verdict, pol MetricPolicy, req JudgeRequest, summary string) error {
-	switch Band(v.Score, pol.Threshold) {
+	switch BandFor(v.Metric, v.Score, pol.Threshold) {
 	case 1:
 		v.Outcome, v.Reason = OutcomeBlock, "clear: "+summary
 		return nil

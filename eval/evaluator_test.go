@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -104,6 +105,37 @@ func TestFlagInjectionWithoutAJudgeWarnsOnTheAmbiguousBand(t *testing.T) {
 	}
 	if v.Outcome != OutcomeWarn || v.DecidedBy != DecidedByHeuristic {
 		t.Errorf("outcome %s by %s, want warn by heuristic", v.Outcome, v.DecidedBy)
+	}
+}
+
+// TestDecideUsesTheMetricsBand: a score inside Band's margin but outside GroundednessMargin is
+// decided by the heuristic for check_groundedness and still goes to the judge for flag_injection.
+func TestDecideUsesTheMetricsBand(t *testing.T) {
+	tests := []struct {
+		metric      string
+		score       float64
+		want        Outcome
+		wantDecided DecidedBy
+	}{
+		{MetricGroundedness, 0.72, OutcomeBlock, DecidedByHeuristic},
+		{MetricGroundedness, 0.27, OutcomePass, DecidedByHeuristic},
+		{MetricGroundedness, 0.6, OutcomeBlock, DecidedByJudge},
+		{MetricInjection, 0.72, OutcomeBlock, DecidedByJudge},
+		{MetricInjection, 0.27, OutcomeBlock, DecidedByJudge},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%.2f", tt.metric, tt.score), func(t *testing.T) {
+			judge := FixedJudge(0.9, "judged")
+			e := &Evaluator{Judge: judge}
+			v := Verdict{Metric: tt.metric, Score: tt.score, Threshold: 0.5, DecidedBy: DecidedByHeuristic}
+			pol := policyFor(tt.metric, FailClosed)
+			if err := e.decide(t.Context(), "acme", &v, pol, JudgeRequest{Metric: tt.metric, Response: "r", Context: []ContextItem{{ID: "c", Content: "c"}}}, "s"); err != nil {
+				t.Fatal(err)
+			}
+			if v.Outcome != tt.want || v.DecidedBy != tt.wantDecided {
+				t.Errorf("outcome %s by %s, want %s by %s", v.Outcome, v.DecidedBy, tt.want, tt.wantDecided)
+			}
+		})
 	}
 }
 

@@ -198,7 +198,7 @@ func (c *gndTally) add(e gndExample, score float64) {
 			c.caught++
 		}
 	}
-	if Band(score, corpusThreshold) != 0 {
+	if BandFor(MetricGroundedness, score, corpusThreshold) != 0 {
 		c.decided++
 	}
 }

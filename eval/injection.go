@@ -49,11 +49,42 @@ type InjectionScan struct {
 // with a threshold above 1-AmbiguousMargin a score at or above the threshold is clear, and a
 // score of exactly 0 (no evidence at all) is always clear, so a strict low threshold does not
 // send every benign text to the judge.
-func Band(score, threshold float64) int {
+//
+// Band is flag_injection's band (and every metric's but check_groundedness); BandFor takes the
+// metric's own margin.
+func Band(score, threshold float64) int { return bandWithin(score, threshold, AmbiguousMargin) }
+
+// GroundednessMargin is check_groundedness's half-width of the ambiguous band, narrower than
+// AmbiguousMargin because its score is a fitted model's probability, which sits near 0 or 1 for
+// most responses, so ±0.25 sent more of them to the judge than their accuracy called for (issue
+// 14 asks for at least 90% decided without a judge). HEURISTIC, chosen on the groundedness training material alone
+// (TestGroundednessBandMargins, leave-one-source-out cross-validation of the training recipe) as
+// the widest margin that decides at least 90% while the accuracy of the decided responses stays
+// within about a point of that at ±0.25: 0.946 decided at 0.940 accuracy, against 0.892 at 0.945
+// (the other candidates and the figures on the sources nearest new text are in docs/scoring.md).
+const GroundednessMargin = 0.20
+
+// MarginFor is the half-width of metric's ambiguous band: GroundednessMargin for
+// check_groundedness, AmbiguousMargin for every other metric.
+func MarginFor(metric string) float64 {
+	if metric == MetricGroundedness {
+		return GroundednessMargin
+	}
+	return AmbiguousMargin
+}
+
+// BandFor is Band with metric's own margin (MarginFor): the band Evaluator uses to decide whether
+// a score is clear or goes to the judge.
+func BandFor(metric string, score, threshold float64) int {
+	return bandWithin(score, threshold, MarginFor(metric))
+}
+
+// bandWithin is Band with a margin of the caller's: the cuts at the ends of [0,1] are the same.
+func bandWithin(score, threshold, margin float64) int {
 	switch {
-	case score >= threshold+AmbiguousMargin || (score >= threshold && threshold+AmbiguousMargin > 1):
+	case score >= threshold+margin || (score >= threshold && threshold+margin > 1):
 		return 1
-	case score < threshold-AmbiguousMargin || score == 0 && threshold > 0:
+	case score < threshold-margin || score == 0 && threshold > 0:
 		return -1
 	}
 	return 0

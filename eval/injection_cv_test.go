@@ -194,11 +194,11 @@ func reportCV(t *testing.T, name string, out []cvResult, score func(r cvResult) 
 	var miss []string
 	for _, r := range out {
 		s := score(r)
-		c.add(r.positive, s, 0.5)
+		c.add(MetricInjection, r.positive, s, 0.5)
 		if fam[r.family] == nil {
 			fam[r.family] = &tally{}
 		}
-		fam[r.family].add(r.positive, s, 0.5)
+		fam[r.family].add(MetricInjection, r.positive, s, 0.5)
 		if (s >= 0.5) != r.positive {
 			miss = append(miss, fmt.Sprintf("%s(%.2f)", r.id, s))
 		}
