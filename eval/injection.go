@@ -57,11 +57,12 @@ func Band(score, threshold float64) int { return bandWithin(score, threshold, Am
 // GroundednessMargin is check_groundedness's half-width of the ambiguous band, narrower than
 // AmbiguousMargin because its score is a fitted model's probability, which sits near 0 or 1 for
 // most responses, so ±0.25 sent more of them to the judge than their accuracy called for (issue
-// 14 asks for at least 90% decided without a judge). HEURISTIC, chosen on the groundedness training material alone
-// (TestGroundednessBandMargins, leave-one-source-out cross-validation of the training recipe) as
-// the widest margin that decides at least 90% while the accuracy of the decided responses stays
-// within about a point of that at ±0.25: 0.946 decided at 0.940 accuracy, against 0.892 at 0.945
-// (the other candidates and the figures on the sources nearest new text are in docs/scoring.md).
+// 14 asks for at least 90% decided without a judge). HEURISTIC, chosen on the groundedness
+// training material alone (TestGroundednessBandMargins, leave-one-source-out cross-validation of
+// the training recipe) as the widest margin that decides at least 90% while the accuracy of the
+// decided responses stays within about a point of that at ±0.25: 0.946 decided at 0.940
+// accuracy, against 0.892 at 0.945 (the other candidates, the figures on the sources nearest new
+// text and the first held-out run are in docs/scoring.md).
 const GroundednessMargin = 0.20
 
 // MarginFor is the half-width of metric's ambiguous band: GroundednessMargin for
