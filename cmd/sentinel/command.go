@@ -79,18 +79,47 @@ type serverCommand struct {
 }
 
 // addCommandFlags registers --command, --env and --cwd on cmd and lets it take the server's
-// command after --.
+// command after --. One argument before -- is taken as the endpoint when it is an http(s) URL,
+// because `sentinel probe https://host/mcp` is what people type first; it sets --endpoint, so a
+// sentinel.yaml endpoint does not override it and giving both is refused.
 func addCommandFlags(cmd *cobra.Command, c *serverCommand) {
 	f := cmd.Flags()
 	f.StringVar(&c.command, "command", "", "launch this stdio server and scan it over stdio instead of --endpoint (or give it after --)")
 	f.StringArrayVar(&c.env, "env", nil, "KEY=VALUE added to the stdio server's environment (repeatable)")
 	f.StringVar(&c.cwd, "cwd", "", "the stdio server's working directory (default: the current one)")
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
-		if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
-			return fmt.Errorf("unexpected argument %q: put a stdio server's command after --, or use --command", args[0])
+		before := args
+		if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+			before = args[:dash]
 		}
-		return nil
+		switch {
+		case len(before) == 0:
+			return nil
+		case len(before) == 1 && isEndpointURL(before[0]):
+			if cmd.Flags().Changed("endpoint") {
+				return fmt.Errorf("the endpoint is given twice: %q and --endpoint; give it once", before[0])
+			}
+			return cmd.Flags().Set("endpoint", before[0])
+		default:
+			return fmt.Errorf("unexpected argument %q: give the endpoint as an http(s) URL (or --endpoint), and a stdio server's command after -- (or --command)", before[0])
+		}
 	}
+}
+
+// isEndpointURL reports whether arg reads as an endpoint rather than a stray word: it starts
+// with http:// or https://, in any letter case.
+func isEndpointURL(arg string) bool {
+	l := strings.ToLower(arg)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// commandArgs returns the words after -- in args: the stdio server's command line, without an
+// endpoint given before --.
+func commandArgs(cmd *cobra.Command, args []string) []string {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		return args[dash:]
+	}
+	return nil
 }
 
 // resolve returns the stdio server to launch, nil when none was given (an endpoint scan). args

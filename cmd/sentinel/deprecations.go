@@ -41,7 +41,7 @@ var debtClock = time.Now
 func newDeprecationsCommand() *cobra.Command {
 	var o deprecationsOptions
 	cmd := &cobra.Command{
-		Use:   "deprecations [flags] [-- COMMAND [ARGS...]]",
+		Use:   "deprecations [flags] [ENDPOINT | -- COMMAND [ARGS...]]",
 		Short: "List the deprecated and removed features a server still relies on, with removal dates",
 		Long: `Scan an endpoint (or a stdio server: --command, or its command after --) and list its migration debt: each deprecated feature of the 2026-07-28
 revision still in use (Roots, Sampling, Logging, HTTP+SSE, includeContext, ...) with the evidence,
@@ -59,7 +59,7 @@ endpoint, or --timeout ran out before the scan finished (the partial inventory i
   sentinel deprecations -- node build/index.js`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDeprecations(cmd.Context(), cmd, o, args)
+			return runDeprecations(cmd.Context(), cmd, o, commandArgs(cmd, args))
 		},
 	}
 	f := cmd.Flags()

@@ -80,15 +80,15 @@ type probeOptions struct {
 func newProbeCmd() *cobra.Command {
 	var o probeOptions
 	cmd := &cobra.Command{
-		Use:     "probe [flags] [-- COMMAND [ARGS...]]",
+		Use:     "probe [flags] [ENDPOINT | -- COMMAND [ARGS...]]",
 		Aliases: []string{"scan"},
 		Short:   "Grade an MCP endpoint actively against the 2026-07-28 revision",
-		Long: `Send crafted requests to an MCP endpoint and grade every answer against the rules of the
-2026-07-28 revision. The scan first checks that the server speaks 2026-07-28 (server/discover);
-a server that does not is told so plainly. If it completes a 2025 initialize, the scan runs inside
-that legacy session and reports every failure it sees, while would-be passes are indeterminate.
-Rules whose feature the server lacks are n/a; rules the scan could not settle are indeterminate
-and always listed with the reason.
+		Long: `Send crafted requests to an MCP endpoint (the one argument, or --endpoint) and grade every
+answer against the rules of the 2026-07-28 revision. The scan first checks that the server
+speaks 2026-07-28 (server/discover); a server that does not is told so plainly. If it completes
+a 2025 initialize, the scan runs inside that legacy session and reports every failure it sees,
+while would-be passes are indeterminate. Rules whose feature the server lacks are n/a; rules the
+scan could not settle are indeterminate and always listed with the reason.
 
 A local stdio server is scanned the same way: give its command after -- (or as --command
 'node server.js'), with --env KEY=VALUE and --cwd for its environment. The scan launches it in
@@ -105,7 +105,8 @@ Exit codes: 0 the target passed the gate, 1 it failed the gate, 2 the scan could
 not finish: the endpoint is unreachable, requires authorization the scan was not given, is not an
 MCP endpoint, or --timeout ran out before every probe finished (the partial report is still
 written, and says it is incomplete).`,
-		Example: `  sentinel probe --endpoint http://127.0.0.1:8080/mcp
+		Example: `  sentinel probe http://127.0.0.1:8080/mcp
+  sentinel probe --endpoint http://127.0.0.1:8080/mcp --format json --out result.json
   sentinel scan --endpoint https://mcp.example.com/mcp --token-file token.txt --format sarif --out sentinel.sarif
   SENTINEL_TOKEN=... sentinel probe --endpoint https://mcp.example.com/mcp --area headers --gate should
   sentinel probe -- node build/index.js
@@ -115,8 +116,8 @@ written, and says it is incomplete).`,
 			if err := applyConfig(cmd, &o, cmd.ErrOrStderr()); err != nil {
 				return err
 			}
-			o.serverArgs = args
-			if o.server.command == "" && len(args) == 0 {
+			o.serverArgs = commandArgs(cmd, args)
+			if o.server.command == "" && len(o.serverArgs) == 0 {
 				if err := requireEndpoint(o.endpoint); err != nil {
 					return err
 				}

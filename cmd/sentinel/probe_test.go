@@ -154,3 +154,44 @@ func TestResolveTokenPrecedence(t *testing.T) {
 		t.Error("both --token and --token-file accepted")
 	}
 }
+
+// The endpoint may be the one argument before --, as people type it first; it counts as
+// --endpoint, so a settings file cannot override it, and a stray word or a second endpoint is
+// refused with a message that says what the command takes.
+func TestEndpointAsTheArgument(t *testing.T) {
+	srv := httptest.NewServer(&discoverOnly{})
+	defer srv.Close()
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
+	cfg := filepath.Join(t.TempDir(), "sentinel.yaml")
+	if err := os.WriteFile(cfg, []byte("endpoint: "+other.URL+"/mcp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upper := "HTTP://" + strings.TrimPrefix(srv.URL, "http://")
+	tests := []struct {
+		name       string
+		args       []string
+		want       int
+		wantOutput string
+	}{
+		{"probe URL", []string{"probe", srv.URL, "--rule", "discover-implemented"}, 0, "PASSED"},
+		{"scan URL, flags after it", []string{"scan", "--rule", "discover-implemented", upper}, 0, "PASSED"},
+		{"the argument beats the settings file", []string{"probe", srv.URL, "--config", cfg, "--rule", "discover-implemented"}, 0, "PASSED"},
+		{"deprecations URL", []string{"deprecations", srv.URL}, 0, ""},
+		{"the endpoint twice", []string{"probe", srv.URL, "--endpoint", srv.URL}, 2, "given twice"},
+		{"a stray word", []string{"probe", "localhost:8080"}, 2, `unexpected argument "localhost:8080": give the endpoint as an http(s) URL`},
+		{"two arguments", []string{"probe", srv.URL, srv.URL}, 2, "unexpected argument"},
+		{"an endpoint and a command", []string{"probe", srv.URL, "--", "node", "server.js"}, 2, "not both"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.want, stdout, stderr)
+			}
+			if !strings.Contains(stdout+stderr, tc.wantOutput) {
+				t.Errorf("output does not say %q\nstdout: %s\nstderr: %s", tc.wantOutput, stdout, stderr)
+			}
+		})
+	}
+}
