@@ -72,7 +72,13 @@ type StdioCorrelator struct {
 	order                   []string                  // ids in the order they were sent
 	listens                 map[string]bool           // ids of subscriptions/listen requests
 	tokens                  map[string]string         // progress token (compact) -> id
+	retired                 map[string]bool           // tokens of requests the client gave up on
+	retiredOrder            []string                  // retired tokens, oldest first, for the cap
 }
+
+// maxRetiredTokens bounds the progress tokens a correlator remembers of requests the client
+// abandoned or cancelled: enough for every such request of a scan, a fixed cost for a proxy.
+const maxRetiredTokens = 1024
 
 // NewStdioCorrelator returns a correlator with the given bounds (0 → the defaults).
 func NewStdioCorrelator(maxInFlight, maxReplies int) *StdioCorrelator {
@@ -84,7 +90,7 @@ func NewStdioCorrelator(maxInFlight, maxReplies int) *StdioCorrelator {
 	}
 	return &StdioCorrelator{
 		maxInFlight: maxInFlight, maxReplies: maxReplies, pending: map[string]*StdioExchange{},
-		listens: map[string]bool{}, tokens: map[string]string{},
+		listens: map[string]bool{}, tokens: map[string]string{}, retired: map[string]bool{},
 	}
 }
 
@@ -110,6 +116,7 @@ func (c *StdioCorrelator) Add(f Frame) (done []*StdioExchange, stray *Frame) {
 			if m.Method == "notifications/cancelled" {
 				if x := c.take(compactID(m.ParamField("requestId"))); x != nil {
 					x.End = EndCancelled
+					c.retire(x)
 					done = append(done, x)
 				}
 			}
@@ -163,8 +170,27 @@ func (c *StdioCorrelator) Abandon(id json.RawMessage) *StdioExchange {
 	x := c.take(compactID(id))
 	if x != nil {
 		x.End = EndAbandoned
+		c.retire(x)
 	}
 	return x
+}
+
+// retire remembers the progress token of a request the client stopped waiting for (abandoned
+// or cancelled). The server may still be working on it — it learns of a cancellation only when
+// it reads it, and of an abandonment never — so progress naming that token is the request's own,
+// late: a stray, not a foreign token on whichever request happens to be in flight. Without this,
+// a scan that gave up on a slow tool charged the next request with progress-token-scope.
+func (c *StdioCorrelator) retire(x *StdioExchange) {
+	tok := progressToken(x.Request.Message)
+	if tok == "" || c.retired[tok] {
+		return
+	}
+	if len(c.retiredOrder) >= maxRetiredTokens {
+		delete(c.retired, c.retiredOrder[0])
+		c.retiredOrder = c.retiredOrder[1:]
+	}
+	c.retired[tok] = true
+	c.retiredOrder = append(c.retiredOrder, tok)
 }
 
 // Peek returns the open exchange of request id without ending it; nil when none is open. The
@@ -230,7 +256,8 @@ func (c *StdioCorrelator) take(id string) *StdioExchange {
 
 // owner finds the open request a server notification (or request) belongs to: the listen its
 // subscription ID names, the request whose progress token it carries, the listen a server
-// cancellation names; failing those, the only ordinary request in flight — a notification with
+// cancellation names; progress naming the token of a request the client gave up on belongs to no
+// open request (see retire); failing those, the only ordinary request in flight — a notification with
 // a token or an id that names nothing (a foreign progress token, a cancellation of the server's
 // own request) is then judged where an HTTP client would see it, on that request's stream.
 func (c *StdioCorrelator) owner(m *Message) (string, bool) {
@@ -242,6 +269,9 @@ func (c *StdioCorrelator) owner(m *Message) (string, bool) {
 	if tok := compactID(m.ParamField("progressToken")); tok != "" {
 		if id, ok := c.tokens[tok]; ok {
 			return id, true
+		}
+		if c.retired[tok] {
+			return "", false
 		}
 	}
 	if m.Method == "notifications/cancelled" {

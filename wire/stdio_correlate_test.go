@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,6 +83,21 @@ func TestStdioCorrelator(t *testing.T) {
 			< {"jsonrpc":"2.0","id":"1","result":{}}
 			< {"jsonrpc":"2.0","id": 1 ,"result":{}}`,
 			[]string{"a:response:3"}, []int64{2}},
+		{"progress for a cancelled request is a stray, not a foreign token on the next", `
+			> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"slow"}}}
+			> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+			> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}
+			< {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"slow","progress":3}}
+			< {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"never-sent","progress":1}}
+			< {"jsonrpc":"2.0","id":2,"result":{}}`,
+			[]string{"notifications/cancelled:notification:", "tools/call:cancelled:", "tools/call:response:5,6"}, []int64{4}},
+		{"a token used again by a later request is that request's", `
+			> {"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":{"progressToken":"t"}}}
+			> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+			> {"jsonrpc":"2.0","id":2,"method":"b","params":{"_meta":{"progressToken":"t"}}}
+			< {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}
+			< {"jsonrpc":"2.0","id":2,"result":{}}`,
+			[]string{"notifications/cancelled:notification:", "a:cancelled:", "b:response:4,5"}, nil},
 		{"a reused id ends the earlier request", `
 			> {"jsonrpc":"2.0","id":1,"method":"a"}
 			> {"jsonrpc":"2.0","id":1,"method":"b"}
@@ -125,6 +141,36 @@ func TestStdioCorrelator(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A request the client abandons at its deadline (no cancellation reaches the correlator) retires
+// its token the same way: the late progress is a stray, and the next request is judged only on
+// what is its own.
+func TestStdioCorrelatorAbandonRetiresTheToken(t *testing.T) {
+	fs := frames(t, `
+		> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"slow"}}}
+		> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}
+		< {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"slow","progress":2}}
+		< {"jsonrpc":"2.0","id":2,"result":{}}`)
+	c := NewStdioCorrelator(0, 0)
+	c.Add(fs[0])
+	if x := c.Abandon(fs[0].Message.ID); x == nil || x.End != EndAbandoned {
+		t.Fatalf("Abandon = %+v, want the open exchange, abandoned", x)
+	}
+	c.Add(fs[1])
+	if _, stray := c.Add(fs[2]); stray == nil {
+		t.Fatal("late progress of the abandoned request was attributed to the next one")
+	}
+	done, _ := c.Add(fs[3])
+	if len(done) != 1 || summary(done[0]) != "tools/call:response:4" {
+		t.Fatalf("next request = %v, want only its response", done)
+	}
+	for i := range maxRetiredTokens + 1 {
+		c.retire(&StdioExchange{Request: frames(t, `> {"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":{"progressToken":`+strconv.Itoa(i)+`}}}`)[0]})
+	}
+	if len(c.retired) != maxRetiredTokens || len(c.retiredOrder) != maxRetiredTokens {
+		t.Errorf("retired tokens = %d/%d, want the cap %d", len(c.retired), len(c.retiredOrder), maxRetiredTokens)
 	}
 }
 
