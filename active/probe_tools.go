@@ -53,17 +53,32 @@ func probeToolProgress(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 			args, how := t.toolArguments(d.Name, d.InputSchema)
 			ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
 				wire.WithMeta("progressToken", "sentinel-progress-"+d.Name), wire.WithLabel(fmt.Sprintf("tools/call %q with %s and a progressToken", d.Name, how)))
-			if !reportsProgress(ex) {
+			if !reportsProgress(ex) || !answered(ex) {
 				return
 			}
 			// A tool that reports progress is called once more without a token: progress
-			// MUST only name tokens an active request provided, so none may come back.
+			// MUST only name tokens an active request provided, so none may come back. Not
+			// after a call that got no answer: the server may still be working on it, so the
+			// second call would wait as long, on a busier server, and prove nothing more.
 			t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
 				wire.WithLabel(fmt.Sprintf("tools/call %q with %s and no progressToken", d.Name, how)))
 		}()
 	}
 	wg.Wait()
 	return nil, nil
+}
+
+// answered reports whether ex carried a response (a result or an error), not only notifications.
+func answered(ex *wire.Exchange) bool {
+	if ex.Response == nil {
+		return false
+	}
+	for _, m := range ex.Response.Messages {
+		if m.IsResponse() {
+			return true
+		}
+	}
+	return false
 }
 
 // reportsProgress reports whether ex carried a notifications/progress message.
