@@ -105,6 +105,7 @@ type Target struct {
 	fresh     *http.Client
 
 	shared  map[string]*sharedCall // first pages sent once per scan (shared.go)
+	slow    map[string]string      // tools/call that got no answer by their deadline, and the tools noted (slow.go)
 	started time.Time              // when the scan began, the origin of every step's StartMs
 	steps   []report.ProbeRun      // how each step ran (steps.go)
 }
@@ -193,6 +194,12 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 			}
 		}
 	}
+	call, isCall := slowCallKey(spec)
+	if isCall {
+		if ex := t.skipSlow(call, spec); ex != nil {
+			return ex
+		}
+	}
 	countRequest(ctx)
 	var ex *wire.Exchange
 	switch {
@@ -204,6 +211,9 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 		ex = wire.DoRaw(ctx, spec, t.Options.Limits, t.Options.Secrets...)
 	default:
 		ex = wire.Do(ctx, c, spec, t.Options.Limits, t.Options.Secrets...)
+	}
+	if isCall && ctx.Err() == nil && unansweredByDeadline(ex) {
+		t.markSlow(call, spec)
 	}
 	graded = graded && (ex.Err == "" || ex.Response != nil)
 	t.mu.Lock()
