@@ -551,3 +551,42 @@ func TestStdioInterruptLeavesNothingRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultStdioScanOfServerEverythingFinishes is the scan a new user runs first: no flags at
+// all. server-everything's trigger-long-running-operation is read-only and takes 10 s by default,
+// just past the 10 s request deadline. Four probes call it, one after another over stdio, and the
+// scan used to run out of its one-minute --timeout (exit 2) with a false progress-token-scope
+// failure: the abandoned call's late progress was charged to the next request. The scan must
+// finish, say why the tool's later calls were not sent, charge no foreign progress token, and
+// give the same statuses twice.
+func TestDefaultStdioScanOfServerEverythingFinishes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs server-everything under Node 22 and scans it twice; skipped under -short")
+	}
+	argv := everythingArgv(t, "2026.8.31")
+	bin := BuildBinary(t, "sentinel")
+	var statuses []map[string]rules.Status
+	for range 2 {
+		out := RunBinary(t, bin, append([]string{"probe", "--format", "json", "--"}, argv...)...)
+		res, err := report.Decode(bytes.NewReader([]byte(out.Stdout)))
+		if err != nil {
+			t.Fatalf("decoding the JSON report (exit %d): %v\nstderr: %s", out.ExitCode, err, tail(out.Stderr, 20))
+		}
+		if out.ExitCode != 1 || res.Incomplete != nil {
+			t.Fatalf("exit %d, incomplete %+v; want a finished scan that fails the gate\n%s", out.ExitCode, res.Incomplete, tail(out.Stderr, 20))
+		}
+		st := ruleStatus(res)
+		if st["progress-token-scope"] == rules.Fail {
+			t.Errorf("progress-token-scope failed: the abandoned call's late progress was charged to another request")
+		}
+		if n := strings.Count(strings.Join(res.Notes, "\n"), `tools/call of "trigger-long-running-operation" got no answer`); n != 1 {
+			t.Errorf("%d notes name the unanswered long-running tool, want 1: %v", n, res.Notes)
+		}
+		statuses = append(statuses, st)
+	}
+	for name, s := range statuses[0] {
+		if statuses[1][name] != s {
+			t.Errorf("%s: %s, then %s", name, s, statuses[1][name])
+		}
+	}
+}
