@@ -208,9 +208,19 @@ func modernOnly(ctx context.Context, t *Target, ruleIDs ...string) []rules.Outco
 // response — with otherwise valid headers. The spec leaves the status open, so the probe judges
 // nothing itself; the passive checks grade the answers (a well-formed JSON-RPC error object, one
 // JSON object per reply), which is what a modern client needs to read the refusal.
+//
+// Over stdio the invalid JSON goes to a throwaway process of the server (withAside): it is an
+// unfinished object, and a server that reads a JSON stream rather than lines (the Go SDK's
+// everything-server) takes the lines after it as its continuation. On the scan's own process
+// that swallowed the next probe's requests and crashed the server there, so a later probe
+// (concurrent-requests) failed for what this one sent.
 func probeMalformedBodies(ctx context.Context, t *Target) ([]rules.Outcome, error) {
 	t.Send(ctx, wire.NewCall("server/discover", nil, wire.AsBatch(), wire.WithLabel("server/discover wrapped in a batch")))
-	t.Send(ctx, wire.NewCall("server/discover", nil, wire.WithRawBody([]byte(`{"jsonrpc":"2.0","id":1,"method":`)), wire.WithLabel("invalid JSON")))
+	invalid := ctx
+	if t.stdio != nil {
+		invalid = withAside(ctx)
+	}
+	t.Send(invalid, wire.NewCall("server/discover", nil, wire.WithRawBody([]byte(`{"jsonrpc":"2.0","id":1,"method":`)), wire.WithLabel("invalid JSON")))
 	t.Send(ctx, wire.NewCall("server/discover", nil, wire.WithRawBody([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)), wire.WithLabel("a JSON-RPC response as the body")))
 	return nil, nil
 }
