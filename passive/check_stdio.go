@@ -47,14 +47,15 @@ type StdioHistory struct {
 	tokens   map[string]string // in-flight request id -> its progress token
 	answered map[string]bool   // ids already answered
 	// cancelled are requests the client cancelled, by id, with the Seq of the cancellation, and
-	// proof: the Seq of the first server response to a request sent after it (0 until then).
+	// proof: the Seq of the first server response to a request sent after it (0 until then);
+	// proof2: of the first response to a request sent after proof (see afterCancel).
 	cancelled map[string]*cancellation
 }
 
 type cancellation struct {
-	at, proof int64
-	token     string
-	judged    bool
+	at, proof, proof2 int64
+	token             string
+	judged            bool
 }
 
 // NewStdioHistory returns an empty history for one connection.
@@ -179,11 +180,16 @@ func (s *stdioCheck) server() {
 	}
 }
 
-// afterCancel judges stdio-nothing-after-cancel. A message for a cancelled request that arrives
-// before the server has answered any request sent after the cancellation may have been on its
-// way already (allowed); once the server has answered such a later request it has read the
-// cancellation, so a message for the cancelled request after that point is a failure, and none
-// by that point is a pass.
+// afterCancel judges stdio-nothing-after-cancel. A message for a cancelled request is a failure
+// only once it cannot have been on its way when the server read the cancellation. The server's
+// answer to a later request proves it had read the cancellation (proof); but a server that
+// handles requests concurrently may have finished the cancelled one just before, and its
+// writers may put that response on stdout after the later answer: the Go SDK's
+// everything-server did so in one scan of two, a MUST NOT failure by chance. So the check waits
+// for a second proof: the answer to a request the client sent only after it had the first. A
+// response still queued when the cancellation was read does not outlast a whole further round
+// trip; a message for the cancelled request after that point is a failure, and none by then is
+// a pass.
 func (s *stdioCheck) afterCancel(m *wire.Message) {
 	for id, c := range s.h.cancelled {
 		if c.judged {
@@ -191,18 +197,24 @@ func (s *stdioCheck) afterCancel(m *wire.Message) {
 		}
 		forIt := (m.IsResponse() && compactJSON(m.ID) == id) ||
 			(c.token != "" && m.Method == "notifications/progress" && compactJSON(m.ParamField("progressToken")) == c.token)
-		if forIt && c.proof > 0 {
+		if forIt && c.proof2 > 0 {
 			c.judged = true
 			what := "its response"
 			if !m.IsResponse() {
 				what = "a progress notification for it"
 			}
-			s.fail("stdio-nothing-after-cancel", "the client cancelled request %s at line %d, the server answered a later request at line %d, and then sent %s", stdioQuote(id), c.at, c.proof, what)
+			s.fail("stdio-nothing-after-cancel", "the client cancelled request %s at line %d, the server answered later requests at lines %d and %d (the second sent after the first was answered, so the cancellation had been read well before), and then sent %s", stdioQuote(id), c.at, c.proof, c.proof2, what)
 			continue
 		}
-		if c.proof == 0 && m.IsResponse() && compactJSON(m.ID) != id && s.sentAfter(compactJSON(m.ID), c.at) {
+		if !m.IsResponse() || compactJSON(m.ID) == id {
+			continue
+		}
+		switch later := compactJSON(m.ID); {
+		case c.proof == 0 && s.sentAfter(later, c.at):
 			c.proof = s.f.Seq
-			s.pass("stdio-nothing-after-cancel", fmt.Sprintf("after the client cancelled request %s, the server answered a later request and sent nothing more for the cancelled one", stdioQuote(id)))
+		case c.proof > 0 && c.proof2 == 0 && s.sentAfter(later, c.proof):
+			c.proof2 = s.f.Seq
+			s.pass("stdio-nothing-after-cancel", fmt.Sprintf("after the client cancelled request %s, the server answered two later requests in turn and sent nothing more for the cancelled one", stdioQuote(id)))
 		}
 	}
 }

@@ -85,18 +85,40 @@ func TestRunStdio(t *testing.T) {
 			< {"jsonrpc":"2.0","id":99,"result":{}}
 			< {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`,
 			[]string{"result-id-echo=fail", "stdio-newline-delimited=pass", "stdio-no-server-requests=pass", "stdio-stdout-messages-only=pass"}},
-		{"a reply racing the cancellation is allowed, and a later answer proves it was read", `
+		{"a reply racing the cancellation is allowed, and two later answers in turn prove it was read", `
 			> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"t"}}}
 			> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
 			< {"jsonrpc":"2.0","id":1,"result":{}}
 			> {"jsonrpc":"2.0","id":2,"method":"tools/list"}
-			< {"jsonrpc":"2.0","id":2,"result":{}}`,
+			< {"jsonrpc":"2.0","id":2,"result":{}}
+			> {"jsonrpc":"2.0","id":3,"method":"tools/list"}
+			< {"jsonrpc":"2.0","id":3,"result":{}}`,
 			[]string{"stdio-newline-delimited=pass", "stdio-no-server-requests=pass", "stdio-nothing-after-cancel=pass", "stdio-stdout-messages-only=pass"}},
-		{"progress for a cancelled request after the server has read the cancellation fails", `
+		{"a concurrent server's queued response after one later answer is still a race", `
+			> {"jsonrpc":"2.0","id":1,"method":"tools/call"}
+			> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+			> {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+			< {"jsonrpc":"2.0","id":2,"result":{}}
+			< {"jsonrpc":"2.0","id":1,"result":{}}
+			> {"jsonrpc":"2.0","id":3,"method":"tools/list"}
+			< {"jsonrpc":"2.0","id":3,"result":{}}`,
+			[]string{"stdio-newline-delimited=pass", "stdio-no-server-requests=pass", "stdio-nothing-after-cancel=pass", "stdio-stdout-messages-only=pass"}},
+		{"two answers sent together prove nothing: the second was not sent after the first", `
+			> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"t"}}}
+			> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+			> {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+			> {"jsonrpc":"2.0","id":3,"method":"tools/list"}
+			< {"jsonrpc":"2.0","id":2,"result":{}}
+			< {"jsonrpc":"2.0","id":3,"result":{}}
+			< {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2}}`,
+			[]string{"stdio-newline-delimited=pass", "stdio-no-server-requests=pass", "stdio-stdout-messages-only=pass"}},
+		{"progress for a cancelled request a round trip after the server read the cancellation fails", `
 			> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"t"}}}
 			> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
 			> {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 			< {"jsonrpc":"2.0","id":2,"result":{}}
+			> {"jsonrpc":"2.0","id":3,"method":"tools/list"}
+			< {"jsonrpc":"2.0","id":3,"result":{}}
 			< {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2}}`,
 			[]string{"stdio-newline-delimited=pass", "stdio-no-server-requests=pass", "stdio-nothing-after-cancel=fail", "stdio-nothing-after-cancel=pass", "stdio-stdout-messages-only=pass"}},
 		{"a cancellation of nothing in flight holds the server to nothing", `

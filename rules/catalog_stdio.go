@@ -50,7 +50,7 @@ func catalogStdio() []Rule {
 			Check:       CheckPassive,
 			Areas:       []Area{AreaStdio, AreaCancellation},
 			Transport:   TransportStdio,
-			Note:        "A reply already on its way when the cancellation arrived is allowed (cancellation-race-tolerant). The check fails only a message for the cancelled request that comes after the server has answered a request the client sent after the cancellation, which proves the server had read the cancellation by then.",
+			Note:        "A reply already on its way when the cancellation arrived is allowed (cancellation-race-tolerant). The check fails only a message for the cancelled request that comes after the server has answered a request the client sent after the cancellation (so it had read the cancellation) and then a request the client sent only after that answer: a concurrent server may still write a response it finished before reading the cancellation after one later answer, but not a whole round trip later.",
 		},
 		{
 			Name:        "stdio-stop-cancelled-work",
