@@ -590,3 +590,37 @@ func TestDefaultStdioScanOfServerEverythingFinishes(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioScanOfTheGoEverythingServer scans the Go SDK's everything-server over stdio, twice.
+// It reads stdin as a JSON stream, not as lines, so the malformed-bodies probe's unfinished
+// object used to swallow the next probe's requests on the scan's own process and crash it
+// there: concurrent-requests then failed no-connection-affinity and multi-conversation-ready for
+// what malformed-bodies sent. And it answers requests concurrently, so a response it finished
+// just before reading a cancellation sometimes came after the answer to a later request: a
+// MUST NOT failure of stdio-nothing-after-cancel in one scan of two. Neither may fail, and the
+// statuses must be the same both times.
+func TestStdioScanOfTheGoEverythingServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans the Go SDK everything-server over stdio twice; skipped under -short")
+	}
+	server := RequireTool(t, EnvEverythingServer)
+	var statuses []map[string]rules.Status
+	for range 2 {
+		code, res, out := scanStdio(t, nil, server)
+		if code != 1 || res.Incomplete != nil {
+			t.Fatalf("exit %d, incomplete %+v; want a finished scan that fails the gate\n%s", code, res.Incomplete, tail(out.Stderr, 20))
+		}
+		st := ruleStatus(res)
+		for _, name := range []string{"no-connection-affinity", "multi-conversation-ready", "concurrent-streams", "stdio-nothing-after-cancel"} {
+			if st[name] == rules.Fail {
+				t.Errorf("%s failed on the Go SDK everything-server over stdio", name)
+			}
+		}
+		statuses = append(statuses, st)
+	}
+	for name, s := range statuses[0] {
+		if statuses[1][name] != s {
+			t.Errorf("%s: %s, then %s", name, s, statuses[1][name])
+		}
+	}
+}
