@@ -75,6 +75,11 @@ type Pipeline struct {
 
 	mu    sync.Mutex
 	queue []*Capture // FIFO; its memory is accounted in budget
+	// idle counts the workers waiting for work with nothing in hand. Submit wakes a worker
+	// only when one is idle or a full batch waits: a worker lingering for more finds what
+	// arrived when its linger ends, and each wake-up of its locked thread costs two thread
+	// switches.
+	idle  int
 	wake  chan struct{}
 	hurry bool // grading is skipped for what remains: the drain ran out of time
 
@@ -162,11 +167,33 @@ func (p *Pipeline) Submit(c *Capture) {
 	p.mu.Lock()
 	p.queue = append(p.queue, c)
 	p.metrics.queued.Store(int64(len(p.queue)))
+	wake := p.idle > 0 || len(p.queue) >= maxBatch
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
+	if wake {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
 	}
+}
+
+// waitable reports whether the queue is empty, and if so counts the caller idle until it
+// calls busy: Submit then wakes it.
+func (p *Pipeline) waitable() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.queue) > 0 {
+		return false
+	}
+	p.idle++
+	return true
+}
+
+// busy ends what waitable began.
+func (p *Pipeline) busy() {
+	p.mu.Lock()
+	p.idle--
+	p.mu.Unlock()
 }
 
 // take removes up to n captures from the queue, oldest first.
@@ -198,9 +225,14 @@ func (p *Pipeline) work() {
 			p.write(&r)
 			continue
 		}
+		if !p.waitable() {
+			continue
+		}
 		select {
 		case <-p.wake:
+			p.busy()
 		case <-p.stop:
+			p.busy()
 			// Drain what is queued, then stop; Submit may still run and is recorded by
 			// whichever worker wakes next.
 			for {
@@ -235,7 +267,9 @@ func (s *slicer) yield() {
 }
 
 // lingerFor grades what arrives within linger of the first exchange of the round, up to
-// maxBatch, so that one commit carries them all; it returns at once on stop.
+// maxBatch, so that one commit carries them all; it returns at once on stop. It is woken
+// early only when a full batch waits (see Pipeline.idle), and grades the rest when the linger
+// ends.
 func (p *Pipeline) lingerFor(r *round) {
 	if len(r.caps) >= maxBatch {
 		return
@@ -248,6 +282,8 @@ func (p *Pipeline) lingerFor(r *round) {
 			batch, hurry := p.take(maxBatch - len(r.caps))
 			p.gradeInto(r, batch, hurry)
 		case <-t.C:
+			batch, hurry := p.take(maxBatch - len(r.caps))
+			p.gradeInto(r, batch, hurry)
 			return
 		case <-p.stop:
 			return
