@@ -459,3 +459,29 @@ func TestPooledBodiesAreRecordedAsSent(t *testing.T) {
 	}
 	waitFor(t, "the budget given back", func() bool { return p.pipe.budget.Used() == 0 })
 }
+
+// The live stream carries a round as it was graded: each exchange's findings, then the
+// exchange, however many findings each had.
+func TestRoundEventsKeepTheGradedOrder(t *testing.T) {
+	var r round
+	for i, n := range []int{2, 0, 1} {
+		id := strconv.Itoa(i)
+		r.b.Exchanges = append(r.b.Exchanges, findings.Exchange{ID: id, Findings: n})
+		for k := range n {
+			r.b.Findings = append(r.b.Findings, findings.Finding{RuleID: id + "." + strconv.Itoa(k)})
+		}
+	}
+	var got []string
+	for _, e := range r.events() {
+		switch d := e.Data.(type) {
+		case findings.Finding:
+			got = append(got, e.Type+":"+d.RuleID)
+		case exchangeSummary:
+			got = append(got, e.Type+":"+d.ID)
+		}
+	}
+	want := "finding:0.0 finding:0.1 exchange:0 exchange:1 finding:2.0 exchange:2"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("events = %v, want %s", got, want)
+	}
+}

@@ -249,10 +249,25 @@ func (p *Pipeline) work() {
 
 // round is what a worker graded and has not written yet.
 type round struct {
-	caps   []*Capture
-	b      findings.Batch
-	events []Event
-	slice  slicer
+	caps  []*Capture
+	b     findings.Batch
+	slice slicer
+}
+
+// events is what the live stream carries for a round, in the order graded: each exchange's
+// findings, then the exchange. It is built only when someone listens.
+func (r *round) events() []Event {
+	out := make([]Event, 0, len(r.b.Exchanges)+len(r.b.Findings))
+	fs := r.b.Findings
+	for _, rec := range r.b.Exchanges {
+		n := min(rec.Findings, len(fs))
+		for _, f := range fs[:n] {
+			out = append(out, Event{Type: EventFinding, Data: f})
+		}
+		fs = fs[n:]
+		out = append(out, Event{Type: EventExchange, Data: summaryOf(rec)})
+	}
+	return out
 }
 
 // slicer gives the worker's processor back once per workSlice of work.
@@ -297,10 +312,6 @@ func (p *Pipeline) gradeInto(r *round, batch []*Capture, hurry bool) {
 		rec, fs := p.grade(c, hurry)
 		r.b.Exchanges = append(r.b.Exchanges, rec)
 		r.b.Findings = append(r.b.Findings, fs...)
-		for _, f := range fs {
-			r.events = append(r.events, Event{Type: EventFinding, Data: f})
-		}
-		r.events = append(r.events, Event{Type: EventExchange, Data: summaryOf(rec)})
 		r.caps = append(r.caps, c)
 		// Give the processor back between exchanges (see write): traffic's goroutines run
 		// first, the worker next.
@@ -329,7 +340,9 @@ func (p *Pipeline) write(r *round) {
 	for _, c := range r.caps {
 		c.release()
 	}
-	p.hub.Publish(r.events...)
+	if p.hub.listened() {
+		p.hub.Publish(r.events()...)
+	}
 	*r = round{slice: r.slice} // the store and the hub may keep what they were handed
 }
 
