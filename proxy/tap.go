@@ -283,9 +283,10 @@ func (f *flow) tapBody(rc io.ReadCloser, length int64, keep bool, max int, s sid
 // maxPooledBody, are copied into buffers lent by bodyBuffers and given back once their
 // exchange is stored: a fresh buffer of that size is a large allocation, zeroed and, once the
 // collector has returned its pages, faulted in again page by page on the copy. For a 256 KiB
-// request that cost more CPU than the plain proxy spends forwarding it. Smaller bodies come
-// from the allocator's size classes cheaply; larger ones are rare, and a pool of them would
-// hold megabytes between collections.
+// request that cost about 200 µs of CPU, half of what the whole request costs through a
+// plain ReverseProxy (client and upstream included; BenchmarkProxiedToolsCall256KiB). Smaller
+// bodies come from the allocator's size classes cheaply; larger ones are rare, and a pool of
+// them would hold megabytes between collections.
 const (
 	minPooledBody = 32 << 10
 	maxPooledBody = 1 << 20
