@@ -148,7 +148,8 @@ type Store interface {
 	FindingStore
 	ExchangeStore
 	// Record writes a batch atomically (one transaction), with the same folding and redaction
-	// as RecordFinding and RecordExchange.
+	// as RecordFinding and RecordExchange. It must not keep b's slices, or the bodies they
+	// hold, once it returns: the proxy copies later requests' bodies into the same memory.
 	Record(ctx context.Context, b Batch) error
 	// Prune deletes exchanges started and findings last seen before the cutoff, returning how
 	// many rows went. The proxy calls it periodically when a retention is configured.

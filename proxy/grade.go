@@ -14,7 +14,8 @@ import (
 
 // Grader judges one exchange. It is called on a worker, never on the traffic path; h is the
 // target's history, and the pipeline serialises calls for one target. A panic is recovered and
-// counted, and the exchange is then recorded as not graded.
+// counted, and the exchange is then recorded as not graded. What it keeps past the call (in h,
+// say) it copies: the bodies' memory is reused for later exchanges once this one is stored.
 type Grader interface {
 	Grade(ex *wire.Exchange, h *passive.History) []rules.Outcome
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -362,5 +364,124 @@ func TestPanicsRecoveredInsidePassiveRunAreCounted(t *testing.T) {
 	waitFor(t, "the exchange graded", func() bool { return len(r.exchanges(t)) == 1 })
 	if n := r.proxy.pipe.metrics.panics.Load(); n != 1 {
 		t.Fatalf("panics counted = %d, want 1 (the ordinary indeterminate is not a panic)", n)
+	}
+}
+
+// The classes a pooled body's copy is given: at least the body, at most half as large again, and only
+// for bodies the pool serves.
+func TestBodyBufferSize(t *testing.T) {
+	tests := []struct {
+		n, want int64
+	}{
+		{1, 1},
+		{minPooledBody - 1, minPooledBody - 1},
+		{minPooledBody, minPooledBody},
+		{minPooledBody + 1, minPooledBody + minPooledBody/2},
+		{256 << 10, 256 << 10},
+		{256<<10 + 1, 384 << 10},
+		{maxPooledBody, maxPooledBody},
+		{maxPooledBody + 1, maxPooledBody + 1},
+		{DefaultMaxBody, DefaultMaxBody},
+	}
+	for _, tt := range tests {
+		if got := bodyBufferSize(tt.n); got != tt.want || got < tt.n || 2*got > 3*tt.n {
+			t.Errorf("bodyBufferSize(%d) = %d, want %d", tt.n, got, tt.want)
+		}
+	}
+}
+
+// gatedStore holds every write until gate is closed.
+type gatedStore struct {
+	findings.Store
+	gate chan struct{}
+}
+
+func (s *gatedStore) Record(ctx context.Context, b findings.Batch) error {
+	<-s.gate
+	return s.Store.Record(ctx, b)
+}
+
+// Pooled buffers are reused only once their exchange is stored: large requests of one size
+// class, each different, sent while the store holds its first write, are each recorded with
+// their own body (a buffer given back early would carry a later request's), and the budget
+// is given back whole.
+func TestPooledBodiesAreRecordedAsSent(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, measureResult)
+	}))
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	gs := &gatedStore{Store: measureStore(t), gate: make(chan struct{})}
+	p, err := New(&Options{Routes: []Route{{Prefix: "/", Upstream: u}}, Store: gs, Graders: []Grader{Passive()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	front := httptest.NewServer(p)
+	t.Cleanup(front.Close)
+	const clients, each = 4, 10
+	sent := map[string][]byte{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for i := range each {
+				id := fmt.Sprintf("%d-%d", c, i)
+				// One size class for all (48 KiB), so that any buffer given back is reused.
+				body := bytes.Repeat([]byte{"abcdefghij"[(c+i)%10]}, 40<<10+100*(c*each+i))
+				copy(body, `{"jsonrpc":"2.0","id":"`+id+`","method":"tools/call","params":{"name":"echo","arguments":{"text":"`)
+				copy(body[len(body)-4:], `"}}}`)
+				if err := postOnce(http.DefaultClient, front.URL+"/mcp?i="+id, body); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				sent[id] = body
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(gs.gate)
+	var exs []findings.Exchange
+	waitFor(t, "every exchange recorded", func() bool {
+		exs, err = gs.Exchanges(t.Context(), findings.Filter{Limit: -1})
+		return err == nil && len(exs) == clients*each
+	})
+	for _, ex := range exs {
+		id := ex.URL[strings.LastIndex(ex.URL, "=")+1:]
+		want := sent[id]
+		if ex.Graded != Graded || len(ex.RequestBody) == 0 || !bytes.HasPrefix(want, ex.RequestBody) {
+			t.Errorf("exchange %s: graded %q, stored body of %d bytes that is not a prefix of the %d sent", id, ex.Graded, len(ex.RequestBody), len(want))
+		}
+	}
+	waitFor(t, "the budget given back", func() bool { return p.pipe.budget.Used() == 0 })
+}
+
+// The live stream carries a round as it was graded: each exchange's findings, then the
+// exchange, however many findings each had.
+func TestRoundEventsKeepTheGradedOrder(t *testing.T) {
+	var r round
+	for i, n := range []int{2, 0, 1} {
+		id := strconv.Itoa(i)
+		r.b.Exchanges = append(r.b.Exchanges, findings.Exchange{ID: id, Findings: n})
+		for k := range n {
+			r.b.Findings = append(r.b.Findings, findings.Finding{RuleID: id + "." + strconv.Itoa(k)})
+		}
+	}
+	var got []string
+	for _, e := range r.events() {
+		switch d := e.Data.(type) {
+		case findings.Finding:
+			got = append(got, e.Type+":"+d.RuleID)
+		case exchangeSummary:
+			got = append(got, e.Type+":"+d.ID)
+		}
+	}
+	want := "finding:0.0 finding:0.1 exchange:0 exchange:1 finding:2.0 exchange:2"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("events = %v, want %s", got, want)
 	}
 }

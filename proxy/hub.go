@@ -127,6 +127,10 @@ func Frame(e Event) ([]byte, error) {
 	return append(out, "\n\n"...), nil
 }
 
+// listened reports whether anyone subscribes now, so that a publisher can skip building
+// events nobody reads (Publish checks again under its lock).
+func (h *Hub) listened() bool { return h.m.subscribers.Load() > 0 }
+
 // Publish sends the events, in order and encoded once, to every subscriber without waiting.
 func (h *Hub) Publish(events ...Event) {
 	h.mu.Lock()

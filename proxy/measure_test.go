@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -77,8 +77,9 @@ func measureClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128, Proxy: nil}, Timeout: 10 * time.Second}
 }
 
-func callOnce(c *http.Client, url string) error {
-	resp, err := c.Post(url, "application/json", strings.NewReader(measureCall))
+// postOnce posts body to url as JSON and reads the reply; anything but a 200 is an error.
+func postOnce(c *http.Client, url string, body []byte) error {
+	resp, err := c.Post(url, "application/json", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,11 @@ type Pipeline struct {
 
 	mu    sync.Mutex
 	queue []*Capture // FIFO; its memory is accounted in budget
+	// idle counts the workers waiting for work with nothing in hand. Submit wakes a worker
+	// only when one is idle or a full batch waits: a worker lingering for more finds what
+	// arrived when its linger ends, and each wake-up of its locked thread costs two thread
+	// switches.
+	idle  int
 	wake  chan struct{}
 	hurry bool // grading is skipped for what remains: the drain ran out of time
 
@@ -162,11 +167,33 @@ func (p *Pipeline) Submit(c *Capture) {
 	p.mu.Lock()
 	p.queue = append(p.queue, c)
 	p.metrics.queued.Store(int64(len(p.queue)))
+	wake := p.idle > 0 || len(p.queue) >= maxBatch
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
+	if wake {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
 	}
+}
+
+// waitable reports whether the queue is empty, and if so counts the caller idle until it
+// calls busy: Submit then wakes it.
+func (p *Pipeline) waitable() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.queue) > 0 {
+		return false
+	}
+	p.idle++
+	return true
+}
+
+// busy ends what waitable began.
+func (p *Pipeline) busy() {
+	p.mu.Lock()
+	p.idle--
+	p.mu.Unlock()
 }
 
 // take removes up to n captures from the queue, oldest first.
@@ -198,9 +225,14 @@ func (p *Pipeline) work() {
 			p.write(&r)
 			continue
 		}
+		if !p.waitable() {
+			continue
+		}
 		select {
 		case <-p.wake:
+			p.busy()
 		case <-p.stop:
+			p.busy()
 			// Drain what is queued, then stop; Submit may still run and is recorded by
 			// whichever worker wakes next.
 			for {
@@ -217,10 +249,25 @@ func (p *Pipeline) work() {
 
 // round is what a worker graded and has not written yet.
 type round struct {
-	caps   []*Capture
-	b      findings.Batch
-	events []Event
-	slice  slicer
+	caps  []*Capture
+	b     findings.Batch
+	slice slicer
+}
+
+// events is what the live stream carries for a round, in the order graded: each exchange's
+// findings, then the exchange. It is built only when someone listens.
+func (r *round) events() []Event {
+	out := make([]Event, 0, len(r.b.Exchanges)+len(r.b.Findings))
+	fs := r.b.Findings
+	for _, rec := range r.b.Exchanges {
+		n := min(rec.Findings, len(fs))
+		for _, f := range fs[:n] {
+			out = append(out, Event{Type: EventFinding, Data: f})
+		}
+		fs = fs[n:]
+		out = append(out, Event{Type: EventExchange, Data: summaryOf(rec)})
+	}
+	return out
 }
 
 // slicer gives the worker's processor back once per workSlice of work.
@@ -235,7 +282,9 @@ func (s *slicer) yield() {
 }
 
 // lingerFor grades what arrives within linger of the first exchange of the round, up to
-// maxBatch, so that one commit carries them all; it returns at once on stop.
+// maxBatch, so that one commit carries them all; it returns at once on stop. It is woken
+// early only when a full batch waits (see Pipeline.idle), and grades the rest when the linger
+// ends.
 func (p *Pipeline) lingerFor(r *round) {
 	if len(r.caps) >= maxBatch {
 		return
@@ -248,6 +297,8 @@ func (p *Pipeline) lingerFor(r *round) {
 			batch, hurry := p.take(maxBatch - len(r.caps))
 			p.gradeInto(r, batch, hurry)
 		case <-t.C:
+			batch, hurry := p.take(maxBatch - len(r.caps))
+			p.gradeInto(r, batch, hurry)
 			return
 		case <-p.stop:
 			return
@@ -261,10 +312,6 @@ func (p *Pipeline) gradeInto(r *round, batch []*Capture, hurry bool) {
 		rec, fs := p.grade(c, hurry)
 		r.b.Exchanges = append(r.b.Exchanges, rec)
 		r.b.Findings = append(r.b.Findings, fs...)
-		for _, f := range fs {
-			r.events = append(r.events, Event{Type: EventFinding, Data: f})
-		}
-		r.events = append(r.events, Event{Type: EventExchange, Data: summaryOf(rec)})
 		r.caps = append(r.caps, c)
 		// Give the processor back between exchanges (see write): traffic's goroutines run
 		// first, the worker next.
@@ -293,8 +340,16 @@ func (p *Pipeline) write(r *round) {
 	for _, c := range r.caps {
 		c.release()
 	}
-	p.hub.Publish(r.events...)
-	*r = round{slice: r.slice} // the store and the hub may keep what they were handed
+	if p.hub.listened() {
+		p.hub.Publish(r.events()...)
+	}
+	// The store and the hub keep nothing they were handed (findings.Store.Record), so the
+	// next round reuses the slices, emptied: growing them afresh by doubling each round was a
+	// tenth of what the worker allocated per small exchange.
+	clear(r.caps)
+	clear(r.b.Exchanges)
+	clear(r.b.Findings)
+	*r = round{caps: r.caps[:0], b: findings.Batch{Exchanges: r.b.Exchanges[:0], Findings: r.b.Findings[:0]}, slice: r.slice}
 }
 
 // gradeBatch grades the captures (unless hurry) and writes them all in one transaction.
