@@ -196,8 +196,16 @@ func bindSources(response string, cs []Citation) {
 	}
 }
 
+// quoteFolds folds typographic quotes to ASCII. Built once: a Replacer's tables cost more to
+// build than one context item costs to fold, and foldSpaces runs on every item of every check.
+var quoteFolds = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`)
+})
+
+// foldSpaces folds typographic quotes, collapses runs of white space to one space and lower-cases
+// s, so references and quotes are compared in one spelling.
 func foldSpaces(s string) string {
-	s = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(s)
+	s = quoteFolds().Replace(s)
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 

@@ -653,10 +653,16 @@ func dayMonthLinks(w string) bool {
 	return w == "of" || w == "de" || w == "del"
 }
 
+// groupSpaces removes the spaces that group digits ("1 200"). Built once: parseNumber runs on
+// every figure of every statement, and building a Replacer costs more than using it.
+var groupSpaces = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u2009", "")
+})
+
 // parseNumber returns the values a digit string can mean: "1,200" is 1200, "12,5" is 12.5,
 // "1.250" is 1.25 or 1250, "1 200" is 1200.
 func parseNumber(s string) []float64 {
-	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u2009", "").Replace(s)
+	s = groupSpaces().Replace(s)
 	commas, dots := strings.Count(s, ","), strings.Count(s, ".")
 	parse := func(x string) []float64 {
 		f, err := strconv.ParseFloat(x, 64)
