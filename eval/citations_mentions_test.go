@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -89,4 +90,46 @@ func FuzzScanMentions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key, text string) {
 		checkMentions(t, key, text)
 	})
+}
+
+// TestGroundednessMatchesReference compares every result of ScoreGroundedness on the training
+// corpus, and on each context item read as the response (long texts dense with figures and
+// references), with the result of its straightforward paths (groundednessReference).
+func TestGroundednessMatchesReference(t *testing.T) {
+	items := trainingGroundedness(t)
+	score := func(in GroundednessInput, reference bool) GroundednessScore {
+		groundednessReference = reference
+		defer func() { groundednessReference = false }()
+		return ScoreGroundedness(in)
+	}
+	n := 0
+	for _, it := range items {
+		in := GroundednessInput{Response: it.Response, Context: it.Context}
+		got, want := score(in, false), score(in, true)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ScoreGroundedness differs from its reference:\n got %+v\nwant %+v", it.ID, got, want)
+		}
+		// repeated boilerplate: every item written twice, and the first item's text again in a
+		// context of its own after the others
+		doubled := make([]ContextItem, 0, len(it.Context)+1)
+		for _, c := range it.Context {
+			doubled = append(doubled, ContextItem{ID: c.ID, Content: c.Content + " " + c.Content})
+		}
+		doubled = append(doubled, ContextItem{ID: "again", Content: it.Context[0].Content})
+		in = GroundednessInput{Response: it.Response, Context: doubled}
+		if got, want := score(in, false), score(in, true); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s with repeated context: ScoreGroundedness differs from its reference:\n got %+v\nwant %+v", it.ID, got, want)
+		}
+		// the context read as the response: long texts full of figures and references
+		for _, c := range it.Context {
+			in := GroundednessInput{Response: c.Content, Context: it.Context}
+			if got, want := score(in, false), score(in, true); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s/%s as the response: ScoreGroundedness differs from its reference:\n got %+v\nwant %+v", it.ID, c.ID, got, want)
+			}
+		}
+		n++
+	}
+	if n < 100 {
+		t.Fatalf("only %d items", n)
+	}
 }

@@ -175,7 +175,7 @@ func (r *resolver) supports(c Citation, i int) support {
 		}
 	case CitationReference:
 		spans, ok := scanMentions(c.Key, text)
-		if !ok {
+		if !ok || groundednessReference {
 			re, seen := r.res[c.Key]
 			if !seen {
 				re = mentionRe(c.Key)

@@ -116,17 +116,24 @@ const maxContextStatements = 4096
 func indexContext(items []ContextItem) *contextIndex {
 	ix := &contextIndex{items: items, known: map[string]bool{}, salient: map[string]bool{}, lower: map[string]bool{}, initial: map[string]bool{},
 		topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
-	seen := map[string]statement{} // repeated boilerplate is analysed once
+	// repeated boilerplate is analysed, split and keyed once: a repeat's analysis is the first's
+	// (with its own copy of the figures, which retirePrevious marks), and its words are the
+	// first's, already added to the index's word sets
+	seen := map[string]*stmtMemo{}
 	repeats := 0
-	analyze := func(s string) statement {
-		if st, ok := seen[s]; ok {
+	analyze := func(s string) (statement, *stmtMemo) {
+		if m, ok := seen[s]; ok {
 			repeats++
+			st := m.st
 			st.figs = slices.Clone(st.figs)
-			return st
+			if groundednessReference {
+				return st, &stmtMemo{st: st} // split and keyed again
+			}
+			return st, m
 		}
-		st := analyze(s)
-		seen[s] = st
-		return st
+		m := &stmtMemo{st: analyze(s)}
+		seen[s] = m
+		return m.st, m
 	}
 	for i, it := range items {
 		text := it.Content
@@ -135,17 +142,21 @@ func indexContext(items []ContextItem) *contextIndex {
 			if len(ix.stmts) >= maxContextStatements {
 				return ix
 			}
-			st := analyze(text[sp[0]:sp[1]])
+			st, m := analyze(text[sp[0]:sp[1]])
 			if n == 0 {
 				ix.noteTopic(i, st)
 			}
 			if prev >= 0 && (st.change || st.current) && len(st.figs) > 0 {
 				retirePrevious(&ix.stmts[prev].st, st)
 			}
-			ci := ix.add(i, st, 0)
-			if pieces := splitStatements(text[sp[0]:sp[1]], splitFine); len(pieces) > 1 {
+			ci := ix.addMemo(i, st, 0, m)
+			if !m.split {
+				m.pieces, m.split = splitStatements(text[sp[0]:sp[1]], splitFine), true
+			}
+			if pieces := m.pieces; len(pieces) > 1 {
 				for _, p := range pieces {
-					pi := ix.add(i, analyze(text[sp[0]+p[0]:sp[0]+p[1]]), 1)
+					pst, pm := analyze(text[sp[0]+p[0] : sp[0]+p[1]])
+					pi := ix.addMemo(i, pst, 1, pm)
 					ix.stmts[ci].pieces = append(ix.stmts[ci].pieces, pi)
 				}
 				ix.spreadRefutation(ix.stmts[ci].pieces)
@@ -413,8 +424,30 @@ func copyKeys(m map[string]keyUse) map[string]keyUse {
 	return out
 }
 
+// stmtMemo is what indexContext keeps of a statement text it has met: the analysis, the words
+// add made of it, and its finer pieces once split.
+type stmtMemo struct {
+	st     statement
+	keys   map[string]keyUse
+	pieces [][2]int
+	split  bool
+}
+
+// addMemo adds st, whose text m is the memo of: the first time through add, later with the keys
+// the first made, which no statement changes (a joined statement copies them first).
+func (ix *contextIndex) addMemo(item int, st statement, level int, m *stmtMemo) int {
+	if m.keys != nil {
+		ix.stmts = append(ix.stmts, ctxStatement{item: item, st: st, keys: m.keys, level: level})
+		return len(ix.stmts) - 1
+	}
+	n := ix.add(item, st, level)
+	m.keys = ix.stmts[n].keys
+	return n
+}
+
+// add appends st to the index with the words it uses, and adds them to the index's word sets.
 func (ix *contextIndex) add(item int, st statement, level int) int {
-	keys := map[string]keyUse{}
+	keys := make(map[string]keyUse, len(st.tokens))
 	for _, tk := range st.tokens {
 		u, seen := keys[tk.key]
 		if !seen {

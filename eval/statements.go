@@ -114,8 +114,10 @@ func splitStatements(text string, level int) [][2]int {
 			}
 			if w := leadingWord(text[j:]); contrastSet()[w] || r == ',' && consequenceWords()[w] || fine && conjunction(w) {
 				cut, skip = i, j-i
-			} else if cw := leadingCJKContrast(text[j:]); cw != "" && (r == '，' || r == '、') {
-				cut, skip = i, j-i+len(cw)
+			} else if r == '，' || r == '、' {
+				if cw := leadingCJKContrast(text[j:]); cw != "" {
+					cut, skip = i, j-i+len(cw)
+				}
 			}
 		case level > splitSentences && r >= 0x3000:
 			if cw := leadingCJKContrast(text[i:]); cw != "" && i > 0 {
@@ -143,10 +145,19 @@ func conjunction(w string) bool {
 	return false
 }
 
-// leadingWord is the lower-cased first word of s.
+// leadingWord is the lower-cased first word of s. splitStatements asks for it after every space,
+// so ASCII letters are taken without decoding runes or asking unicode.IsLetter (which says yes to
+// exactly these among ASCII).
 func leadingWord(s string) string {
 	end := 0
 	for end < len(s) {
+		if c := s[end]; c < utf8.RuneSelf {
+			if c|0x20 < 'a' || c|0x20 > 'z' {
+				break
+			}
+			end++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[end:])
 		if !unicode.IsLetter(r) || isCJK(r) {
 			break
