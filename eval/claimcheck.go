@@ -135,10 +135,34 @@ func indexContext(items []ContextItem) *contextIndex {
 		seen[s] = m
 		return m.st, m
 	}
+	// the clauses of every item and the pieces of every clause text, first: they say how many
+	// statements the index holds, so its slice is made once rather than grown by copying
+	clauses := make([][][2]int, len(items))
+	pieces := map[string][][2]int{}
+	want := 0
+	for i, it := range items {
+		clauses[i] = splitStatements(it.Content, splitClauses)
+		for _, sp := range clauses[i] {
+			if want >= maxContextStatements {
+				break
+			}
+			c := it.Content[sp[0]:sp[1]]
+			ps, ok := pieces[c]
+			if !ok {
+				ps = splitStatements(c, splitFine)
+				pieces[c] = ps
+			}
+			want++
+			if len(ps) > 1 {
+				want += len(ps)
+			}
+		}
+	}
+	ix.stmts = make([]ctxStatement, 0, want+1)
 	for i, it := range items {
 		text := it.Content
 		prev := -1
-		for n, sp := range splitStatements(text, splitClauses) {
+		for n, sp := range clauses[i] {
 			if len(ix.stmts) >= maxContextStatements {
 				return ix
 			}
@@ -150,11 +174,13 @@ func indexContext(items []ContextItem) *contextIndex {
 				retirePrevious(&ix.stmts[prev].st, st)
 			}
 			ci := ix.addMemo(i, st, 0, m)
-			if !m.split {
-				m.pieces, m.split = splitStatements(text[sp[0]:sp[1]], splitFine), true
+			ps := pieces[text[sp[0]:sp[1]]]
+			if groundednessReference {
+				ps = splitStatements(text[sp[0]:sp[1]], splitFine)
 			}
-			if pieces := m.pieces; len(pieces) > 1 {
-				for _, p := range pieces {
+			if len(ps) > 1 {
+				ix.stmts[ci].pieces = make([]int, 0, len(ps))
+				for _, p := range ps {
 					pst, pm := analyze(text[sp[0]+p[0] : sp[0]+p[1]])
 					pi := ix.addMemo(i, pst, 1, pm)
 					ix.stmts[ci].pieces = append(ix.stmts[ci].pieces, pi)
@@ -424,13 +450,11 @@ func copyKeys(m map[string]keyUse) map[string]keyUse {
 	return out
 }
 
-// stmtMemo is what indexContext keeps of a statement text it has met: the analysis, the words
-// add made of it, and its finer pieces once split.
+// stmtMemo is what indexContext keeps of a statement text it has met: the analysis and the
+// words add made of it.
 type stmtMemo struct {
-	st     statement
-	keys   map[string]keyUse
-	pieces [][2]int
-	split  bool
+	st   statement
+	keys map[string]keyUse
 }
 
 // addMemo adds st, whose text m is the memo of: the first time through add, later with the keys

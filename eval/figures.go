@@ -252,7 +252,12 @@ type word struct {
 
 // scanWords splits t into numbers, words, CJK runs and single symbols, skipping spaces.
 func scanWords(t string) []word {
-	var out []word
+	// about one word per space: sized once instead of grown from nothing, as scanWords runs
+	// several times on every statement
+	if t == "" {
+		return nil
+	}
+	out := make([]word, 0, strings.Count(t, " ")+2)
 	for i := 0; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {
