@@ -121,7 +121,7 @@ func ExtractCitations(response string) []Citation {
 		}
 		out = append(out, Citation{Kind: CitationQuote, Text: response[m[0]:m[1]], Key: q, Start: m[0], End: m[1]})
 	}
-	for _, m := range referenceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range findReferences(response, MaxCitations) {
 		if taken(m[0], m[1]) {
 			continue
 		}
@@ -135,7 +135,7 @@ func ExtractCitations(response string) []Citation {
 		out = append(out, Citation{Kind: CitationReference, Text: response[m[0]:m[1]],
 			Key: label + " " + strings.ToLower(response[m[6]:m[7]]), Start: m[0], End: m[1]})
 	}
-	for _, m := range numberRe().FindAllStringIndex(response, MaxCitations) {
+	for _, m := range findNumbers(response, MaxCitations) {
 		s, e := m[0], m[1]
 		for s < e && (response[s] == ' ' || response[s] == '\t') {
 			s++
@@ -175,7 +175,7 @@ func canonicalNumber(raw string) (string, bool) {
 
 // bindSources sets ContextID on claims that share a sentence with a source marker.
 func bindSources(response string, cs []Citation) {
-	bounds := sentenceEnd().FindAllStringIndex(response, -1)
+	bounds := findSentenceEnds(response)
 	// sentenceOf is the index of the first sentence end at or after pos.
 	sentenceOf := func(pos int) int {
 		i, _ := slices.BinarySearchFunc(bounds, pos, func(b []int, p int) int { return cmp.Compare(b[0], p) })
