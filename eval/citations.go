@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // CitationKind says what a citation points at.
@@ -196,17 +198,50 @@ func bindSources(response string, cs []Citation) {
 	}
 }
 
-// quoteFolds folds typographic quotes to ASCII. Built once: a Replacer's tables cost more to
-// build than one context item costs to fold, and foldSpaces runs on every item of every check.
-var quoteFolds = sync.OnceValue(func() *strings.Replacer {
-	return strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`)
-})
-
-// foldSpaces folds typographic quotes, collapses runs of white space to one space and lower-cases
-// s, so references and quotes are compared in one spelling.
+// foldSpaces folds typographic quotes to ASCII, collapses runs of white space to one space
+// (dropping them at the ends), and lower-cases s, so references and quotes are compared in one
+// spelling. One pass: ResolveCitations folds every context item of every check, and a Replacer,
+// strings.Fields, a join and strings.ToLower had been four. It gives what those give, an invalid
+// byte coming out as U+FFFD as strings.ToLower writes it (TestFoldSpacesMatchesReference).
 func foldSpaces(s string) string {
-	s = quoteFolds().Replace(s)
-	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+	b := make([]byte, 0, len(s))
+	space := false // white space since the last rune written
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c == ' ' || c >= '\t' && c <= '\r' {
+				space = len(b) > 0
+				continue
+			}
+			if space {
+				b, space = append(b, ' '), false
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if unicode.IsSpace(r) {
+			space = len(b) > 0
+			continue
+		}
+		if space {
+			b, space = append(b, ' '), false
+		}
+		switch r {
+		case '’', '‘':
+			b = append(b, '\'')
+		case '“', '”':
+			b = append(b, '"')
+		default:
+			b = utf8.AppendRune(b, unicode.ToLower(r)) // an invalid byte is RuneError, written as U+FFFD
+		}
+	}
+	return string(b)
 }
 
 // isUnitSkip reports whether w is one of the words between a figure and its unit ("14 of the days" is rare; "$5 per month" is

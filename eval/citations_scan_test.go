@@ -60,3 +60,37 @@ func FuzzCitationScanners(f *testing.F) {
 		checkCitationScanners(t, text)
 	})
 }
+
+// foldSpacesReference is foldSpaces as it was written before its single pass.
+func foldSpacesReference(s string) string {
+	s = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(s)
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// TestFoldSpacesMatchesReference holds foldSpaces to the replacer, fields, join and lower-case
+// it replaces, on the training corpus and on edge texts.
+func TestFoldSpacesMatchesReference(t *testing.T) {
+	texts := []string{"", " ", "  A  b\t\nC ", "\u00a0x\u0085y\u2009", "“Quoted” ‘it’s’ ’", "ÀÉÎ Straße İ",
+		"bad \xff byte", "\xe2\x80", "\xe2\xe2\x80\x99", "ASCII ONLY", "x\v\fy\r", "\uFFFD", "ǅ ǈ Σ"}
+	for _, it := range trainingGroundedness(t) {
+		texts = append(texts, it.Response)
+		for _, c := range it.Context {
+			texts = append(texts, c.Content)
+		}
+	}
+	for _, s := range texts {
+		if got, want := foldSpaces(s), foldSpacesReference(s); got != want {
+			t.Errorf("foldSpaces(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// FuzzFoldSpaces holds foldSpaces to its reference on arbitrary texts.
+func FuzzFoldSpaces(f *testing.F) {
+	f.Add("  “A”\t’b’ \xff\u00a0C ")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := foldSpaces(s), foldSpacesReference(s); got != want {
+			t.Errorf("foldSpaces(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
