@@ -209,10 +209,11 @@ const cjkNumerals = "零〇一二两三四五六七八九十百千万億"
 const cjkClassifiers = "人名元円天日年月个個次倍岁歳米克层楼位张本件台部周週分秒时時寸号号%％"
 
 // extractFigures finds the figures of a lower-cased, NFKC-normalised statement. It returns them in
-// order with the text in which every figure's span is blanked, so the words left are content.
-func extractFigures(t string) ([]figure, string) {
+// order with the text in which every figure's span is blanked, so the words left are content,
+// and t's words: when no figure is blanked the text is t, and analyze need not scan it again.
+func extractFigures(t string) ([]figure, string, []word) {
 	var figs []figure
-	blank := []byte(t)
+	var blank []byte // t, copied when the first figure is blanked
 	words := scanWords(t)
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -220,6 +221,9 @@ func extractFigures(t string) ([]figure, string) {
 			figs = append(figs, d)
 			if y.cat != "" {
 				figs = append(figs, y)
+			}
+			if blank == nil {
+				blank = []byte(t)
 			}
 			for k := range blank[d.start:d.end] {
 				blank[d.start+k] = ' '
@@ -232,6 +236,9 @@ func extractFigures(t string) ([]figure, string) {
 			continue
 		}
 		figs = append(figs, f)
+		if blank == nil {
+			blank = []byte(t)
+		}
 		for k := range blank[f.start:f.end] {
 			blank[f.start+k] = ' '
 		}
@@ -240,7 +247,10 @@ func extractFigures(t string) ([]figure, string) {
 	}
 	figs = joinRanges(figs, t)
 	figs = mergeDurations(figs, t)
-	return figs, string(blank)
+	if blank == nil {
+		return figs, t, words
+	}
+	return figs, string(blank), words
 }
 
 // word is one run of the statement: letters, digits (with separators), a symbol, or a CJK run.

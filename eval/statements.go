@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -40,11 +41,9 @@ type token struct {
 
 // Sets built once from the lexicon.
 var (
-	stopSet = sync.OnceValue(func() map[string]bool {
-		return setOf(stopWords)
-	})
-	permissionSet = sync.OnceValue(func() map[string]bool {
-		return setOf(permissionWords)
+	// stopOrPermissionSet is what isStopWord asks of every word: one lookup, not one per list
+	stopOrPermissionSet = sync.OnceValue(func() map[string]bool {
+		return setOf(append(slices.Clip(stopWords), permissionWords...))
 	})
 	negationSet = sync.OnceValue(func() map[string]bool {
 		return setOf(negationCues)
@@ -65,7 +64,7 @@ func setOf(words []string) map[string]bool {
 	return m
 }
 
-func isStopWord(w string) bool { return stopSet()[w] || permissionSet()[w] }
+func isStopWord(w string) bool { return stopOrPermissionSet()[w] }
 
 // apostrophes folds typographic apostrophes so "can’t" is "can't".
 var apostrophes = sync.OnceValue(func() *strings.Replacer {
@@ -229,12 +228,19 @@ func trimSpan(text string, s, e int) (int, int) {
 // analyze turns a statement's text into tokens, figures, polarity and supersession marks.
 func analyze(raw string) statement {
 	st := statement{text: raw}
-	t := foldDigits(norm.NFKC.String(apostrophes().Replace(strings.ToValidUTF8(raw, "\uFFFD"))))
+	t := strings.ToValidUTF8(raw, "\uFFFD")
+	if strings.ContainsAny(t, "’‘ʼ`") { // the Replacer copies the text even when it replaces nothing
+		t = apostrophes().Replace(t)
+	}
+	t = foldDigits(norm.NFKC.String(t))
 	lower := lowerSameLength(t)
-	st.figs, lower = extractFigures(lower)
-	lower = maskExceptions(lower)
-	lower = maskFraming(lower)
-	ws := scanWords(lower)
+	figs, blanked, ws := extractFigures(lower)
+	st.figs = figs
+	masked := maskFraming(maskExceptions(blanked))
+	if masked != lower { // a figure or a phrase blanked: its words are not the text's
+		ws = scanWords(masked)
+	}
+	lower = masked
 	st.neg = hasNegation(lower, t, ws)
 	st.refutes = refutationPhrases().any(ws)
 	st.conjStart = conjunction(leadingWord(lower))
@@ -285,6 +291,25 @@ func digitValue(r rune) int {
 // lowerSameLength lower-cases s rune by rune, keeping a rune whose lower case has another UTF-8
 // length, so byte offsets in the result are offsets in s.
 func lowerSameLength(s string) string {
+	// ASCII text (most statements) is lowered byte by byte, and returned as it is when it has no
+	// capital
+	ascii, upper := true, false
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+		upper = upper || s[i] >= 'A' && s[i] <= 'Z'
+	}
+	if ascii && !upper {
+		return s
+	}
+	if ascii {
+		b := []byte(s)
+		for i, c := range b {
+			if c >= 'A' && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		return string(b)
+	}
 	b := make([]byte, 0, len(s))
 	for _, r := range s {
 		l := unicode.ToLower(r)
