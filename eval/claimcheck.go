@@ -83,6 +83,10 @@ type ctxStatement struct {
 	dup bool
 	// grams: the statement's character n-grams (charGrams), computed when a claim first needs them
 	grams []uint32
+	// own and ownSalient count its own words and the salient ones among them (ownKeys), counted
+	// when a claim is first aligned with it, after the index is complete
+	own, ownSalient int
+	counted         bool
 }
 
 // keyUse says how a statement uses a word: in its own text or through its referent, and whether
@@ -513,41 +517,7 @@ type alignment struct {
 func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
 	cs := &ix.stmts[s]
 	a := alignment{stmt: s}
-	claimKeys := map[string]bool{}
-	for _, tk := range c.st.tokens {
-		if claimKeys[tk.key] {
-			continue
-		}
-		claimKeys[tk.key] = true
-		a.total++
-		known := ix.known[tk.key]
-		if known {
-			a.known++
-		}
-		if u, ok := cs.keys[tk.key]; ok && u.denied {
-			a.denied = true
-		} else if ok {
-			a.matched++
-			if u.oldOnly && (ix.isSalient(tk) || u.salient) {
-				a.oldSalient = true
-			}
-		} else if ix.topicKeys[cs.item][tk.key] {
-			a.matched++
-		}
-	}
-	for k, u := range cs.keys {
-		if u.own && !claimKeys[k] {
-			a.unmatchedOwn++
-			if u.salient || ix.salient[k] {
-				a.unmatchedSalient++
-			}
-		}
-	}
-	for _, tk := range c.st.tokens {
-		if !tk.cjk && !ix.known[tk.key] && tk.salient {
-			a.novelSalient = true
-		}
-	}
+	ix.alignWords(c, s, &a)
 	for fi, f := range c.st.figs {
 		if !figKnown[fi] && f.cat == "ord" {
 			continue // an ordinal the context has nothing to compare with is a word ("the first step")
@@ -608,6 +578,88 @@ func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
 		}
 	}
 	return a
+}
+
+// alignWords fills in how the claim's words meet statement s's: totals, known and matched
+// words, denial, the statement's own words the claim leaves out, and novel names.
+func (ix *contextIndex) alignWords(c *claim, s int, a *alignment) {
+	cs := &ix.stmts[s]
+	ck := ix.claimKeysOf(c)
+	shared, sharedSalient := 0, 0 // the statement's own words the claim holds
+	for i, tk := range ck.uniq {
+		a.total++
+		if ck.known[i] {
+			a.known++
+		}
+		u, ok := cs.keys[tk.key]
+		if ok && u.own {
+			shared++
+			if u.salient || ix.salient[tk.key] {
+				sharedSalient++
+			}
+		}
+		if ok && u.denied {
+			a.denied = true
+		} else if ok {
+			a.matched++
+			if u.oldOnly && (ix.isSalient(tk) || u.salient) {
+				a.oldSalient = true
+			}
+		} else if ix.topicKeys[cs.item][tk.key] {
+			a.matched++
+		}
+	}
+	own, ownSalient := ix.ownKeys(s)
+	a.unmatchedOwn, a.unmatchedSalient = own-shared, ownSalient-sharedSalient
+	a.novelSalient = ck.novelSalient
+}
+
+// claimKeys is what align needs of a claim's words whatever the statement: each key once (at its
+// first token), whether the context knows it, and whether the claim names something the context
+// never mentions. align runs for every claim against every statement; this is made once a claim.
+type claimKeys struct {
+	uniq         []token
+	known        []bool
+	novelSalient bool
+}
+
+func (ix *contextIndex) claimKeysOf(c *claim) *claimKeys {
+	if c.keys != nil && !groundednessReference {
+		return c.keys
+	}
+	ck := &claimKeys{}
+	seen := make(map[string]bool, len(c.st.tokens))
+	for _, tk := range c.st.tokens {
+		if !seen[tk.key] {
+			seen[tk.key] = true
+			ck.uniq = append(ck.uniq, tk)
+			ck.known = append(ck.known, ix.known[tk.key])
+		}
+		if !tk.cjk && !ix.known[tk.key] && tk.salient {
+			ck.novelSalient = true
+		}
+	}
+	c.keys = ck
+	return ck
+}
+
+// ownKeys counts statement s's own words, and those of them that are salient (by the statement
+// or anywhere in the context): with the ones a claim shares, they give the ones it leaves out,
+// without going through the statement's keys for every claim.
+func (ix *contextIndex) ownKeys(s int) (own, salient int) {
+	cs := &ix.stmts[s]
+	if !cs.counted || groundednessReference {
+		cs.own, cs.ownSalient, cs.counted = 0, 0, true
+		for k, u := range cs.keys {
+			if u.own {
+				cs.own++
+				if u.salient || ix.salient[k] {
+					cs.ownSalient++
+				}
+			}
+		}
+	}
+	return cs.own, cs.ownSalient
 }
 
 // better orders alignments: more known coverage, then more total coverage, then a figure

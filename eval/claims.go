@@ -17,6 +17,7 @@ type claim struct {
 	// hours to 6") that the context marks as replaced too: they agree with the context's history
 	// and are not compared with the current value.
 	pastKnown []bool
+	keys      *claimKeys // made by the first alignment (claimKeysOf)
 }
 
 // maxClaims bounds how many claims one response is checked for; the rest are not checked and the
