@@ -106,13 +106,13 @@ func ExtractCitations(response string) []Citation {
 	taken := func(s, e int) bool {
 		return slices.ContainsFunc(out, func(c Citation) bool { return s < c.End && c.Start < e })
 	}
-	for _, m := range sourceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range findSources(response, MaxCitations) {
 		if m[1] < len(response) && response[m[1]] == '(' {
 			continue // a markdown link, not a marker
 		}
 		out = append(out, Citation{Kind: CitationSource, Text: response[m[0]:m[1]], Key: strings.ToLower(response[m[2]:m[3]]), Start: m[0], End: m[1]})
 	}
-	for _, m := range quoteRe().FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range findQuotes(response, MaxCitations) {
 		gs, ge := m[2], m[3]
 		if gs < 0 {
 			gs, ge = m[4], m[5]

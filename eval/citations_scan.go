@@ -24,9 +24,16 @@ func findReferences(text string, n int) [][]int {
 	if groundednessReference || strings.Contains(text, "ſ") || strings.Contains(text, "\u212a") {
 		return referenceRe().FindAllStringSubmatchIndex(text, n)
 	}
+	return matchAll(text, n, referenceAt)
+}
+
+// matchAll is what FindAll does with an expression that at(text, p) matches at p (nil when it
+// does not, else the submatch indexes of a match, never empty): the leftmost match, then the
+// next from where it ends, up to n of them (all when n < 0).
+func matchAll(text string, n int, at func(text string, p int) []int) [][]int {
 	var out [][]int
 	for p := 0; p < len(text) && (n < 0 || len(out) < n); {
-		if m := referenceAt(text, p); m != nil {
+		if m := at(text, p); m != nil {
 			out = append(out, m)
 			p = m[1]
 			continue
@@ -209,4 +216,104 @@ func findSentenceEnds(text string) [][]int {
 		}
 	}
 	return out
+}
+
+// minQuoteRunes and maxQuoteRunes bound a quote's text, as quoteRe's {8,300} does.
+const (
+	minQuoteRunes = 8
+	maxQuoteRunes = 300
+)
+
+// findQuotes is quoteRe().FindAllStringSubmatchIndex(text, n): `"([^"\n]{8,300})"` or the same
+// between “ and ”. The expression's counted repetition compiles to hundreds of instructions that
+// run at every byte; here only an opening mark starts a look. Its text is the run of runes up to
+// the first closing mark or line break, and it is a quote when that run is 8 to 300 runes long
+// and ends at the closing mark (backing off leaves a rune that is not the mark next).
+func findQuotes(text string, n int) [][]int {
+	if groundednessReference {
+		return quoteRe().FindAllStringSubmatchIndex(text, n)
+	}
+	var out [][]int
+	for p := 0; p < len(text) && (n < 0 || len(out) < n); {
+		open, closing, group := "", "", 0
+		switch {
+		case text[p] == '"':
+			open, closing, group = `"`, `"`, 2
+		case strings.HasPrefix(text[p:], "“"):
+			open, closing, group = "“", "”", 4
+		default:
+			p++
+			continue
+		}
+		s := p + len(open)
+		e, runes := s, 0
+		for e < len(text) && runes <= maxQuoteRunes && text[e] != '\n' && !strings.HasPrefix(text[e:], closing) {
+			_, size := utf8.DecodeRuneInString(text[e:])
+			e += size
+			runes++
+		}
+		if runes < minQuoteRunes || runes > maxQuoteRunes || !strings.HasPrefix(text[e:], closing) {
+			p++
+			continue
+		}
+		m := []int{p, e + len(closing), -1, -1, -1, -1}
+		m[group], m[group+1] = s, e
+		out = append(out, m)
+		p = m[1]
+	}
+	return out
+}
+
+// findSources is sourceRe().FindAllStringSubmatchIndex(text, n):
+// `[\[【]\s*([0-9]{1,3}|[A-Za-z][\w.:-]{0,40})\s*[\]】]`. Only an opening bracket starts a look;
+// the name is the whole run of digits (at most 3) or of name characters after a letter (at most
+// 41 in all), since backing off leaves a digit or name character where a space or the closing
+// bracket must be.
+func findSources(text string, n int) [][]int {
+	if groundednessReference {
+		return sourceRe().FindAllStringSubmatchIndex(text, n)
+	}
+	return matchAll(text, n, sourceAt)
+}
+
+// sourceAt matches sourceRe at p.
+func sourceAt(text string, p int) []int {
+	var q int
+	switch {
+	case text[p] == '[':
+		q = p + 1
+	case strings.HasPrefix(text[p:], "【"):
+		q = p + len("【")
+	default:
+		return nil
+	}
+	s := skipRESpace(text, q)
+	e := s
+	switch {
+	case e < len(text) && isASCIIDigit(text[e]):
+		for e < len(text) && isASCIIDigit(text[e]) {
+			e++
+		}
+		if e-s > 3 {
+			return nil
+		}
+	case e < len(text) && isASCIILetter(text[e]):
+		e++
+		for e < len(text) && (isASCIIWordByte(text[e]) || text[e] == '.' || text[e] == ':' || text[e] == '-') {
+			e++
+		}
+		if e-s > 41 {
+			return nil
+		}
+	default:
+		return nil
+	}
+	c := skipRESpace(text, e)
+	switch {
+	case c < len(text) && text[c] == ']':
+		return []int{p, c + 1, s, e}
+	case strings.HasPrefix(text[c:], "】"):
+		return []int{p, c + len("】"), s, e}
+	}
+	return nil
 }

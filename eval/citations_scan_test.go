@@ -17,6 +17,14 @@ func checkCitationScanners(t *testing.T, text string) {
 			t.Errorf("findNumbers(%q, %d) = %v, the expression finds %v", text, n, got, want)
 		}
 	}
+	for _, n := range []int{MaxCitations, 1, -1} {
+		if got, want := findQuotes(text, n), quoteRe().FindAllStringSubmatchIndex(text, n); !reflect.DeepEqual(got, want) {
+			t.Errorf("findQuotes(%q, %d) = %v, the expression finds %v", text, n, got, want)
+		}
+		if got, want := findSources(text, n), sourceRe().FindAllStringSubmatchIndex(text, n); !reflect.DeepEqual(got, want) {
+			t.Errorf("findSources(%q, %d) = %v, the expression finds %v", text, n, got, want)
+		}
+	}
 	if got, want := findSentenceEnds(text), sentenceEnd().FindAllStringIndex(text, -1); !reflect.DeepEqual(got, want) {
 		t.Errorf("findSentenceEnds(%q) = %v, the expression finds %v", text, got, want)
 	}
@@ -45,7 +53,11 @@ func TestCitationScannersMatchExpressions(t *testing.T) {
 		"Table", "table ", "section 3 section 4 section 5", strings.Repeat("see section 3.1 ", 300),
 		"$1,200", "€ 1,200.50%", "£3", "$ 12", "a12", "12a", "1,2345", "1,234,567.89%", " 14 days", "\t14", "1.2.3",
 		"x$5", "é5", "5é", "１２", "$\u00a012", "1 200", "%5", ",5", ".5", "5.", "5,", "—12—", strings.Repeat("1, ", 300),
-		"Done. Next!\nWhy? Yes.", "a.b", "end.", "end!", "end?\n", "...", ".\n.", "\n\n",
+		"Done. Next!\nWhy? Yes.", `"short"`, `"exactly8"`, `"1234567"`, `"quote with "inner" marks"`, "“curly ”quote”",
+		"“curly \"inner\" text”", "\"across\nlines ok\"", `"` + strings.Repeat("x", 300) + `"`, `"` + strings.Repeat("x", 301) + `"`,
+		"“" + strings.Repeat("é", 300) + "”", "“" + strings.Repeat("é", 301) + "”", "\"bad \xff bytes here\"", `""""""""""""`,
+		"[1] [12] [123] [1234] [ 7 ] [a] [kb-1] [doc.3:x] [a1234567890123456789012345678901234567890] [a12345678901234567890123456789012345678901]",
+		"【1】 【 kb-2 】 [x】 【y] [1](link) [ab cd] [-a] [_a] [a_b] [ \t\n1\r ]", "[[1]]", "[", "【", "[1", "a.b", "end.", "end!", "end?\n", "...", ".\n.", "\n\n",
 	} {
 		checkCitationScanners(t, text)
 	}
@@ -56,6 +68,7 @@ func FuzzCitationScanners(f *testing.F) {
 	f.Add("See section 3.1b [kb-1]. The fee is $1,200.50 (12%).")
 	f.Add("§ 4.2.1x, Fig.3; ART. 7 and rfc9110!\n")
 	f.Add("€ 5 1,2345 ſection 2 \u212a")
+	f.Add("“a quoted “text”” \"and another one\" [kb-1] 【2】 [ 123 ]")
 	f.Fuzz(func(t *testing.T, text string) {
 		checkCitationScanners(t, text)
 	})

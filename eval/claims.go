@@ -75,7 +75,7 @@ type marker struct {
 func maskMarkers(response string, context []ContextItem) (string, []marker) {
 	b := []byte(response)
 	var out []marker
-	for _, m := range sourceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range findSources(response, MaxCitations) {
 		if m[1] < len(response) && response[m[1]] == '(' {
 			continue
 		}
