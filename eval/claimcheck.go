@@ -437,7 +437,8 @@ func negationAt(s string) int {
 		if w.kind != 'w' {
 			continue
 		}
-		for _, part := range elisions(w.s) {
+		parts, n := elisions(w.s)
+		for _, part := range parts[:n] {
 			if negationSet()[part] || strings.HasSuffix(part, "n't") {
 				return w.start
 			}

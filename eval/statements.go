@@ -369,7 +369,8 @@ func hasNegation(s, cased string, words []word) bool {
 			if k > 0 && k+1 < len(words) && len(cased) == len(s) && titleCase(cased[w.start:w.end]) && titleCase(cased[words[k+1].start:words[k+1].end]) {
 				continue
 			}
-			for _, part := range elisions(w.s) {
+			parts, n := elisions(w.s)
+			for _, part := range parts[:n] {
 				if negationSet()[part] || strings.HasSuffix(part, "n't") {
 					return true
 				}
@@ -403,24 +404,26 @@ func titleCase(w string) bool {
 }
 
 // elisions splits French and Italian elided articles and pronouns: "l'abonnement" is "l'" and
-// "abonnement", "n'inclut" is "n'" and "inclut".
-func elisions(w string) []string {
+// "abonnement", "n'inclut" is "n'" and "inclut". The parts are parts[:n]: an array, not a slice,
+// because every word of every statement is split, and a slice would be allocated for each.
+func elisions(w string) (parts [2]string, n int) {
 	if i := strings.IndexByte(w, '\''); i > 0 && i < 3 && i+1 < len(w) && !strings.HasSuffix(w, "n't") {
-		return []string{w[:i+1], w[i+1:]}
+		return [2]string{w[:i+1], w[i+1:]}, 2
 	}
-	return []string{w}
+	return [2]string{w}, 1
 }
 
 // contentTokens stems the content words of t (case kept, for salience) using lower for the
 // words, where figures and exceptions are already blanked.
 func contentTokens(t string, words []word) []token {
-	var out []token
+	out := make([]token, 0, len(words)) // mostly fewer, seldom more (an elided word gives two)
 	first := true
 	for _, w := range words {
 		switch w.kind {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
-			for _, part := range elisions(w.s) {
+			parts, n := elisions(w.s)
+			for _, part := range parts[:n] {
 				if (isStopWord(part) || negationSet()[part] || contrastSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
@@ -447,6 +450,9 @@ func contentTokens(t string, words []word) []token {
 		case 'n':
 			first = false
 		}
+	}
+	if len(out) == 0 {
+		return nil // as before it was sized: a statement without content words has none
 	}
 	return out
 }
