@@ -401,7 +401,10 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 			}
 			return f, used, false
 		}
-		if parts := strings.Split(w.s, "-"); len(parts) == 2 { // twenty-four, three-second
+		// twenty-four, three-second: a word of two parts around one hyphen (cut, not split: this
+		// runs on every word, and a split allocates for each)
+		if first, second, ok := strings.Cut(w.s, "-"); ok && !strings.Contains(second, "-") {
+			parts := [2]string{first, second}
 			a, okA := numberWords()[parts[0]]
 			if u, ok := units()[parts[1]]; okA && ok {
 				return figure{values: []float64{a * u.factor}, cat: u.cat, start: w.start, end: w.end}, 1, true

@@ -111,7 +111,7 @@ func splitStatements(text string, level int) [][2]int {
 			for j < len(text) && text[j] == ' ' {
 				j++
 			}
-			if w := leadingWord(text[j:]); contrastSet()[w] || r == ',' && consequenceWords()[w] || fine && conjunction(w) {
+			if splitsBefore(text[j:], r == ',', fine) {
 				cut, skip = i, j-i
 			} else if r == '，' || r == '、' {
 				if cw := leadingCJKContrast(text[j:]); cw != "" {
@@ -134,6 +134,29 @@ func splitStatements(text string, level int) [][2]int {
 	}
 	emit(len(text))
 	return out
+}
+
+// splitsBefore reports whether the word at the start of s starts a statement of its own after a
+// space or comma (a comma when comma): a contrastive word, a consequence after a comma, or in a
+// fine split a conjunction. splitStatements asks after every space: an ASCII word is lower-cased
+// into a buffer on the stack, where leadingWord allocates for every capitalised word.
+func splitsBefore(s string, comma, fine bool) bool {
+	var buf [24]byte
+	n := 0
+	for n < len(s) && n < len(buf) {
+		c := s[n]
+		if c|0x20 < 'a' || c|0x20 > 'z' {
+			break
+		}
+		buf[n] = c | 0x20
+		n++
+	}
+	if n == len(buf) || n < len(s) && s[n] >= utf8.RuneSelf {
+		w := leadingWord(s) // a long word, or one that goes on in another script
+		return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
+	}
+	w := string(buf[:n]) // does not escape: converted on the stack
+	return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
 }
 
 func conjunction(w string) bool {
