@@ -628,11 +628,20 @@ func (ix *contextIndex) claimKeysOf(c *claim) *claimKeys {
 	if c.keys != nil && !groundednessReference {
 		return c.keys
 	}
-	ck := &claimKeys{}
-	seen := make(map[string]bool, len(c.st.tokens))
+	ck := &claimKeys{uniq: make([]token, 0, len(c.st.tokens)), known: make([]bool, 0, len(c.st.tokens))}
+	var seen map[string]bool // a short claim's keys are compared in order instead
+	if len(c.st.tokens) > 16 {
+		seen = make(map[string]bool, len(c.st.tokens))
+	}
 	for _, tk := range c.st.tokens {
-		if !seen[tk.key] {
-			seen[tk.key] = true
+		dup := seen[tk.key]
+		if seen == nil {
+			dup = slices.ContainsFunc(ck.uniq, func(u token) bool { return u.key == tk.key })
+		}
+		if !dup {
+			if seen != nil {
+				seen[tk.key] = true
+			}
 			ck.uniq = append(ck.uniq, tk)
 			ck.known = append(ck.known, ix.known[tk.key])
 		}

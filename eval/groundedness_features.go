@@ -81,7 +81,8 @@ type gndFeatures [numGndFeatures]float64
 // either character is Han, kana or Hangul (a word there is one or two characters).
 func charGrams(s string) []uint32 {
 	s = norm.NFKC.String(s)
-	rs := make([]rune, 0, len(s))
+	var buf [512]rune // most statements and claims fit: their runes stay on the stack
+	rs := buf[:0]
 	space := true
 	for _, r := range s {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
