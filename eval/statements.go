@@ -259,7 +259,10 @@ func analyze(raw string) statement {
 	lower := lowerSameLength(t)
 	figs, blanked, ws := extractFigures(lower)
 	st.figs = figs
-	masked := maskFraming(maskExceptions(blanked))
+	masked := blanked
+	if maskedPhrases().anyIn(blanked) {
+		masked = maskFraming(maskExceptions(blanked))
+	}
 	if masked != lower { // a figure or a phrase blanked: its words are not the text's
 		ws = scanWords(masked)
 	}
@@ -343,6 +346,14 @@ func lowerSameLength(s string) string {
 	}
 	return string(b)
 }
+
+// maskedPhrases indexes every phrase maskExceptions and maskFraming blank: a statement that holds
+// none of them (almost every one) is left as it is after one pass, instead of one search per
+// phrase. When one occurs the two run as they are.
+var maskedPhrases = sync.OnceValue(func() *multiIndex {
+	phrases := slices.Concat(negationExceptions, negationExceptionsCJK, framingPhrases())
+	return newMultiIndex(phrases)
+})
 
 // maskExceptions blanks phrases that contain a negation cue without negating ("not only").
 func maskExceptions(s string) string {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,37 @@ func TestSplitsBeforeMatchesLeadingWord(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMaskedPhrasesGateMasks checks that analyze's gate leaves to maskExceptions and maskFraming
+// every text they would change: on the training corpus (lower-cased, by clause and whole), on
+// every phrase itself, and on phrases inside other text.
+func TestMaskedPhrasesGateMasks(t *testing.T) {
+	texts := slices.Concat(negationExceptions, negationExceptionsCJK, framingPhrases())
+	for _, p := range slices.Clone(texts) {
+		texts = append(texts, "x "+p+" y", strings.ToUpper(p))
+	}
+	for _, it := range trainingGroundedness(t) {
+		for _, s := range append([]string{it.Response}, it.Context[0].Content) {
+			low := lowerSameLength(s)
+			texts = append(texts, low)
+			for _, sp := range splitStatements(low, splitClauses) {
+				texts = append(texts, low[sp[0]:sp[1]])
+			}
+		}
+	}
+	gated := 0
+	for _, s := range texts {
+		changed := maskFraming(maskExceptions(s)) != s
+		if changed && !maskedPhrases().anyIn(s) {
+			t.Fatalf("maskedPhrases misses %q, which the masks change", s)
+		}
+		if changed {
+			gated++
+		}
+	}
+	if gated < 20 {
+		t.Fatalf("only %d texts are masked", gated)
 	}
 }
