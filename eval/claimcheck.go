@@ -81,8 +81,10 @@ type ctxStatement struct {
 	// dup: an earlier statement of the same item and level has the same text and no figures, so
 	// every claim aligns with it exactly as with this one (repeated boilerplate is aligned once)
 	dup bool
-	// grams: the statement's character n-grams (charGrams), computed when a claim first needs them
-	grams []uint32
+	// grams: the statement's character n-grams (charGrams), computed when a claim first needs them,
+	// and their signature (gramSignature)
+	grams   []uint32
+	gramSig *gramSig
 	// own and ownSalient count its own words and the salient ones among them (ownKeys), counted
 	// when a claim is first aligned with it, after the index is complete
 	own, ownSalient int
