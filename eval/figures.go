@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -822,12 +823,26 @@ func parseCJKNumber(s string) (float64, bool) {
 	return total + section + cur, true
 }
 
+// cjkUnitWords are the units written in CJK, longest first. cjkUnit had gone through the whole
+// unit table for every CJK figure.
+var cjkUnitWords = sync.OnceValue(func() []string {
+	var ws []string
+	for w := range units() {
+		if w != "" && isCJKString(w) {
+			ws = append(ws, w)
+		}
+	}
+	slices.SortFunc(ws, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return ws
+})
+
 // cjkUnit reads a unit at the start of a CJK run ("元", "公里", "个月", "人") and its length.
 func cjkUnit(s string) (string, float64, int, bool) {
 	best := ""
-	for w := range units() {
-		if w != "" && strings.HasPrefix(s, w) && len(w) > len(best) && isCJKString(w) {
+	for _, w := range cjkUnitWords() { // longest first: the first that s starts with is the longest
+		if strings.HasPrefix(s, w) {
 			best = w
+			break
 		}
 	}
 	if best != "" {

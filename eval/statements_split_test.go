@@ -64,3 +64,43 @@ func TestMaskedPhrasesGateMasks(t *testing.T) {
 		t.Fatalf("only %d texts are masked", gated)
 	}
 }
+
+// TestCJKUnitLongestFirst checks that cjkUnit finds the unit the longest-match search over the
+// whole unit table finds, at every position of every CJK run of the training corpus and at the
+// start of every unit word.
+func TestCJKUnitLongestFirst(t *testing.T) {
+	longest := func(s string) string {
+		best := ""
+		for w := range units() {
+			if w != "" && strings.HasPrefix(s, w) && len(w) > len(best) && isCJKString(w) {
+				best = w
+			}
+		}
+		return best
+	}
+	var texts []string
+	for w := range units() {
+		texts = append(texts, w, w+"后", w+w)
+	}
+	for _, it := range trainingGroundedness(t) {
+		for _, s := range append([]string{it.Response}, it.Context[0].Content) {
+			for _, w := range scanWords(s) {
+				if w.kind != 'c' {
+					continue
+				}
+				for i := range w.s {
+					texts = append(texts, w.s[i:])
+				}
+			}
+		}
+	}
+	for _, s := range texts {
+		want := longest(s)
+		if want == "" {
+			continue
+		}
+		if _, _, n, ok := cjkUnit(s); !ok || n != len(want) {
+			t.Fatalf("cjkUnit(%q) reads %d bytes, the longest unit is %q", s, n, want)
+		}
+	}
+}
