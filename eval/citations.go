@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // CitationKind says what a citation points at.
@@ -104,13 +106,13 @@ func ExtractCitations(response string) []Citation {
 	taken := func(s, e int) bool {
 		return slices.ContainsFunc(out, func(c Citation) bool { return s < c.End && c.Start < e })
 	}
-	for _, m := range sourceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range findSources(response, MaxCitations) {
 		if m[1] < len(response) && response[m[1]] == '(' {
 			continue // a markdown link, not a marker
 		}
 		out = append(out, Citation{Kind: CitationSource, Text: response[m[0]:m[1]], Key: strings.ToLower(response[m[2]:m[3]]), Start: m[0], End: m[1]})
 	}
-	for _, m := range quoteRe().FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range findQuotes(response, MaxCitations) {
 		gs, ge := m[2], m[3]
 		if gs < 0 {
 			gs, ge = m[4], m[5]
@@ -121,7 +123,7 @@ func ExtractCitations(response string) []Citation {
 		}
 		out = append(out, Citation{Kind: CitationQuote, Text: response[m[0]:m[1]], Key: q, Start: m[0], End: m[1]})
 	}
-	for _, m := range referenceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range findReferences(response, MaxCitations) {
 		if taken(m[0], m[1]) {
 			continue
 		}
@@ -135,7 +137,7 @@ func ExtractCitations(response string) []Citation {
 		out = append(out, Citation{Kind: CitationReference, Text: response[m[0]:m[1]],
 			Key: label + " " + strings.ToLower(response[m[6]:m[7]]), Start: m[0], End: m[1]})
 	}
-	for _, m := range numberRe().FindAllStringIndex(response, MaxCitations) {
+	for _, m := range findNumbers(response, MaxCitations) {
 		s, e := m[0], m[1]
 		for s < e && (response[s] == ' ' || response[s] == '\t') {
 			s++
@@ -175,7 +177,7 @@ func canonicalNumber(raw string) (string, bool) {
 
 // bindSources sets ContextID on claims that share a sentence with a source marker.
 func bindSources(response string, cs []Citation) {
-	bounds := sentenceEnd().FindAllStringIndex(response, -1)
+	bounds := findSentenceEnds(response)
 	// sentenceOf is the index of the first sentence end at or after pos.
 	sentenceOf := func(pos int) int {
 		i, _ := slices.BinarySearchFunc(bounds, pos, func(b []int, p int) int { return cmp.Compare(b[0], p) })
@@ -196,9 +198,50 @@ func bindSources(response string, cs []Citation) {
 	}
 }
 
+// foldSpaces folds typographic quotes to ASCII, collapses runs of white space to one space
+// (dropping them at the ends), and lower-cases s, so references and quotes are compared in one
+// spelling. One pass: ResolveCitations folds every context item of every check, and a Replacer,
+// strings.Fields, a join and strings.ToLower had been four. It gives what those give, an invalid
+// byte coming out as U+FFFD as strings.ToLower writes it (TestFoldSpacesMatchesReference).
 func foldSpaces(s string) string {
-	s = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(s)
-	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+	b := make([]byte, 0, len(s))
+	space := false // white space since the last rune written
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c == ' ' || c >= '\t' && c <= '\r' {
+				space = len(b) > 0
+				continue
+			}
+			if space {
+				b, space = append(b, ' '), false
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if unicode.IsSpace(r) {
+			space = len(b) > 0
+			continue
+		}
+		if space {
+			b, space = append(b, ' '), false
+		}
+		switch r {
+		case '’', '‘':
+			b = append(b, '\'')
+		case '“', '”':
+			b = append(b, '"')
+		default:
+			b = utf8.AppendRune(b, unicode.ToLower(r)) // an invalid byte is RuneError, written as U+FFFD
+		}
+	}
+	return string(b)
 }
 
 // isUnitSkip reports whether w is one of the words between a figure and its unit ("14 of the days" is rare; "$5 per month" is

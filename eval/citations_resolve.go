@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Denial windows: how far around a mention ResolveCitations looks for words that deny the
@@ -173,13 +174,17 @@ func (r *resolver) supports(c Citation, i int) support {
 			return supContradicted
 		}
 	case CitationReference:
-		re, ok := r.res[c.Key]
-		if !ok {
-			re = mentionRe(c.Key)
-			r.res[c.Key] = re
+		spans, ok := scanMentions(c.Key, text)
+		if !ok || groundednessReference {
+			re, seen := r.res[c.Key]
+			if !seen {
+				re = mentionRe(c.Key)
+				r.res[c.Key] = re
+			}
+			spans = mentions(re, c.Key, text)
 		}
 		denied := false
-		for _, m := range mentions(re, c.Key, text) {
+		for _, m := range spans {
 			if !isDenied(text, m[0], m[1]) {
 				return supFound
 			}
@@ -227,11 +232,125 @@ func mentions(re *regexp.Regexp, key, text string) [][2]int {
 		return nil
 	}
 	var out [][2]int
-	for _, m := range re.FindAllStringIndex(text, 16) {
+	for _, m := range re.FindAllStringIndex(text, maxMentions) {
 		end := m[0] + strings.Index(text[m[0]:], id) + len(id)
 		out = append(out, [2]int{m[0], end})
 	}
 	return out
+}
+
+// maxMentions bounds how many mentions of one reference are looked at in one item.
+const maxMentions = 16
+
+// scanMentions finds the mentions mentionRe's expression finds, with the spans mentions gives
+// them, by string search instead of a compiled expression: compiling one expression per
+// reference and running it over every item had been a fifth of check_groundedness's time. It
+// handles the keys ExtractCitations makes (a label of lower-case ASCII letters and dots, an
+// identifier of digits, letters and dots starting with a digit or letter) and reports false for
+// any other key, whose expression mentions then runs. TestScanMentionsMatchesExpression holds
+// it to the expression.
+func scanMentions(key, text string) ([][2]int, bool) {
+	label, id, ok := strings.Cut(key, " ")
+	if !ok || !plainMentionPart(label) || !plainMentionPart(id) {
+		return nil, false
+	}
+	if !strings.Contains(text, id) { // every match holds the identifier verbatim
+		return nil, true
+	}
+	var labels [4]string
+	labels[0] = label
+	n := 1
+	for _, a := range labelAliases {
+		if a.canon == label && n < len(labels) {
+			labels[n] = a.alias
+			n++
+		}
+	}
+	var out [][2]int
+	for pos := 0; pos < len(text) && len(out) < maxMentions; {
+		// the next place any label starts: the expression cannot match before it
+		next := -1
+		for _, l := range labels[:n] {
+			if k := strings.Index(text[pos:], l); k >= 0 && (next < 0 || pos+k < next) {
+				next = pos + k
+			}
+		}
+		if next < 0 {
+			break
+		}
+		if end, ok := mentionAt(text, next, labels[:n], id); ok {
+			out = append(out, [2]int{next, next + strings.Index(text[next:], id) + len(id)})
+			pos = end
+			continue
+		}
+		pos = next + 1
+	}
+	return out, true
+}
+
+// plainMentionPart reports whether s is a label or identifier scanMentions handles: lower-case
+// ASCII letters, digits and dots, starting with a letter or digit.
+func plainMentionPart(s string) bool {
+	if s == "" || s[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCIIWordByte is the expression's \b class, ASCII word characters; a byte of a multi-byte rune
+// is never one, as the rune is not.
+func isASCIIWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// mentionAt matches mentionRe's expression at p and returns where the match ends: a label at a
+// word boundary ("§" needs none), ASCII spaces, the identifier, and then a rune that is not a
+// digit, letter or dot, a dot not followed by a digit, or the end of the text. No two labels of
+// one reference start alike, so at most one label can match at p.
+func mentionAt(text string, p int, labels []string, id string) (int, bool) {
+	q := -1
+	for _, l := range labels {
+		if !strings.HasPrefix(text[p:], l) {
+			continue
+		}
+		prevWord := p > 0 && isASCIIWordByte(text[p-1])
+		if l == "§" || prevWord != isASCIIWordByte(l[0]) {
+			q = p + len(l)
+			break
+		}
+	}
+	if q < 0 {
+		return 0, false
+	}
+	for q < len(text) && (text[q] == ' ' || text[q] == '\t' || text[q] == '\n' || text[q] == '\f' || text[q] == '\r') {
+		q++
+	}
+	if !strings.HasPrefix(text[q:], id) {
+		return 0, false
+	}
+	q += len(id)
+	if q == len(text) {
+		return q, true
+	}
+	switch c := text[q]; {
+	case c >= '0' && c <= '9' || c >= 'a' && c <= 'z':
+		return 0, false
+	case c != '.':
+		_, size := utf8.DecodeRuneInString(text[q:])
+		return q + size, true
+	case q+1 == len(text):
+		return q + 1, true
+	case text[q+1] >= '0' && text[q+1] <= '9':
+		return 0, false
+	default:
+		_, size := utf8.DecodeRuneInString(text[q+1:])
+		return q + 1 + size, true
+	}
 }
 
 // isDenied reports whether the sentence around text[s:e] denies what it mentions.

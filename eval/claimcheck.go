@@ -81,8 +81,14 @@ type ctxStatement struct {
 	// dup: an earlier statement of the same item and level has the same text and no figures, so
 	// every claim aligns with it exactly as with this one (repeated boilerplate is aligned once)
 	dup bool
-	// grams: the statement's character n-grams (charGrams), computed when a claim first needs them
-	grams []uint32
+	// grams: the statement's character n-grams (charGrams), computed when a claim first needs them,
+	// and their signature (gramSignature)
+	grams   []uint32
+	gramSig *gramSig
+	// own and ownSalient count its own words and the salient ones among them (ownKeys), counted
+	// when a claim is first aligned with it, after the index is complete
+	own, ownSalient int
+	counted         bool
 }
 
 // keyUse says how a statement uses a word: in its own text or through its referent, and whether
@@ -116,36 +122,73 @@ const maxContextStatements = 4096
 func indexContext(items []ContextItem) *contextIndex {
 	ix := &contextIndex{items: items, known: map[string]bool{}, salient: map[string]bool{}, lower: map[string]bool{}, initial: map[string]bool{},
 		topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
-	seen := map[string]statement{} // repeated boilerplate is analysed once
+	// repeated boilerplate is analysed, split and keyed once: a repeat's analysis is the first's
+	// (with its own copy of the figures, which retirePrevious marks), and its words are the
+	// first's, already added to the index's word sets
+	seen := map[string]*stmtMemo{}
 	repeats := 0
-	analyze := func(s string) statement {
-		if st, ok := seen[s]; ok {
+	analyze := func(s string) (statement, *stmtMemo) {
+		if m, ok := seen[s]; ok {
 			repeats++
+			st := m.st
 			st.figs = slices.Clone(st.figs)
-			return st
+			if groundednessReference {
+				return st, &stmtMemo{st: st} // split and keyed again
+			}
+			return st, m
 		}
-		st := analyze(s)
-		seen[s] = st
-		return st
+		m := &stmtMemo{st: analyze(s)}
+		seen[s] = m
+		return m.st, m
 	}
+	// the clauses of every item and the pieces of every clause text, first: they say how many
+	// statements the index holds, so its slice is made once rather than grown by copying
+	clauses := make([][][2]int, len(items))
+	pieces := map[string][][2]int{}
+	want := 0
+	for i, it := range items {
+		clauses[i] = splitStatements(it.Content, splitClauses)
+		for _, sp := range clauses[i] {
+			if want >= maxContextStatements {
+				break
+			}
+			c := it.Content[sp[0]:sp[1]]
+			ps, ok := pieces[c]
+			if !ok {
+				ps = splitStatements(c, splitFine)
+				pieces[c] = ps
+			}
+			want++
+			if len(ps) > 1 {
+				want += len(ps)
+			}
+		}
+	}
+	ix.stmts = make([]ctxStatement, 0, want+1)
 	for i, it := range items {
 		text := it.Content
 		prev := -1
-		for n, sp := range splitStatements(text, splitClauses) {
+		for n, sp := range clauses[i] {
 			if len(ix.stmts) >= maxContextStatements {
 				return ix
 			}
-			st := analyze(text[sp[0]:sp[1]])
+			st, m := analyze(text[sp[0]:sp[1]])
 			if n == 0 {
 				ix.noteTopic(i, st)
 			}
 			if prev >= 0 && (st.change || st.current) && len(st.figs) > 0 {
 				retirePrevious(&ix.stmts[prev].st, st)
 			}
-			ci := ix.add(i, st, 0)
-			if pieces := splitStatements(text[sp[0]:sp[1]], splitFine); len(pieces) > 1 {
-				for _, p := range pieces {
-					pi := ix.add(i, analyze(text[sp[0]+p[0]:sp[0]+p[1]]), 1)
+			ci := ix.addMemo(i, st, 0, m)
+			ps := pieces[text[sp[0]:sp[1]]]
+			if groundednessReference {
+				ps = splitStatements(text[sp[0]:sp[1]], splitFine)
+			}
+			if len(ps) > 1 {
+				ix.stmts[ci].pieces = make([]int, 0, len(ps))
+				for _, p := range ps {
+					pst, pm := analyze(text[sp[0]+p[0] : sp[0]+p[1]])
+					pi := ix.addMemo(i, pst, 1, pm)
 					ix.stmts[ci].pieces = append(ix.stmts[ci].pieces, pi)
 				}
 				ix.spreadRefutation(ix.stmts[ci].pieces)
@@ -396,7 +439,8 @@ func negationAt(s string) int {
 		if w.kind != 'w' {
 			continue
 		}
-		for _, part := range elisions(w.s) {
+		parts, n := elisions(w.s)
+		for _, part := range parts[:n] {
 			if negationSet()[part] || strings.HasSuffix(part, "n't") {
 				return w.start
 			}
@@ -413,8 +457,28 @@ func copyKeys(m map[string]keyUse) map[string]keyUse {
 	return out
 }
 
+// stmtMemo is what indexContext keeps of a statement text it has met: the analysis and the
+// words add made of it.
+type stmtMemo struct {
+	st   statement
+	keys map[string]keyUse
+}
+
+// addMemo adds st, whose text m is the memo of: the first time through add, later with the keys
+// the first made, which no statement changes (a joined statement copies them first).
+func (ix *contextIndex) addMemo(item int, st statement, level int, m *stmtMemo) int {
+	if m.keys != nil {
+		ix.stmts = append(ix.stmts, ctxStatement{item: item, st: st, keys: m.keys, level: level})
+		return len(ix.stmts) - 1
+	}
+	n := ix.add(item, st, level)
+	m.keys = ix.stmts[n].keys
+	return n
+}
+
+// add appends st to the index with the words it uses, and adds them to the index's word sets.
 func (ix *contextIndex) add(item int, st statement, level int) int {
-	keys := map[string]keyUse{}
+	keys := make(map[string]keyUse, len(st.tokens))
 	for _, tk := range st.tokens {
 		u, seen := keys[tk.key]
 		if !seen {
@@ -456,41 +520,7 @@ type alignment struct {
 func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
 	cs := &ix.stmts[s]
 	a := alignment{stmt: s}
-	claimKeys := map[string]bool{}
-	for _, tk := range c.st.tokens {
-		if claimKeys[tk.key] {
-			continue
-		}
-		claimKeys[tk.key] = true
-		a.total++
-		known := ix.known[tk.key]
-		if known {
-			a.known++
-		}
-		if u, ok := cs.keys[tk.key]; ok && u.denied {
-			a.denied = true
-		} else if ok {
-			a.matched++
-			if u.oldOnly && (ix.isSalient(tk) || u.salient) {
-				a.oldSalient = true
-			}
-		} else if ix.topicKeys[cs.item][tk.key] {
-			a.matched++
-		}
-	}
-	for k, u := range cs.keys {
-		if u.own && !claimKeys[k] {
-			a.unmatchedOwn++
-			if u.salient || ix.salient[k] {
-				a.unmatchedSalient++
-			}
-		}
-	}
-	for _, tk := range c.st.tokens {
-		if !tk.cjk && !ix.known[tk.key] && tk.salient {
-			a.novelSalient = true
-		}
-	}
+	ix.alignWords(c, s, &a)
 	for fi, f := range c.st.figs {
 		if !figKnown[fi] && f.cat == "ord" {
 			continue // an ordinal the context has nothing to compare with is a word ("the first step")
@@ -551,6 +581,97 @@ func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
 		}
 	}
 	return a
+}
+
+// alignWords fills in how the claim's words meet statement s's: totals, known and matched
+// words, denial, the statement's own words the claim leaves out, and novel names.
+func (ix *contextIndex) alignWords(c *claim, s int, a *alignment) {
+	cs := &ix.stmts[s]
+	ck := ix.claimKeysOf(c)
+	shared, sharedSalient := 0, 0 // the statement's own words the claim holds
+	for i, tk := range ck.uniq {
+		a.total++
+		if ck.known[i] {
+			a.known++
+		}
+		u, ok := cs.keys[tk.key]
+		if ok && u.own {
+			shared++
+			if u.salient || ix.salient[tk.key] {
+				sharedSalient++
+			}
+		}
+		if ok && u.denied {
+			a.denied = true
+		} else if ok {
+			a.matched++
+			if u.oldOnly && (ix.isSalient(tk) || u.salient) {
+				a.oldSalient = true
+			}
+		} else if ix.topicKeys[cs.item][tk.key] {
+			a.matched++
+		}
+	}
+	own, ownSalient := ix.ownKeys(s)
+	a.unmatchedOwn, a.unmatchedSalient = own-shared, ownSalient-sharedSalient
+	a.novelSalient = ck.novelSalient
+}
+
+// claimKeys is what align needs of a claim's words whatever the statement: each key once (at its
+// first token), whether the context knows it, and whether the claim names something the context
+// never mentions. align runs for every claim against every statement; this is made once a claim.
+type claimKeys struct {
+	uniq         []token
+	known        []bool
+	novelSalient bool
+}
+
+func (ix *contextIndex) claimKeysOf(c *claim) *claimKeys {
+	if c.keys != nil && !groundednessReference {
+		return c.keys
+	}
+	ck := &claimKeys{uniq: make([]token, 0, len(c.st.tokens)), known: make([]bool, 0, len(c.st.tokens))}
+	var seen map[string]bool // a short claim's keys are compared in order instead
+	if len(c.st.tokens) > 16 {
+		seen = make(map[string]bool, len(c.st.tokens))
+	}
+	for _, tk := range c.st.tokens {
+		dup := seen[tk.key]
+		if seen == nil {
+			dup = slices.ContainsFunc(ck.uniq, func(u token) bool { return u.key == tk.key })
+		}
+		if !dup {
+			if seen != nil {
+				seen[tk.key] = true
+			}
+			ck.uniq = append(ck.uniq, tk)
+			ck.known = append(ck.known, ix.known[tk.key])
+		}
+		if !tk.cjk && !ix.known[tk.key] && tk.salient {
+			ck.novelSalient = true
+		}
+	}
+	c.keys = ck
+	return ck
+}
+
+// ownKeys counts statement s's own words, and those of them that are salient (by the statement
+// or anywhere in the context): with the ones a claim shares, they give the ones it leaves out,
+// without going through the statement's keys for every claim.
+func (ix *contextIndex) ownKeys(s int) (own, salient int) {
+	cs := &ix.stmts[s]
+	if !cs.counted || groundednessReference {
+		cs.own, cs.ownSalient, cs.counted = 0, 0, true
+		for k, u := range cs.keys {
+			if u.own {
+				cs.own++
+				if u.salient || ix.salient[k] {
+					cs.ownSalient++
+				}
+			}
+		}
+	}
+	return cs.own, cs.ownSalient
 }
 
 // better orders alignments: more known coverage, then more total coverage, then a figure

@@ -17,6 +17,7 @@ type claim struct {
 	// hours to 6") that the context marks as replaced too: they agree with the context's history
 	// and are not compared with the current value.
 	pastKnown []bool
+	keys      *claimKeys // made by the first alignment (claimKeysOf)
 }
 
 // maxClaims bounds how many claims one response is checked for; the rest are not checked and the
@@ -29,6 +30,7 @@ const maxClaims = 128
 func extractClaims(response string, context []ContextItem) []claim {
 	masked, markers := maskMarkers(response, context)
 	var out []claim
+	memo := statementMemo{}
 	for _, sent := range splitStatements(masked, splitSentences) {
 		sentence := masked[sent[0]:sent[1]]
 		if strings.HasSuffix(sentence, "?") || strings.HasSuffix(sentence, "？") {
@@ -41,14 +43,14 @@ func extractClaims(response string, context []ContextItem) []claim {
 			}
 		}
 		if pleasantPhrases().any(scanWords(lowerSameLength(sentence))) {
-			if st := analyze(sentence); len(st.figs) == 0 && len(st.tokens) <= 4 {
+			if st := memo.analyze(sentence); len(st.figs) == 0 && len(st.tokens) <= 4 {
 				continue // "Thanks for your patience while I looked into this."
 			}
 		}
 		for _, cl := range splitStatements(sentence, splitClauses) {
-			for _, part := range splitConjuncts(sentence[cl[0]:cl[1]]) {
+			for _, part := range splitConjuncts(sentence[cl[0]:cl[1]], memo) {
 				s, e := sent[0]+cl[0]+part[0], sent[0]+cl[0]+part[1]
-				c := claim{start: s, end: e, text: response[s:e], cites: cites, st: analyze(masked[s:e])}
+				c := claim{start: s, end: e, text: response[s:e], cites: cites, st: memo.analyze(masked[s:e])}
 				if !makesClaim(c.st, scanWords(lowerSameLength(masked[s:e]))) {
 					continue
 				}
@@ -73,7 +75,7 @@ type marker struct {
 func maskMarkers(response string, context []ContextItem) (string, []marker) {
 	b := []byte(response)
 	var out []marker
-	for _, m := range sourceRe().FindAllStringSubmatchIndex(response, MaxCitations) {
+	for _, m := range findSources(response, MaxCitations) {
 		if m[1] < len(response) && response[m[1]] == '(' {
 			continue
 		}
@@ -86,9 +88,26 @@ func maskMarkers(response string, context []ContextItem) (string, []marker) {
 	return string(b), out
 }
 
+// statementMemo holds the analyses extractClaims has made of a response's texts: splitConjuncts
+// analyses each piece as the left side and again as the right, and the claim it becomes once
+// more. Nothing changes a claim's statement after analyze, so one analysis serves them all.
+type statementMemo map[string]statement
+
+func (m statementMemo) analyze(s string) statement {
+	if groundednessReference {
+		return analyze(s)
+	}
+	st, ok := m[s]
+	if !ok {
+		st = analyze(s)
+		m[s] = st
+	}
+	return st
+}
+
 // splitConjuncts splits a clause at "and" (and its equivalents) when both sides assert something
 // of their own: two content words or a figure each ("the deposit is two months' rent").
-func splitConjuncts(clause string) [][2]int {
+func splitConjuncts(clause string, memo statementMemo) [][2]int {
 	pieces := splitStatements(clause, splitFine)
 	if len(pieces) < 2 {
 		return [][2]int{{0, len(clause)}}
@@ -103,7 +122,7 @@ func splitConjuncts(clause string) [][2]int {
 		joiner := strings.ToLower(strings.TrimSpace(clause[cur[1]:p[0]]))
 		word := leadingWord(clause[p[0]:])
 		conj := joiner == "," && conjunction(word) || joiner == "" && conjunction(word) || joiner == ", and" || joiner == "和"
-		left, right := analyze(clause[cur[0]:cur[1]]), analyze(clause[p[0]:p[1]])
+		left, right := memo.analyze(clause[cur[0]:cur[1]]), memo.analyze(clause[p[0]:p[1]])
 		list := joiner == "," && len(left.figs) > 0 && len(right.figs) > 0 && len(right.tokens) > 0 && len(left.tokens) > 0
 		// ", which are open until midnight" adds a fact of its own, and so does "and dinner too"
 		relative := joiner == "," && relativeWords()[word] && weight(left) >= 2 && weight(right) >= 1

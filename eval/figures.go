@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -209,10 +210,11 @@ const cjkNumerals = "零〇一二两三四五六七八九十百千万億"
 const cjkClassifiers = "人名元円天日年月个個次倍岁歳米克层楼位张本件台部周週分秒时時寸号号%％"
 
 // extractFigures finds the figures of a lower-cased, NFKC-normalised statement. It returns them in
-// order with the text in which every figure's span is blanked, so the words left are content.
-func extractFigures(t string) ([]figure, string) {
+// order with the text in which every figure's span is blanked, so the words left are content,
+// and t's words: when no figure is blanked the text is t, and analyze need not scan it again.
+func extractFigures(t string) ([]figure, string, []word) {
 	var figs []figure
-	blank := []byte(t)
+	var blank []byte // t, copied when the first figure is blanked
 	words := scanWords(t)
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -220,6 +222,9 @@ func extractFigures(t string) ([]figure, string) {
 			figs = append(figs, d)
 			if y.cat != "" {
 				figs = append(figs, y)
+			}
+			if blank == nil {
+				blank = []byte(t)
 			}
 			for k := range blank[d.start:d.end] {
 				blank[d.start+k] = ' '
@@ -232,6 +237,9 @@ func extractFigures(t string) ([]figure, string) {
 			continue
 		}
 		figs = append(figs, f)
+		if blank == nil {
+			blank = []byte(t)
+		}
 		for k := range blank[f.start:f.end] {
 			blank[f.start+k] = ' '
 		}
@@ -240,7 +248,10 @@ func extractFigures(t string) ([]figure, string) {
 	}
 	figs = joinRanges(figs, t)
 	figs = mergeDurations(figs, t)
-	return figs, string(blank)
+	if blank == nil {
+		return figs, t, words
+	}
+	return figs, string(blank), words
 }
 
 // word is one run of the statement: letters, digits (with separators), a symbol, or a CJK run.
@@ -252,7 +263,12 @@ type word struct {
 
 // scanWords splits t into numbers, words, CJK runs and single symbols, skipping spaces.
 func scanWords(t string) []word {
-	var out []word
+	// about one word per space: sized once instead of grown from nothing, as scanWords runs
+	// several times on every statement
+	if t == "" {
+		return nil
+	}
+	out := make([]word, 0, strings.Count(t, " ")+2)
 	for i := 0; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {
@@ -386,7 +402,10 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 			}
 			return f, used, false
 		}
-		if parts := strings.Split(w.s, "-"); len(parts) == 2 { // twenty-four, three-second
+		// twenty-four, three-second: a word of two parts around one hyphen (cut, not split: this
+		// runs on every word, and a split allocates for each)
+		if first, second, ok := strings.Cut(w.s, "-"); ok && !strings.Contains(second, "-") {
+			parts := [2]string{first, second}
 			a, okA := numberWords()[parts[0]]
 			if u, ok := units()[parts[1]]; okA && ok {
 				return figure{values: []float64{a * u.factor}, cat: u.cat, start: w.start, end: w.end}, 1, true
@@ -653,10 +672,16 @@ func dayMonthLinks(w string) bool {
 	return w == "of" || w == "de" || w == "del"
 }
 
+// groupSpaces removes the spaces that group digits ("1 200"). Built once: parseNumber runs on
+// every figure of every statement, and building a Replacer costs more than using it.
+var groupSpaces = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u2009", "")
+})
+
 // parseNumber returns the values a digit string can mean: "1,200" is 1200, "12,5" is 12.5,
 // "1.250" is 1.25 or 1250, "1 200" is 1200.
 func parseNumber(s string) []float64 {
-	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u2009", "").Replace(s)
+	s = groupSpaces().Replace(s)
 	commas, dots := strings.Count(s, ","), strings.Count(s, ".")
 	parse := func(x string) []float64 {
 		f, err := strconv.ParseFloat(x, 64)
@@ -798,12 +823,26 @@ func parseCJKNumber(s string) (float64, bool) {
 	return total + section + cur, true
 }
 
+// cjkUnitWords are the units written in CJK, longest first. cjkUnit had gone through the whole
+// unit table for every CJK figure.
+var cjkUnitWords = sync.OnceValue(func() []string {
+	var ws []string
+	for w := range units() {
+		if w != "" && isCJKString(w) {
+			ws = append(ws, w)
+		}
+	}
+	slices.SortFunc(ws, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return ws
+})
+
 // cjkUnit reads a unit at the start of a CJK run ("元", "公里", "个月", "人") and its length.
 func cjkUnit(s string) (string, float64, int, bool) {
 	best := ""
-	for w := range units() {
-		if w != "" && strings.HasPrefix(s, w) && len(w) > len(best) && isCJKString(w) {
+	for _, w := range cjkUnitWords() { // longest first: the first that s starts with is the longest
+		if strings.HasPrefix(s, w) {
 			best = w
+			break
 		}
 	}
 	if best != "" {

@@ -10,6 +10,12 @@ import (
 // claim splitting, alignment, the lexicons, resolution or weights change.
 const GroundednessMetricVersion = "check_groundedness/7"
 
+// groundednessReference makes the deterministic tier take its straightforward paths: every
+// statement split and keyed however often it repeats, references, figures and sentence ends found
+// by their regular expressions. The differential tests (TestGroundednessMatchesReference) compare
+// the two; nothing else sets it.
+var groundednessReference bool
+
 // groundednessWeight: how strongly one failed citation indicates an ungrounded response.
 // HEURISTIC: hand-set; a fabricated named reference is the strongest sign. Figures are checked
 // claim by claim (claimWeight), not as citations.

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -81,7 +82,8 @@ type gndFeatures [numGndFeatures]float64
 // either character is Han, kana or Hangul (a word there is one or two characters).
 func charGrams(s string) []uint32 {
 	s = norm.NFKC.String(s)
-	rs := make([]rune, 0, len(s))
+	var buf [512]rune // most statements and claims fit: their runes stay on the stack
+	rs := buf[:0]
 	space := true
 	for _, r := range s {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
@@ -148,12 +150,18 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 	words := len(c.st.tokens) + len(c.st.figs)
 	f[fShort] = 1 / float64(1+words)
 	cg := charGrams(c.text)
+	var bound gramBound
+	bound.set(cg)
 	for s := range ix.stmts {
 		cs := &ix.stmts[s]
 		if cs.level == 2 || cs.dup || !allowed(cs.item) {
 			continue // a duplicate has the grams of the statement it repeats
 		}
-		f[fCharBest] = math.Max(f[fCharBest], containment(cg, ix.grams(s)))
+		g := ix.grams(s)
+		if !groundednessReference && len(cg) > 0 && float64(bound.shared(cs.gramSig))/float64(len(cg)) <= f[fCharBest] {
+			continue // it cannot hold a larger share of the claim's grams than the best so far
+		}
+		f[fCharBest] = math.Max(f[fCharBest], containment(cg, g))
 	}
 	var items [][]uint32
 	for i := range ix.items {
@@ -233,7 +241,7 @@ func (ix *contextIndex) itemGrams(i int) []uint32 {
 	return ix.itemGram[i]
 }
 
-// grams are statement s's character n-grams, computed on first use.
+// grams are statement s's character n-grams, computed on first use, with their signature.
 func (ix *contextIndex) grams(s int) []uint32 {
 	cs := &ix.stmts[s]
 	if cs.grams == nil {
@@ -241,8 +249,55 @@ func (ix *contextIndex) grams(s int) []uint32 {
 		if cs.grams == nil {
 			cs.grams = []uint32{}
 		}
+		sig := gramSignature(cs.grams)
+		cs.gramSig = &sig
 	}
 	return cs.grams
+}
+
+// gramSigBits is the size of a gram signature: a statement's grams set about a tenth of it.
+const gramSigBits = 1024
+
+// gramSig is a set of grams hashed to gramSigBits bits. Two texts share a gram only where both
+// signatures have its bit, so the claim's grams at the bits two signatures share bound how many
+// grams the texts share: claimFeatures skips the exact count for a statement that cannot beat
+// the best share so far, which for most statements it cannot.
+type gramSig [gramSigBits / 64]uint64
+
+func gramBit(g uint32) uint32 { return (g ^ g>>16) % gramSigBits }
+
+func gramSignature(grams []uint32) gramSig {
+	var sig gramSig
+	for _, g := range grams {
+		b := gramBit(g)
+		sig[b/64] |= 1 << (b % 64)
+	}
+	return sig
+}
+
+// gramBound is a claim's signature with how many of its grams fall on each bit.
+type gramBound struct {
+	sig   gramSig
+	count [gramSigBits]uint16
+}
+
+func (b *gramBound) set(grams []uint32) {
+	b.sig = gramSignature(grams)
+	for _, g := range grams {
+		b.count[gramBit(g)]++
+	}
+}
+
+// shared bounds how many of the claim's grams a text with signature sig holds: those on bits
+// both signatures have.
+func (b *gramBound) shared(sig *gramSig) int {
+	n := 0
+	for w := range b.sig {
+		for x := b.sig[w] & sig[w]; x != 0; x &= x - 1 {
+			n += int(b.count[w*64+bits.TrailingZeros64(x)])
+		}
+	}
+	return n
 }
 
 func b2f(b bool) float64 {

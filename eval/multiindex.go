@@ -138,3 +138,13 @@ func (m *multiIndex) each(t string, fn func(word, pos int) bool) {
 		}
 	}
 }
+
+// anyIn reports whether any word occurs in t.
+func (m *multiIndex) anyIn(t string) bool {
+	found := false
+	m.each(t, func(int, int) bool {
+		found = true
+		return false
+	})
+	return found
+}

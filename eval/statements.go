@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -40,11 +41,9 @@ type token struct {
 
 // Sets built once from the lexicon.
 var (
-	stopSet = sync.OnceValue(func() map[string]bool {
-		return setOf(stopWords)
-	})
-	permissionSet = sync.OnceValue(func() map[string]bool {
-		return setOf(permissionWords)
+	// stopOrPermissionSet is what isStopWord asks of every word: one lookup, not one per list
+	stopOrPermissionSet = sync.OnceValue(func() map[string]bool {
+		return setOf(append(slices.Clip(stopWords), permissionWords...))
 	})
 	negationSet = sync.OnceValue(func() map[string]bool {
 		return setOf(negationCues)
@@ -65,7 +64,7 @@ func setOf(words []string) map[string]bool {
 	return m
 }
 
-func isStopWord(w string) bool { return stopSet()[w] || permissionSet()[w] }
+func isStopWord(w string) bool { return stopOrPermissionSet()[w] }
 
 // apostrophes folds typographic apostrophes so "can’t" is "can't".
 var apostrophes = sync.OnceValue(func() *strings.Replacer {
@@ -112,10 +111,12 @@ func splitStatements(text string, level int) [][2]int {
 			for j < len(text) && text[j] == ' ' {
 				j++
 			}
-			if w := leadingWord(text[j:]); contrastSet()[w] || r == ',' && consequenceWords()[w] || fine && conjunction(w) {
+			if splitsBefore(text[j:], r == ',', fine) {
 				cut, skip = i, j-i
-			} else if cw := leadingCJKContrast(text[j:]); cw != "" && (r == '，' || r == '、') {
-				cut, skip = i, j-i+len(cw)
+			} else if r == '，' || r == '、' {
+				if cw := leadingCJKContrast(text[j:]); cw != "" {
+					cut, skip = i, j-i+len(cw)
+				}
 			}
 		case level > splitSentences && r >= 0x3000:
 			if cw := leadingCJKContrast(text[i:]); cw != "" && i > 0 {
@@ -135,6 +136,29 @@ func splitStatements(text string, level int) [][2]int {
 	return out
 }
 
+// splitsBefore reports whether the word at the start of s starts a statement of its own after a
+// space or comma (a comma when comma): a contrastive word, a consequence after a comma, or in a
+// fine split a conjunction. splitStatements asks after every space: an ASCII word is lower-cased
+// into a buffer on the stack, where leadingWord allocates for every capitalised word.
+func splitsBefore(s string, comma, fine bool) bool {
+	var buf [24]byte
+	n := 0
+	for n < len(s) && n < len(buf) {
+		c := s[n]
+		if c|0x20 < 'a' || c|0x20 > 'z' {
+			break
+		}
+		buf[n] = c | 0x20
+		n++
+	}
+	if n == len(buf) || n < len(s) && s[n] >= utf8.RuneSelf {
+		w := leadingWord(s) // a long word, or one that goes on in another script
+		return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
+	}
+	w := string(buf[:n]) // does not escape: converted on the stack
+	return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
+}
+
 func conjunction(w string) bool {
 	switch w {
 	case "and", "et", "y", "und", "и", "e", "including", "y,":
@@ -143,10 +167,19 @@ func conjunction(w string) bool {
 	return false
 }
 
-// leadingWord is the lower-cased first word of s.
+// leadingWord is the lower-cased first word of s. splitStatements asks for it after every space,
+// so ASCII letters are taken without decoding runes or asking unicode.IsLetter (which says yes to
+// exactly these among ASCII).
 func leadingWord(s string) string {
 	end := 0
 	for end < len(s) {
+		if c := s[end]; c < utf8.RuneSelf {
+			if c|0x20 < 'a' || c|0x20 > 'z' {
+				break
+			}
+			end++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[end:])
 		if !unicode.IsLetter(r) || isCJK(r) {
 			break
@@ -218,12 +251,22 @@ func trimSpan(text string, s, e int) (int, int) {
 // analyze turns a statement's text into tokens, figures, polarity and supersession marks.
 func analyze(raw string) statement {
 	st := statement{text: raw}
-	t := foldDigits(norm.NFKC.String(apostrophes().Replace(strings.ToValidUTF8(raw, "\uFFFD"))))
+	t := strings.ToValidUTF8(raw, "\uFFFD")
+	if strings.ContainsAny(t, "’‘ʼ`") { // the Replacer copies the text even when it replaces nothing
+		t = apostrophes().Replace(t)
+	}
+	t = foldDigits(norm.NFKC.String(t))
 	lower := lowerSameLength(t)
-	st.figs, lower = extractFigures(lower)
-	lower = maskExceptions(lower)
-	lower = maskFraming(lower)
-	ws := scanWords(lower)
+	figs, blanked, ws := extractFigures(lower)
+	st.figs = figs
+	masked := blanked
+	if maskedPhrases().anyIn(blanked) {
+		masked = maskFraming(maskExceptions(blanked))
+	}
+	if masked != lower { // a figure or a phrase blanked: its words are not the text's
+		ws = scanWords(masked)
+	}
+	lower = masked
 	st.neg = hasNegation(lower, t, ws)
 	st.refutes = refutationPhrases().any(ws)
 	st.conjStart = conjunction(leadingWord(lower))
@@ -274,6 +317,25 @@ func digitValue(r rune) int {
 // lowerSameLength lower-cases s rune by rune, keeping a rune whose lower case has another UTF-8
 // length, so byte offsets in the result are offsets in s.
 func lowerSameLength(s string) string {
+	// ASCII text (most statements) is lowered byte by byte, and returned as it is when it has no
+	// capital
+	ascii, upper := true, false
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+		upper = upper || s[i] >= 'A' && s[i] <= 'Z'
+	}
+	if ascii && !upper {
+		return s
+	}
+	if ascii {
+		b := []byte(s)
+		for i, c := range b {
+			if c >= 'A' && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		return string(b)
+	}
 	b := make([]byte, 0, len(s))
 	for _, r := range s {
 		l := unicode.ToLower(r)
@@ -284,6 +346,14 @@ func lowerSameLength(s string) string {
 	}
 	return string(b)
 }
+
+// maskedPhrases indexes every phrase maskExceptions and maskFraming blank: a statement that holds
+// none of them (almost every one) is left as it is after one pass, instead of one search per
+// phrase. When one occurs the two run as they are.
+var maskedPhrases = sync.OnceValue(func() *multiIndex {
+	phrases := slices.Concat(negationExceptions, negationExceptionsCJK, framingPhrases())
+	return newMultiIndex(phrases)
+})
 
 // maskExceptions blanks phrases that contain a negation cue without negating ("not only").
 func maskExceptions(s string) string {
@@ -333,7 +403,8 @@ func hasNegation(s, cased string, words []word) bool {
 			if k > 0 && k+1 < len(words) && len(cased) == len(s) && titleCase(cased[w.start:w.end]) && titleCase(cased[words[k+1].start:words[k+1].end]) {
 				continue
 			}
-			for _, part := range elisions(w.s) {
+			parts, n := elisions(w.s)
+			for _, part := range parts[:n] {
 				if negationSet()[part] || strings.HasSuffix(part, "n't") {
 					return true
 				}
@@ -367,24 +438,26 @@ func titleCase(w string) bool {
 }
 
 // elisions splits French and Italian elided articles and pronouns: "l'abonnement" is "l'" and
-// "abonnement", "n'inclut" is "n'" and "inclut".
-func elisions(w string) []string {
+// "abonnement", "n'inclut" is "n'" and "inclut". The parts are parts[:n]: an array, not a slice,
+// because every word of every statement is split, and a slice would be allocated for each.
+func elisions(w string) (parts [2]string, n int) {
 	if i := strings.IndexByte(w, '\''); i > 0 && i < 3 && i+1 < len(w) && !strings.HasSuffix(w, "n't") {
-		return []string{w[:i+1], w[i+1:]}
+		return [2]string{w[:i+1], w[i+1:]}, 2
 	}
-	return []string{w}
+	return [2]string{w}, 1
 }
 
 // contentTokens stems the content words of t (case kept, for salience) using lower for the
 // words, where figures and exceptions are already blanked.
 func contentTokens(t string, words []word) []token {
-	var out []token
+	out := make([]token, 0, len(words)) // mostly fewer, seldom more (an elided word gives two)
 	first := true
 	for _, w := range words {
 		switch w.kind {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
-			for _, part := range elisions(w.s) {
+			parts, n := elisions(w.s)
+			for _, part := range parts[:n] {
 				if (isStopWord(part) || negationSet()[part] || contrastSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
@@ -411,6 +484,9 @@ func contentTokens(t string, words []word) []token {
 		case 'n':
 			first = false
 		}
+	}
+	if len(out) == 0 {
+		return nil // as before it was sized: a statement without content words has none
 	}
 	return out
 }
