@@ -71,7 +71,7 @@ type Normalized struct {
 
 	offsets []int32 // len(Text)+1 original byte offsets (int32: input is capped at MaxNormalizeBytes)
 	cased   string
-	casedAt []int32 // cased text (NFKC, invisibles stripped, case kept) and its offsets, for decoders
+	casedAt []int32 // cased text (NFKC, invisibles stripped, case kept) and its offsets (nil: identity), for decoders
 	depth   int     // how many decodings deep this text is
 	pooled  bool    // offsets and casedAt come from offsetPool; see release
 }
@@ -390,45 +390,74 @@ func isASCII(s string) bool {
 // buildASCII is foldRunes and buildText for text that is all ASCII, where they change nothing but
 // case and whitespace: every byte is its own NFKC segment and rune, nothing is invisible, a
 // combining mark or a look-alike, so the case-kept text is src itself and its offsets are the
-// byte positions.
+// byte positions, which casedAt left nil says (casedOffset). The folded text is written by index
+// into a pooled scratch buffer and copied out once: a strings.Builder's WriteByte and an append
+// per byte were most of Normalize's time on a long English tool result, and the identity
+// offset table of the case-kept text a third of what it allocated.
 func (n *Normalized) buildASCII(src string) {
-	var b strings.Builder
-	b.Grow(len(src) + 8)
-	offs := n.takeOffsets(len(src) + 1)
-	cOffs := n.takeOffsets(len(src) + 1)[:len(src)+1]
-	for i := range cOffs {
-		cOffs[i] = int32(i)
-	}
-	pendingSpace, pendingNL, spaceOff := false, false, int32(0)
+	buf := takeBytes(len(src))
+	offs := n.takeOffsets(len(src) + 1)[:len(src)+1]
+	w := 0
+	pendingSpace, pendingNL, spaceOff := false, false, 0
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		if asciiSpace[c] {
 			if !pendingSpace {
-				spaceOff = int32(i)
+				spaceOff = i
 			}
 			pendingSpace = true
 			pendingNL = pendingNL || c == '\n'
 			continue
 		}
 		if pendingSpace {
+			buf[w], offs[w] = ' ', int32(spaceOff)
 			if pendingNL {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(' ')
+				buf[w] = '\n'
 			}
-			offs = append(offs, spaceOff)
+			w++
 			pendingSpace, pendingNL = false, false
 		}
-		if c >= 'A' && c <= 'Z' {
+		if c-'A' < 26 {
 			c += 'a' - 'A'
 		}
-		b.WriteByte(c)
-		offs = append(offs, int32(i))
+		buf[w], offs[w] = c, int32(i)
+		w++
 	}
-	n.Text = b.String()
-	n.offsets = append(offs, int32(len(src)))
+	offs[w] = int32(len(src))
+	n.Text = string(buf[:w])
+	n.offsets = offs[:w+1]
 	n.cased = src
-	n.casedAt = cOffs
+	n.casedAt = nil
+	releaseBytes(buf)
+}
+
+// casedOffset is the original byte offset of byte i of n.cased (i may be len(n.cased)): casedAt[i],
+// or i itself when casedAt is nil because the case-kept text is the input (buildASCII).
+func (n *Normalized) casedOffset(i int) int {
+	if n.casedAt == nil {
+		return i
+	}
+	return int(n.casedAt[i])
+}
+
+// bytePool keeps buildASCII's scratch buffers: each lives only until its text is copied out.
+var bytePool = sync.Pool{New: func() any { return new([]byte) }}
+
+// takeBytes is a scratch buffer of length size, from bytePool when one there is large enough.
+func takeBytes(size int) []byte {
+	if p := bytePool.Get().(*[]byte); cap(*p) >= size {
+		return (*p)[:size]
+	}
+	return make([]byte, size)
+}
+
+// releaseBytes returns a scratch buffer to bytePool, unless it is larger than any input
+// Normalize reads (the pool's memory stays bounded).
+func releaseBytes(b []byte) {
+	if cap(b) > MaxNormalizeBytes {
+		return
+	}
+	bytePool.Put(&b)
 }
 
 // asciiSpace marks the ASCII runes buildText collapses, the ones unicode.IsSpace reports: space,
