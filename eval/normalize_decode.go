@@ -27,14 +27,64 @@ const (
 // rot13Anchors are words whose ROT13 form in a text suggests the text is a ROT13 payload.
 var rot13Anchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret", "assistant"}
 
-// rot13AnchorsRotated are the anchors as they appear in a ROT13 payload.
-var rot13AnchorsRotated = sync.OnceValue(func() []string {
-	out := make([]string, len(rot13Anchors))
+// rot13AnchorsRotated are the anchors as they appear in a ROT13 payload, with the offsets of
+// their rarest bytes for indexRare.
+var rot13AnchorsRotated = sync.OnceValue(func() []rareNeedle {
+	out := make([]rareNeedle, len(rot13Anchors))
 	for i, w := range rot13Anchors {
-		out[i] = rot13(w)
+		out[i] = newRareNeedle(rot13(w))
 	}
 	return out
 })
+
+// rareNeedle is a string searched for with indexRare, and the offset of its rarest byte.
+type rareNeedle struct {
+	s   string
+	key int
+}
+
+func newRareNeedle(s string) rareNeedle { return rareNeedle{s, rareByteOffset(s)} }
+
+// englishLetterOrder lists the lower-case letters from the most to the least frequent in English.
+const englishLetterOrder = "etaoinshrdlcumwfgypbvkjxqz"
+
+// rareByteOffset is the offset in needle of the byte least likely in (folded, English) text: the
+// letter latest in englishLetterOrder, or before any letter a punctuation mark other than a space.
+func rareByteOffset(needle string) int {
+	best, rank := 0, -2
+	for k := 0; k < len(needle); k++ {
+		r := strings.IndexByte(englishLetterOrder, needle[k])
+		switch {
+		case needle[k] == ' ':
+			r = -1
+		case r < 0:
+			r = len(englishLetterOrder)
+		}
+		if r > rank {
+			best, rank = k, r
+		}
+	}
+	return best
+}
+
+// indexRare is strings.Index(s, n.s), found by jumping with IndexByte between the occurrences of
+// n's rarest byte. strings.Index jumps between those of the first byte, and when that is a
+// common letter ("c" of "cebzcg", "s" of `src="`) it calls IndexByte every few dozen bytes: the
+// ROT13 test and the markup attributes spent more on that than on the rest of Normalize's scans.
+func indexRare(s string, n rareNeedle) int {
+	c := n.s[n.key]
+	for q := n.key; q < len(s); q++ {
+		o := strings.IndexByte(s[q:], c)
+		if o < 0 {
+			return -1
+		}
+		q += o
+		if p := q - n.key; p+len(n.s) <= len(s) && s[p:p+len(n.s)] == n.s {
+			return p
+		}
+	}
+	return -1
+}
 
 // decodePayloads finds base64, hex, URL-encoded and ROT13 runs that decode to readable text.
 func (n *Normalized) decodePayloads() {
@@ -547,7 +597,7 @@ func (n *Normalized) scanROT13() {
 	// the text itself, and rotate it only when it is a payload
 	hits := 0
 	for i, w := range rot13Anchors {
-		if strings.Contains(n.Text, rot13AnchorsRotated()[i]) && !strings.Contains(n.Text, w) {
+		if indexRare(n.Text, rot13AnchorsRotated()[i]) >= 0 && !strings.Contains(n.Text, w) {
 			hits++
 		}
 	}
@@ -643,19 +693,19 @@ func (n *Normalized) extractMarkup() {
 		n.addExtract(kind, s, s+e, &n.Links)
 		i = s + e
 	}
-	for _, attr := range []string{"src=\"", "href=\"", "src='", "href='"} {
+	for _, attr := range markupAttrs {
 		for i := 0; len(n.Links) < maxExtracts; {
-			k := strings.Index(t[i:], attr)
+			k := indexRare(t[i:], attr)
 			if k < 0 {
 				break
 			}
-			s := i + k + len(attr)
-			e := strings.IndexByte(t[s:], attr[len(attr)-1])
+			s := i + k + len(attr.s)
+			e := strings.IndexByte(t[s:], attr.s[len(attr.s)-1])
 			if e < 0 {
 				e = len(t) - s
 			}
 			kind := "link"
-			if attr[0] == 's' {
+			if attr.s[0] == 's' {
 				kind = "image"
 			}
 			n.addExtract(kind, s, s+e, &n.Links)
@@ -663,6 +713,11 @@ func (n *Normalized) extractMarkup() {
 		}
 	}
 }
+
+// markupAttrs are the attributes whose values extractMarkup takes as link targets, each with the
+// offset of its '=' (rareByteOffset's choice, TestMarkupAttrsKeyOnTheirRarestByte). An array
+// literal, not built at start-up.
+var markupAttrs = [...]rareNeedle{{`src="`, 3}, {`href="`, 4}, {`src='`, 3}, {`href='`, 4}}
 
 // endsInImageText reports whether w ends inside an image's alt text: its last "![" is not
 // followed by a ']'. One backward scan stops at whichever of the two comes last, where a
