@@ -422,6 +422,9 @@ func wordContinues(t string, end int, a string) bool {
 func needWithin(needAt [][]int32, ids []int, lo, hi int) bool {
 	for _, id := range ids {
 		ps := needAt[id]
+		if len(ps) == 0 || int(ps[len(ps)-1]) < lo { // most need words are nowhere, or all behind
+			continue
+		}
 		i, _ := slices.BinarySearch(ps, int32(lo))
 		if i < len(ps) && int(ps[i]) < hi-len(needList()[id])+1 {
 			return true

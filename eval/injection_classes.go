@@ -313,6 +313,13 @@ type classifier struct {
 	run                [12]int    // starts of the previous contiguous Han/kana/Thai words, oldest first
 	runBits            [12]uint32 // runHeads of each of them
 	nRun               int
+	// memo remembers the class of recent words by a cheap key (wordMemoKey): a text repeats its
+	// words ("the" a hundred times in 8 KiB), and a word's own class (wordClass) depends on
+	// nothing else, where looking it up costs one to four map lookups.
+	memo [128]struct {
+		w  string
+		cl uint8
+	}
 }
 
 func newClassifier() classifier { return classifier{t: classTables(), prevEnd: -2} }
@@ -351,14 +358,29 @@ func (c *classifier) of(text string, start, end int) uint8 {
 			return cl
 		}
 	}
-	if cl := c.t.classOf(w); cl != 0 {
+	e := &c.memo[wordMemoKey(w)%uint(len(c.memo))]
+	if e.w != w { // w is never empty, so an unused entry never matches
+		e.w, e.cl = w, c.t.wordClass(w)
+	}
+	return e.cl
+}
+
+// wordMemoKey is a cheap key of a non-empty word for classifier.memo.
+func wordMemoKey(w string) uint {
+	return uint(len(w))*0x9E3779B1 ^ uint(w[0])*0x85EBCA77 ^ uint(w[len(w)-1])*0xC2B2AE3D ^ uint(w[len(w)/2])
+}
+
+// wordClass is the class of the word w by itself: its exact entry (classOf), the longest stem it
+// starts with, or for Arabic and Hebrew script its class after its particles.
+func (t *classTable) wordClass(w string) uint8 {
+	if cl := t.classOf(w); cl != 0 {
 		return cl
 	}
-	if cl := c.t.stemOf(w); cl != 0 {
+	if cl := t.stemOf(w); cl != 0 {
 		return cl
 	}
 	if w[0] >= utf8.RuneSelf {
-		return c.t.withoutParticle(w)
+		return t.withoutParticle(w)
 	}
 	return 0
 }
