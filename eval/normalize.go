@@ -395,7 +395,8 @@ func isASCII(s string) bool {
 // per byte were most of Normalize's time on a long English tool result, and the identity
 // offset table of the case-kept text a third of what it allocated.
 func (n *Normalized) buildASCII(src string) {
-	buf := takeBytes(len(src))
+	scratch := takeBytes(len(src))
+	buf := *scratch
 	offs := n.takeOffsets(len(src) + 1)[:len(src)+1]
 	w := 0
 	pendingSpace, pendingNL, spaceOff := false, false, 0
@@ -428,7 +429,7 @@ func (n *Normalized) buildASCII(src string) {
 	n.offsets = offs[:w+1]
 	n.cased = src
 	n.casedAt = nil
-	releaseBytes(buf)
+	releaseBytes(scratch)
 }
 
 // casedOffset is the original byte offset of byte i of n.cased (i may be len(n.cased)): casedAt[i],
@@ -443,21 +444,24 @@ func (n *Normalized) casedOffset(i int) int {
 // bytePool keeps buildASCII's scratch buffers: each lives only until its text is copied out.
 var bytePool = sync.Pool{New: func() any { return new([]byte) }}
 
-// takeBytes is a scratch buffer of length size, from bytePool when one there is large enough.
-func takeBytes(size int) []byte {
-	if p := bytePool.Get().(*[]byte); cap(*p) >= size {
-		return (*p)[:size]
+// takeBytes is a scratch buffer of length size from bytePool, grown when it is too short. The
+// pointer goes back to the pool with releaseBytes, so taking and returning allocate nothing.
+func takeBytes(size int) *[]byte {
+	p := bytePool.Get().(*[]byte)
+	if cap(*p) < size {
+		*p = make([]byte, size)
 	}
-	return make([]byte, size)
+	*p = (*p)[:size]
+	return p
 }
 
-// releaseBytes returns a scratch buffer to bytePool, unless it is larger than any input
+// releaseBytes returns a scratch buffer to bytePool, emptied when it is larger than any input
 // Normalize reads (the pool's memory stays bounded).
-func releaseBytes(b []byte) {
-	if cap(b) > MaxNormalizeBytes {
-		return
+func releaseBytes(p *[]byte) {
+	if cap(*p) > MaxNormalizeBytes {
+		*p = nil
 	}
-	bytePool.Put(&b)
+	bytePool.Put(p)
 }
 
 // asciiSpace marks the ASCII runes buildText collapses, the ones unicode.IsSpace reports: space,
