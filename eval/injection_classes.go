@@ -315,10 +315,12 @@ type classifier struct {
 	nRun               int
 	// memo remembers the class of recent words by a cheap key (wordMemoKey): a text repeats its
 	// words ("the" a hundred times in 8 KiB), and a word's own class (wordClass) depends on
-	// nothing else, where looking it up costs one to four map lookups.
+	// nothing else, where looking it up costs one to four map lookups. An entry holds the span
+	// of an earlier occurrence, not a string, so filling it writes no pointer (no GC write
+	// barrier); a classifier therefore reads a single text, as modelFeatures and accumulate use it.
 	memo [128]struct {
-		w  string
-		cl uint8
+		start, end int32 // end 0: unused (words are never empty)
+		cl         uint8
 	}
 }
 
@@ -359,8 +361,8 @@ func (c *classifier) of(text string, start, end int) uint8 {
 		}
 	}
 	e := &c.memo[wordMemoKey(w)%uint(len(c.memo))]
-	if e.w != w { // w is never empty, so an unused entry never matches
-		e.w, e.cl = w, c.t.wordClass(w)
+	if e.end == 0 || text[e.start:e.end] != w {
+		e.start, e.end, e.cl = int32(start), int32(end), c.t.wordClass(w)
 	}
 	return e.cl
 }
