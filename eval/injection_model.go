@@ -123,6 +123,17 @@ func fnv32(seed uint32, s string) uint32 {
 	return h
 }
 
+// wordHashes is fnv32 of word with seedWord, seedPair and seedPair+1 (the word's own feature, and
+// its halves of the pairs it starts and ends), in one pass over its bytes.
+func wordHashes(word string) (own, first, second uint32) {
+	a, b, c := 2166136261^seedWord, 2166136261^seedPair, 2166136261^(seedPair+1)
+	for i := 0; i < len(word); i++ {
+		x := uint32(word[i])
+		a, b, c = (a^x)*16777619, (b^x)*16777619, (c^x)*16777619
+	}
+	return a, b, c
+}
+
 // modelFeatures calls fn with the byte position and bucket of every feature occurrence of text
 // (already normalised: lower case, folded): for each rune, the character 3-, 4- and 5-grams that
 // start there, hashed in one pass over their bytes; and each word and pair of words.
@@ -252,9 +263,13 @@ func (m *linearModel) bestWindow(text string) (float64, int, int) {
 // per-feature call inlined, because this loop is most of the model's cost on long tool results.
 // Weights are integers, so the sums are kept as integers (a float64 sum of them would be exact
 // too, but each addition waits for the previous one); the character n-grams of a block are
-// summed in registers and added to it once.
+// summed in registers and added to it once. The weights are read through an array pointer
+// (every model has modelSize of them) so a masked index needs no bounds check, and all-ASCII
+// text, most tool results, skips the per-byte test for multi-byte runes ahead.
 func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
-	w := m.weights
+	w := (*[modelSize]int8)(m.weights)
+	ascii := isASCII(text)
+	nextBlock := modelStride // where the block after the current one starts
 	wordStart, prevHash := -1, uint32(0)
 	havePrev := false
 	cl, buckets := newClassifier(), classBuckets()
@@ -269,12 +284,13 @@ func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
 			r, size = utf8.DecodeRuneInString(text[i:])
 		}
 		// character 3-, 4- and 5-grams starting here
-		if b := i / modelStride; b != block {
+		if i >= nextBlock {
 			sum[block] += acc
 			cnt[block] += accN
-			block, acc, accN = b, 0, 0
+			block, acc, accN = i/modelStride, 0, 0
+			nextBlock = (block + 1) * modelStride
 		}
-		if i+5 < len(text) && (text[i]|text[i+1]|text[i+2]|text[i+3]|text[i+4]|text[i+5]) < utf8.RuneSelf {
+		if i+5 < len(text) && (ascii || (text[i]|text[i+1]|text[i+2]|text[i+3]|text[i+4]|text[i+5]) < utf8.RuneSelf) {
 			// six ASCII bytes: the 3-, 4- and 5-grams are the next three, four and five bytes
 			// (the sixth says the fifth ends a rune), hashed as the loop below would
 			h := (2166136261 ^ seedChar3 ^ uint32(text[i])) * 16777619
@@ -321,13 +337,12 @@ func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
 			end = i
 		}
 		if end >= 0 && wordStart >= 0 {
-			wh := fnv32(seedWord, text[wordStart:end])
+			wh, ph, nh := wordHashes(text[wordStart:end])
 			wb := wordStart / modelStride
 			sum[wb] += int64(w[wh&(modelSize-1)])
 			cnt[wb]++
-			ph := fnv32(seedPair, text[wordStart:end])
 			if havePrev {
-				sum[wb] += int64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
+				sum[wb] += int64(w[(prevHash^nh)&(modelSize-1)])
 				cnt[wb]++
 			}
 			for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, end), &cf)] {
