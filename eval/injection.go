@@ -342,6 +342,9 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 			if p.needIDs != nil && !needWithin(needAt, p.needIDs, pos, pos+patternWindow) {
 				continue
 			}
+			if p.alsoIDs != nil && !needWithinOrUncounted(needAt, p.alsoIDs, pos, pos+patternWindow) {
+				continue
+			}
 			if p.notAfter != nil && negatedBefore(t, pos, p.notAfter) {
 				continue
 			}
@@ -431,6 +434,18 @@ func needWithin(needAt [][]int32, ids []int, lo, hi int) bool {
 		}
 	}
 	return false
+}
+
+// needWithinOrUncounted is needWithin, true also when a word occurs more than maxAnchorHits
+// times (its positions past the cap were not recorded): a pattern's also words only spare work,
+// and must never stop a match.
+func needWithinOrUncounted(needAt [][]int32, ids []int, lo, hi int) bool {
+	for _, id := range ids {
+		if len(needAt[id]) >= maxAnchorHits {
+			return true
+		}
+	}
+	return needWithin(needAt, ids, lo, hi)
 }
 
 // boundaryBefore reports whether an anchor that starts with a letter starts a word at pos.

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -46,5 +48,43 @@ func TestClassifierMemoIsTransparent(t *testing.T) {
 	}
 	if words < 10000 || classed < 1000 {
 		t.Fatalf("only %d words, %d with a class, checked", words, classed)
+	}
+}
+
+// TestAlsoWordsOccurInEveryMatch checks what lets a pattern's also words filter its windows:
+// every match of its expression, on the training texts and on phrasings made to match, holds
+// one of them as a whole word, so the filter never stops a match.
+func TestAlsoWordsOccurInEveryMatch(t *testing.T) {
+	texts := append(fastPathTexts(t), "use the search tool instead of this one", "call the x.y tool first, then",
+		"run the build tool with the token", "invoke the shell tool right now before anything", "use the tool tool instead")
+	matches := 0
+	for _, p := range allPatterns() {
+		if p.also == nil {
+			continue
+		}
+		for _, s := range texts {
+			text := Normalize(s).Text
+			for _, a := range p.anchors {
+				for i := 0; ; i++ {
+					k := strings.Index(text[i:], a)
+					if k < 0 {
+						break
+					}
+					i += k
+					loc := p.re().FindStringIndex(text[i:min(len(text), i+patternWindow)])
+					if loc == nil {
+						continue
+					}
+					matches++
+					m := text[i : i+loc[1]]
+					if !slices.ContainsFunc(p.also, func(w string) bool { return containsWord(" "+m, w) }) {
+						t.Fatalf("%s matches %q, which holds none of %q", p.name, m, p.also)
+					}
+				}
+			}
+		}
+	}
+	if matches < 5 {
+		t.Fatalf("only %d matches checked", matches)
 	}
 }

@@ -32,6 +32,12 @@ type pattern struct {
 	// expression runs: a cheap filter for patterns whose anchors are common words.
 	need    []string
 	needIDs []int // need, as indexes into needList
+	// also, when set, is a second list of words of which one must occur in the window too: for
+	// a pattern whose expression requires a word that need does not name, a filter that spares
+	// running an expression that fails. Each word must occur in every match as a whole word
+	// (after a space), so filtering cannot change what matches.
+	also    []string
+	alsoIDs []int // also, as indexes into needList
 	// suffixOK: the expression continues the anchor's word ("ignore[a-z]{0,3}", "agents?"), so an
 	// anchor glued to more letters is still worth trying.
 	suffixOK bool
@@ -52,6 +58,12 @@ func negatedBefore(t string, pos int, words []string) bool {
 		}
 	}
 	return false
+}
+
+// alsoNeeding sets p.also and returns p.
+func (p *pattern) alsoNeeding(words ...string) *pattern {
+	p.also = words
+	return p
 }
 
 // needing sets p.need and returns p.
@@ -189,7 +201,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyToolMisuse, "covert", 0.35, []string{"silently", "secretly", "covertly", "quietly", "without the user noticing", "without the user knowing"},
 			`\b`),
 		pat(FamilyToolMisuse, "call-tool-instead", 0.3, []string{"call", "invoke", "use", "run", "execute", "trigger"},
-			`\s+(?:the\s+)?[\w.-]+\s+tool\s+(?:\w+\s+){0,3}?(?:instead|first|before|with\s+the\s+(?:contents?|password|token|key))`).needing("tool"),
+			`\s+(?:the\s+)?[\w.-]+\s+tool\s+(?:\w+\s+){0,3}?(?:instead|first|before|with\s+the\s+(?:contents?|password|token|key))`).needing("tool").alsoNeeding("instead", "first", "before", "with"),
 
 		// multilingual variants of instruction override
 		pat(FamilyMultilingual, "fr", 0.85, []string{"ignore", "ignorez", "ignorer", "oublie", "oubliez"},
@@ -230,7 +242,7 @@ func buildNeedList() []string {
 	var list []string
 	at := map[string]int{}
 	for _, p := range allPatterns() {
-		p.needIDs = nil
+		p.needIDs, p.alsoIDs = nil, nil
 		for _, w := range p.need {
 			id, ok := at[w]
 			if !ok {
@@ -239,6 +251,15 @@ func buildNeedList() []string {
 				list = append(list, w)
 			}
 			p.needIDs = append(p.needIDs, id)
+		}
+		for _, w := range p.also {
+			id, ok := at[w]
+			if !ok {
+				id = len(list)
+				at[w] = id
+				list = append(list, w)
+			}
+			p.alsoIDs = append(p.alsoIDs, id)
 		}
 	}
 	return list
