@@ -272,13 +272,19 @@ type scanWord struct {
 // first use.
 var scanIndex = sync.OnceValue(func() scanIndexed {
 	words, finder := buildScanIndex()
-	return scanIndexed{words, finder}
+	bounded := make([]bool, len(finder.words))
+	for i, w := range finder.words {
+		bounded[i] = needsBoundary(w)
+	}
+	return scanIndexed{words, finder, bounded}
 })
 
-// scanIndexed is the built scan index: what each word found stands for, and the finder.
+// scanIndexed is the built scan index: what each word found stands for, the finder, and which
+// words must start a word (needsBoundary).
 type scanIndexed struct {
-	words  []scanWord
-	finder *multiIndex
+	words   []scanWord
+	finder  *multiIndex
+	bounded []bool
 }
 
 func scanWords_() []scanWord  { return scanIndex().words }
@@ -308,16 +314,16 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 	anchors := sc.anchors
 	defer func() { sc.anchors = anchors[:0] }()
 	// the tables, fetched once: the callback runs for every word found
-	words, anchorWords, needWords, fWords := scanWords_(), anchorList(), needList(), featureWords()
+	words, bounded, fWords := scanWords_(), scanIndex().bounded, featureWords()
 	scanFinder().each(t, func(i, pos int) bool {
 		switch w := words[i]; w.kind {
 		case 'a':
-			if seen[w.id] < maxAnchorHits && boundaryBefore(t, pos, anchorWords[w.id]) {
+			if seen[w.id] < maxAnchorHits && (!bounded[i] || wordStartsAt(t, pos)) { // boundaryBefore
 				seen[w.id]++
 				anchors = append(anchors, occurrence{int32(w.id), int32(pos)})
 			}
 		case 'n':
-			if len(needAt[w.id]) < maxAnchorHits && boundaryBefore(t, pos, needWords[w.id]) {
+			if len(needAt[w.id]) < maxAnchorHits && (!bounded[i] || wordStartsAt(t, pos)) {
 				needAt[w.id] = append(needAt[w.id], int32(pos))
 			}
 		case 'f':
@@ -331,11 +337,12 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 		}
 		return true
 	})
+	anchorWords, byAnchor := anchorList(), anchorsByID()
 	for _, o := range anchors {
-		a, pos := anchorList()[o.anchor], int(o.pos)
+		a, pos := anchorWords[o.anchor], int(o.pos)
 		var window string
 		glued := wordContinues(t, pos+len(a), a) // "run" inside "runbook"
-		for _, p := range anchorIndex()[a] {
+		for _, p := range byAnchor[o.anchor] {
 			if p.lineStart && !atLineStart(t, pos) || glued && !p.suffixOK {
 				continue
 			}
@@ -451,10 +458,19 @@ func needWithinOrUncounted(needAt [][]int32, ids []int, lo, hi int) bool {
 // boundaryBefore reports whether an anchor that starts with a letter starts a word at pos.
 // Scripts written without spaces (Han, kana, Hangul) have no word boundary to check.
 func boundaryBefore(t string, pos int, anchor string) bool {
-	first, _ := utf8.DecodeRuneInString(anchor)
-	if !unicode.IsLetter(first) || unicode.In(first, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
-		return true
-	}
+	return !needsBoundary(anchor) || wordStartsAt(t, pos)
+}
+
+// needsBoundary reports whether boundaryBefore checks the text before word: whether it starts
+// with a letter of a script written with spaces. It depends on the word alone, so the scan index
+// keeps it per word (scanIndexed.bounded) rather than asking the Unicode tables per occurrence.
+func needsBoundary(word string) bool {
+	first, _ := utf8.DecodeRuneInString(word)
+	return unicode.IsLetter(first) && !unicode.In(first, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// wordStartsAt reports whether no letter, digit or '_' ends just before pos.
+func wordStartsAt(t string, pos int) bool {
 	if pos == 0 {
 		return true
 	}

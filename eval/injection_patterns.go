@@ -230,7 +230,11 @@ var patterns = sync.OnceValue(func() []*pattern {
 var (
 	anchors = sync.OnceValue(func() anchorIndexed {
 		index, list := buildAnchorIndex()
-		return anchorIndexed{index, list}
+		byID := make([][]*pattern, len(list))
+		for i, a := range list {
+			byID[i] = index[a]
+		}
+		return anchorIndexed{index, list, byID}
 	})
 	needList = sync.OnceValue(func() []string {
 		return buildNeedList()
@@ -283,7 +287,9 @@ func buildAnchorIndex() (map[string][]*pattern, []string) {
 type anchorIndexed struct {
 	index map[string][]*pattern
 	list  []string
+	byID  [][]*pattern // index[list[i]], so the matcher need not hash each anchor it finds
 }
 
 func anchorIndex() map[string][]*pattern { return anchors().index }
 func anchorList() []string               { return anchors().list }
+func anchorsByID() [][]*pattern          { return anchors().byID }

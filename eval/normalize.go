@@ -402,7 +402,7 @@ func (n *Normalized) buildASCII(src string) {
 	pendingSpace, pendingNL, spaceOff := false, false, 0
 	for i := 0; i < len(src); i++ {
 		c := src[i]
-		if asciiSpace[c] {
+		if c <= ' ' && asciiSpace[c] { // every space byte is at most ' ': one compare for the rest
 			if !pendingSpace {
 				spaceOff = i
 			}
