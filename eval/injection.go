@@ -318,7 +318,7 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 	scanFinder().each(t, func(i, pos int) bool {
 		switch w := words[i]; w.kind {
 		case 'a':
-			if seen[w.id] < maxAnchorHits && (!bounded[i] || wordStartsAt(t, pos)) { // boundaryBefore
+			if seen[w.id] < maxAnchorHits && (!bounded[i] || wordStartsAt(t, pos)) {
 				seen[w.id]++
 				anchors = append(anchors, occurrence{int32(w.id), int32(pos)})
 			}
@@ -455,15 +455,11 @@ func needWithinOrUncounted(needAt [][]int32, ids []int, lo, hi int) bool {
 	return needWithin(needAt, ids, lo, hi)
 }
 
-// boundaryBefore reports whether an anchor that starts with a letter starts a word at pos.
-// Scripts written without spaces (Han, kana, Hangul) have no word boundary to check.
-func boundaryBefore(t string, pos int, anchor string) bool {
-	return !needsBoundary(anchor) || wordStartsAt(t, pos)
-}
-
-// needsBoundary reports whether boundaryBefore checks the text before word: whether it starts
-// with a letter of a script written with spaces. It depends on the word alone, so the scan index
-// keeps it per word (scanIndexed.bounded) rather than asking the Unicode tables per occurrence.
+// needsBoundary reports whether an anchor or need word found in a text counts only where it
+// starts a word (wordStartsAt): whether it starts with a letter of a script written with spaces
+// (Han, kana and Hangul have no word boundary to check). It depends on the word alone, so the
+// scan index keeps it per word (scanIndexed.bounded) rather than asking the Unicode tables per
+// occurrence.
 func needsBoundary(word string) bool {
 	first, _ := utf8.DecodeRuneInString(word)
 	return unicode.IsLetter(first) && !unicode.In(first, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)

@@ -367,7 +367,7 @@ func accumulateWords(w *[modelSize]int8, text string, sum []int64, cnt []int32) 
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		switch {
-		case !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)):
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r):
 			if wordStart >= 0 {
 				emit(i)
 			}

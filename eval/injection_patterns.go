@@ -225,8 +225,8 @@ var patterns = sync.OnceValue(func() []*pattern {
 	}
 })
 
-// anchors maps each anchor to the patterns that start with it, in a stable order, and lists the
-// anchors; both are built on first use.
+// anchors lists the anchors and, by their number, the patterns that start with each, in a stable
+// order; both are built on first use.
 var (
 	anchors = sync.OnceValue(func() anchorIndexed {
 		index, list := buildAnchorIndex()
@@ -234,7 +234,7 @@ var (
 		for i, a := range list {
 			byID[i] = index[a]
 		}
-		return anchorIndexed{index, list, byID}
+		return anchorIndexed{list, byID}
 	})
 	needList = sync.OnceValue(func() []string {
 		return buildNeedList()
@@ -285,11 +285,9 @@ func buildAnchorIndex() (map[string][]*pattern, []string) {
 
 // anchorIndexed is the built anchor index.
 type anchorIndexed struct {
-	index map[string][]*pattern
-	list  []string
-	byID  [][]*pattern // index[list[i]], so the matcher need not hash each anchor it finds
+	list []string
+	byID [][]*pattern // the patterns of anchor list[i], so the matcher need not hash each anchor it finds
 }
 
-func anchorIndex() map[string][]*pattern { return anchors().index }
-func anchorList() []string               { return anchors().list }
-func anchorsByID() [][]*pattern          { return anchors().byID }
+func anchorList() []string      { return anchors().list }
+func anchorsByID() [][]*pattern { return anchors().byID }
