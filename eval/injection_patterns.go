@@ -114,7 +114,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyOverride, "ignore-your-instructions", 0.85, overrideVerbs,
 			`[a-z]{0,3}\s+(?:all\s+)?(?:of\s+)?your\s+(?:\w+\s+){0,2}?`+instrNoun+`\b`).needing(needInstr...),
 		pat(FamilyOverride, "ignore-everything-said", 0.85, []string{"ignore", "disregard", "forget"},
-			`[a-z]{0,3}\s+(?:everything|all|anything)\s+(?:(?:that\s+)?(?:you\s+)?(?:were|was|have\s+been|'ve\s+been|i|we)\s+)?(?:told|said|written|given|instructed|above|before|previously|so\s+far|prior|earlier)`),
+			`[a-z]{0,3}\s+(?:everything|all|anything)\s+(?:(?:that\s+)?(?:you\s+)?(?:were|was|have\s+been|'ve\s+been|i|we)\s+)?(?:told|said|written|given|instructed|above|before|previously|so\s+far|prior|earlier)`).alsoNeeding("everything", "all", "anything"),
 		pat(FamilyOverride, "your-real-task", 0.75, []string{"your", "the user's", "the users", "my"},
 			`\s+(?:real|true|actual|new|only|hidden)\s+(?:task|instructions?|objective|purpose|goal|mission|job|request)\s+(?:is|are|now)\b`).needing("task", "instruction", "objective", "purpose", "goal", "mission", "job", "request"),
 		pat(FamilyOverride, "prior-instructions-void", 0.85, []string{"the above", "the previous", "the prior", "all previous", "all prior", "previous", "prior", "above"},
@@ -139,7 +139,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyOverride, "new-instructions-label", 0.55, []string{"new instructions", "updated instructions", "new system prompt", "new directive", "revised instructions"},
 			`\s*(?::|-|follow|as\s+follows)`),
 		pat(FamilyOverride, "disregard-my-message", 0.15, []string{"ignore", "disregard", "forget"},
-			`\s+my\s+(?:previous|prior|earlier|last)\s+(?:instructions?|message|request)`),
+			`\s+my\s+(?:previous|prior|earlier|last)\s+(?:instructions?|message|request)`).alsoNeeding("my"),
 
 		// role or system impersonation and chat-template tokens
 		pat(FamilyRole, "chat-template-token", 0.95, []string{"<|"},
