@@ -686,21 +686,29 @@ func summarize(original string, n *Normalized, hits []hit) InjectionScan {
 // strongest hit of each pattern that does not overlap a stronger hit of that family. Two
 // phrasings of one attack in different places add up; two patterns matching the same words, or
 // one pattern repeated, do not.
+//
+// It sorts the hits' positions rather than a copy of the hits, and keeps positions, so a scan
+// with a dozen hits allocates two small slices instead of three tables of hits.
 func independentWeights(hits []hit) []float64 {
-	sorted := slices.Clone(hits)
-	slices.SortStableFunc(sorted, func(a, b hit) int { return cmp.Compare(b.weight, a.weight) })
-	var kept []hit
+	order := make([]int32, len(hits))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(hits[b].weight, hits[a].weight) })
+	kept := order[:0] // overwrites only positions already read
 	var out []float64
-	for _, h := range sorted {
+	for _, i := range order {
+		h := &hits[i]
 		if h.family == FamilyObfuscation {
 			continue
 		}
-		if slices.ContainsFunc(kept, func(k hit) bool {
+		if slices.ContainsFunc(kept, func(j int32) bool {
+			k := &hits[j]
 			return k.family == h.family && (k.name == h.name || h.start < k.end && k.start < h.end)
 		}) {
 			continue
 		}
-		kept = append(kept, h)
+		kept = append(kept, i)
 		out = append(out, h.weight)
 	}
 	return out
@@ -716,6 +724,9 @@ func evidence(original string, hits []hit) []Span {
 		return int((b.weight - a.weight) * 1000)
 	})
 	var out []Span
+	if len(hits) > 0 { // room for every span and the learned model's, without regrowing
+		out = make([]Span, 0, min(len(hits), maxEvidence)+1)
+	}
 	for _, h := range hits {
 		if len(out) >= maxEvidence {
 			break
