@@ -324,6 +324,9 @@ func matchPatternsAndFeatures(t string, emit func(p *pattern, s, e int, cues *cu
 			}
 		case 'n':
 			if len(needAt[w.id]) < maxAnchorHits && (!bounded[i] || wordStartsAt(t, pos)) {
+				if len(needAt[w.id]) == 0 {
+					sc.touched = append(sc.touched, int32(w.id))
+				}
 				needAt[w.id] = append(needAt[w.id], int32(pos))
 			}
 		case 'f':
@@ -375,6 +378,7 @@ type occurrence struct{ anchor, pos int32 }
 type matchScratch struct {
 	seen    []int32
 	needAt  [][]int32
+	touched []int32 // the need words whose lists are not empty, so clearing skips the rest
 	anchors []occurrence
 	cues    cueIndex
 }
@@ -389,12 +393,14 @@ func takeMatchScratch() *matchScratch { return matchScratchPool.Get().(*matchScr
 // maxPooledPositions are dropped rather than kept.
 func releaseMatchScratch(sc *matchScratch) {
 	clear(sc.seen)
-	for i, ps := range sc.needAt {
+	for _, id := range sc.touched {
+		ps := sc.needAt[id]
 		if cap(ps) > maxPooledPositions {
 			ps = nil
 		}
-		sc.needAt[i] = ps[:0]
+		sc.needAt[id] = ps[:0]
 	}
+	sc.touched = sc.touched[:0]
 	if cap(sc.anchors) > maxPooledPositions {
 		sc.anchors = nil
 	}
