@@ -241,30 +241,25 @@ var (
 	})
 )
 
-// buildNeedList collects every pattern's need words once and records their indexes.
+// buildNeedList collects every pattern's need and also words once and records their indexes.
 func buildNeedList() []string {
 	var list []string
 	at := map[string]int{}
+	ids := func(words []string) (out []int) {
+		for _, w := range words {
+			id, ok := at[w]
+			if !ok {
+				id = len(list)
+				at[w] = id
+				list = append(list, w)
+			}
+			out = append(out, id)
+		}
+		return out
+	}
 	for _, p := range allPatterns() {
-		p.needIDs, p.alsoIDs = nil, nil
-		for _, w := range p.need {
-			id, ok := at[w]
-			if !ok {
-				id = len(list)
-				at[w] = id
-				list = append(list, w)
-			}
-			p.needIDs = append(p.needIDs, id)
-		}
-		for _, w := range p.also {
-			id, ok := at[w]
-			if !ok {
-				id = len(list)
-				at[w] = id
-				list = append(list, w)
-			}
-			p.alsoIDs = append(p.alsoIDs, id)
-		}
+		p.needIDs = ids(p.need)
+		p.alsoIDs = ids(p.also)
 	}
 	return list
 }
