@@ -291,15 +291,16 @@ func (n *Normalized) scanTransforms() {
 		n.addSignal(SignalEncoded, 0)
 		n.Payloads = append(n.Payloads, Payload{Encoding: "reversed", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: reverseRunes(t)})
 	}
+	var spots [16][2]int
 	if strings.ContainsAny(t, leetBytes) {
-		if leet := unleet(t); leet != t && bits.OnesCount32(anchorsIn(leet)&^own) >= 2 && len(n.Payloads) < maxPayloads {
+		if leet, runs := unleet(t, spots[:0]); leet != t && bits.OnesCount32(anchorsNear(leet, runs)&^own) >= 2 && len(n.Payloads) < maxPayloads {
 			n.addSignal(SignalEncoded, 0)
 			n.Payloads = append(n.Payloads, Payload{Encoding: "leet", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]),
 				Decoded: leet, offsets: n.offsets})
 		}
 	}
 	if strings.IndexByte(t, '-') >= 0 {
-		if joined := dehyphen(t); joined != t && bits.OnesCount32(anchorsIn(joined)&^own) >= 1 && len(n.Payloads) < maxPayloads {
+		if joined, joins := dehyphen(t, spots[:0]); joined != t && bits.OnesCount32(anchorsNear(joined, joins)&^own) >= 1 && len(n.Payloads) < maxPayloads {
 			n.addSignal(SignalEncoded, 0)
 			n.Payloads = append(n.Payloads, Payload{Encoding: "hyphenated", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: joined})
 		}
@@ -341,9 +342,32 @@ var leetTable = func() (t [256]byte) {
 	return t
 }()
 
+// anchorsNear is the set of decodeAnchors that s holds within reach of the spots, spans of s
+// (in order) where s differs from a text t it was made from; for an anchor t does not hold that
+// is anchorsIn(s). An occurrence of an anchor that t lacks must overlap a spot, so it lies
+// within the anchor's length of one, and the rest of s is t's text: scanTransforms had read the
+// whole of the leet and the dehyphenated text again for the few words those rewrite, two
+// passes of a large index over every short tool result with a digit or a hyphen.
+func anchorsNear(s string, spots [][2]int) uint32 {
+	reach := 0
+	for _, a := range decodeAnchors {
+		reach = max(reach, len(a)-1)
+	}
+	var found uint32
+	for i := 0; i < len(spots); {
+		lo, hi := max(0, spots[i][0]-reach), min(len(s), spots[i][1]+reach)
+		for i++; i < len(spots) && spots[i][0]-reach <= hi; i++ { // windows that overlap are read once
+			hi = min(len(s), max(hi, spots[i][1]+reach))
+		}
+		found |= anchorsIn(s[lo:hi])
+	}
+	return found
+}
+
 // unleet rewrites words that mix letters with leet digits, keeping every byte position. It
-// returns s itself, without copying, when no word needs rewriting.
-func unleet(s string) string {
+// returns s itself, without copying, when no word needs rewriting, and appends the span of each
+// word it rewrote to runs.
+func unleet(s string, runs [][2]int) (string, [][2]int) {
 	var b []byte
 	for i := 0; i < len(s); {
 		j := i
@@ -369,25 +393,28 @@ func unleet(s string) string {
 					b[k] = m
 				}
 			}
+			runs = append(runs, [2]int{i, j})
 		}
 		i = j
 	}
 	if b == nil {
-		return s
+		return s, runs
 	}
-	return string(b)
+	return string(b), runs
 }
 
-// dehyphen joins letters split by hyphens inside a word ("dis-re-gard").
-func dehyphen(s string) string {
+// dehyphen joins letters split by hyphens inside a word ("dis-re-gard"), and appends to joins
+// an empty span at each place in the result where it removed one.
+func dehyphen(s string, joins [][2]int) (string, [][2]int) {
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		if s[i] == '-' && i > 0 && i+1 < len(s) && isASCIILetter(s[i-1]) && isASCIILetter(s[i+1]) {
+			joins = append(joins, [2]int{len(b), len(b)})
 			continue
 		}
 		b = append(b, s[i])
 	}
-	return string(b)
+	return string(b), joins
 }
 
 // scanEntities decodes runs of HTML character references ("&#105;&#103;&#110;"), also when the
