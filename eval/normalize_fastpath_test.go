@@ -221,3 +221,12 @@ func TestAnchorsNearIsAnchorsIn(t *testing.T) {
 		t.Fatalf("only %d rewritten texts checked", checked)
 	}
 }
+
+// TestMorseCodesAreShortDotsAndDashes holds isMorseToken's shortcut to the table it guards.
+func TestMorseCodesAreShortDotsAndDashes(t *testing.T) {
+	for code := range morseLetters {
+		if len(code) == 0 || len(code) > 5 || strings.Trim(code, ".-") != "" {
+			t.Errorf("Morse code %q is not one to five dots and dashes: isMorseToken would miss it", code)
+		}
+	}
+}
