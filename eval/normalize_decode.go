@@ -122,11 +122,12 @@ func (n *Normalized) scanSpacedLetters() {
 		if !isASCIILetter(t[i]) {
 			continue
 		}
-		if !singleLetter(t, i) {
+		// the byte before a letter reached here is not a letter (words are skipped whole), so
+		// the letter stands alone unless another follows
+		if i+1 < len(t) && isASCIILetter(t[i+1]) {
 			// a word of two letters or more: none of its letters stands alone, so skip it whole
 			// rather than test each (this loop reads every byte of the text)
-			for i+1 < len(t) && isASCIILetter(t[i+1]) {
-				i++
+			for i += 2; i < len(t) && isASCIILetter(t[i]); i++ {
 			}
 			continue
 		}
