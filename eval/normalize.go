@@ -377,8 +377,17 @@ func (n *Normalized) buildText(runes []foldedRune) {
 	n.casedAt = append(cOffs, int32(end))
 }
 
-// isASCII reports whether s is all ASCII.
+// isASCII reports whether s is all ASCII. It tests eight bytes at a time (the compiler reads
+// them as one word): Normalize and the model each ask it of every text, byte by byte a tenth of
+// Normalize's own time on a long ASCII tool result.
 func isASCII(s string) bool {
+	for ; len(s) >= 8; s = s[8:] {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false

@@ -230,3 +230,23 @@ func TestMorseCodesAreShortDotsAndDashes(t *testing.T) {
 		}
 	}
 }
+
+// TestIsASCIIReadsEveryByte checks the word-at-a-time isASCII against a byte loop, with the one
+// non-ASCII byte at every position of texts of every length up to three words.
+func TestIsASCIIReadsEveryByte(t *testing.T) {
+	for n := range 25 {
+		b := []byte(strings.Repeat("a", n))
+		if !isASCII(string(b)) {
+			t.Fatalf("isASCII(%q) = false", b)
+		}
+		for i := range b {
+			for _, c := range []byte{0x80, 0xc3, 0xff} {
+				b[i] = c
+				if isASCII(string(b)) {
+					t.Fatalf("isASCII(%q) = true", b)
+				}
+				b[i] = 'a'
+			}
+		}
+	}
+}
