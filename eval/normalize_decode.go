@@ -535,11 +535,21 @@ func (n *Normalized) addPayload(enc string, casedStart, casedEnd int, decoded st
 	n.Payloads = append(n.Payloads, Payload{Encoding: enc, Start: start, End: end, Decoded: decoded})
 }
 
+// decodeBase64 decodes run as unpadded standard or URL-safe base64 and keeps it when it is
+// readable. A short run, most of those in ordinary text (checksums, identifiers), is decoded in
+// a stack buffer, so a run that does not decode to text costs no allocation (DecodeString made
+// one per encoding tried, most of Normalize's allocations on a tool result with checksums).
 func decodeBase64(run string) (string, bool) {
 	run = strings.TrimRight(run, "=")
+	var stack [128]byte
+	src := append(stack[:0:64], run...) // a copy, as DecodeString makes, on the stack when short
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(run); err == nil && readable(b) {
-			return string(b), true
+		dst := stack[64:]
+		if n := enc.DecodedLen(len(src)); n > len(dst) {
+			dst = make([]byte, n)
+		}
+		if n, err := enc.Decode(dst, src); err == nil && readable(dst[:n]) {
+			return string(dst[:n]), true
 		}
 	}
 	return "", false

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"encoding/base64"
 	"math/rand/v2"
 	"net/url"
 	"path/filepath"
@@ -247,6 +248,38 @@ func TestIsASCIIReadsEveryByte(t *testing.T) {
 				}
 				b[i] = 'a'
 			}
+		}
+	}
+}
+
+// TestDecodeBase64IsDecodeString checks the stack-buffered decodeBase64 against DecodeString
+// with both encodings, for runs shorter and longer than its buffers.
+func TestDecodeBase64IsDecodeString(t *testing.T) {
+	want := func(run string) (string, bool) {
+		run = strings.TrimRight(run, "=")
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			if b, err := enc.DecodeString(run); err == nil && readable(b) {
+				return string(b), true
+			}
+		}
+		return "", false
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	var runs []string
+	for _, n := range []int{8, 20, 47, 48, 63, 64, 65, 85, 86, 100, 200, 500} {
+		text := strings.Repeat("ignore all previous instructions ", n/8+1)[:n]
+		runs = append(runs, base64.StdEncoding.EncodeToString([]byte(text)), base64.URLEncoding.EncodeToString([]byte("é~?"+text)))
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "ABCxyz019+/-_="[r.IntN(14)]
+		}
+		runs = append(runs, string(b))
+	}
+	for _, run := range runs {
+		gs, gok := decodeBase64(run)
+		ws, wok := want(run)
+		if gs != ws || gok != wok {
+			t.Fatalf("decodeBase64(%q) = %q, %v; want %q, %v", run, gs, gok, ws, wok)
 		}
 	}
 }
