@@ -292,7 +292,7 @@ func (n *Normalized) scanTransforms() {
 		n.addSignal(SignalEncoded, 0)
 		n.Payloads = append(n.Payloads, Payload{Encoding: "reversed", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: reverseRunes(t)})
 	}
-	var spots [16][2]int
+	var spots [64][2]int // on the stack: a short text seldom has more rewritten words
 	if strings.ContainsAny(t, leetBytes) {
 		if leet, runs := unleet(t, spots[:0]); leet != t && bits.OnesCount32(anchorsNear(leet, runs)&^own) >= 2 && len(n.Payloads) < maxPayloads {
 			n.addSignal(SignalEncoded, 0)
