@@ -330,14 +330,48 @@ func accumulateNgrams(w *[modelSize]int8, text string, sum []int64, cnt []int32)
 }
 
 // accumulateWords adds each word's own feature, its pair with the word before, and its word
-// class and class pairs (classRepeat times each), to the block the word starts in.
+// class and class pairs (classRepeat times each), to the block the word starts in. The end of
+// the text is read as one more non-word position, so every word is added by the one piece of
+// code at the bottom of the loop.
 func accumulateWords(w *[modelSize]int8, text string, sum []int64, cnt []int32) {
 	wordStart, prevHash := -1, uint32(0)
 	havePrev := false
 	cl, buckets := newClassifier(), classBuckets()
 	var ct classTracker
 	var cf [maxClassFeatures]uint32
-	emit := func(end int) {
+	for i := 0; i <= len(text); {
+		size, end := 1, -1 // end >= 0: a word ends there
+		if i == len(text) {
+			end = i
+		} else if c := text[i]; c < utf8.RuneSelf {
+			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' {
+				if wordStart < 0 {
+					wordStart = i
+				}
+			} else {
+				end = i
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			switch {
+			case !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r):
+				end = i
+			case isRunRune(r): // each Han, kana or Thai character is a word of its own
+				if wordStart < 0 {
+					wordStart = i
+				}
+				end = i + size
+			default:
+				if wordStart < 0 {
+					wordStart = i
+				}
+			}
+		}
+		i += size
+		if end < 0 || wordStart < 0 {
+			continue
+		}
 		wh, ph, nh := wordHashes(text[wordStart:end])
 		wb := wordStart / modelStride
 		sum[wb] += int64(w[wh&(modelSize-1)])
@@ -351,40 +385,6 @@ func accumulateWords(w *[modelSize]int8, text string, sum []int64, cnt []int32) 
 			cnt[wb] += int32(classRepeat)
 		}
 		prevHash, havePrev, wordStart = ph, true, -1
-	}
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' {
-				if wordStart < 0 {
-					wordStart = i
-				}
-			} else if wordStart >= 0 {
-				emit(i)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r):
-			if wordStart >= 0 {
-				emit(i)
-			}
-		case isRunRune(r): // each Han, kana or Thai character is a word of its own
-			if wordStart < 0 {
-				wordStart = i
-			}
-			emit(i + size)
-		default:
-			if wordStart < 0 {
-				wordStart = i
-			}
-		}
-		i += size
-	}
-	if wordStart >= 0 {
-		emit(len(text))
 	}
 }
 
