@@ -318,7 +318,10 @@ type classifier struct {
 	// nothing else, where looking it up costs one to four map lookups. An entry holds the span
 	// of an earlier occurrence, not a string, so filling it writes no pointer (no GC write
 	// barrier); a classifier therefore reads a single text, as modelFeatures and accumulate use it.
-	memo [128]struct {
+	// asciiText, set by a caller that knows its text is all ASCII, spares the test of each pair
+	// of words for the non-ASCII spelling the spaced forms have.
+	asciiText bool
+	memo      [128]struct {
 		start, end int32 // end 0: unused (words are never empty)
 		cl         uint8
 	}
@@ -355,7 +358,7 @@ func (c *classifier) of(text string, start, end int) uint8 {
 		}
 	}
 	c.nRun = 0
-	if spaced && !isASCII(text[prevStart:end]) {
+	if spaced && !c.asciiText && !isASCII(text[prevStart:end]) {
 		if cl, ok := c.t.exactClass(text[prevStart:end]); ok {
 			return cl
 		}

@@ -337,6 +337,7 @@ func accumulateWords(w *[modelSize]int8, text string, sum []int64, cnt []int32) 
 	wordStart, prevHash := -1, uint32(0)
 	havePrev := false
 	cl, buckets := newClassifier(), classBuckets()
+	cl.asciiText = isASCII(text)
 	var ct classTracker
 	var cf [maxClassFeatures]uint32
 	for i := 0; i <= len(text); {
