@@ -477,16 +477,24 @@ func (n *Normalized) scanAlphabetRuns() {
 	var small [16][2]int
 	long := small[:0] // base64 runs of at least minHexRun bytes
 	s := n.cased
-	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
-		if !base64Bytes[s[i]] {
-			i++
+	// Only runs of minHexRun bytes or more matter, so the loop probes the byte minHexRun-1 past
+	// i: when it is not a base64 byte no such run holds it, and none starts before it. i always
+	// follows a byte that is not one (or is 0), so a run found from a probe starts at or after i.
+	// On prose, where words are short, this reads one byte in a few.
+	for i := 0; i+minHexRun-1 < len(s) && len(n.Payloads) < maxPayloads; {
+		p := i + minHexRun - 1
+		if !base64Bytes[s[p]] {
+			i = p + 1
 			continue
 		}
-		j := i + 1
+		start, j := p, p+1
+		for start > i && base64Bytes[s[start-1]] {
+			start--
+		}
 		for j < len(s) && base64Bytes[s[j]] {
 			j++
 		}
-		if j-i >= minHexRun {
+		if i = start; j-i >= minHexRun {
 			long = append(long, [2]int{i, j})
 		}
 		if j-i >= minBase64Run {
@@ -494,7 +502,7 @@ func (n *Normalized) scanAlphabetRuns() {
 				n.addPayload("base64", i, j, d)
 			}
 		}
-		i = j
+		i = j + 1 // s[j] is not a base64 byte (or j is the end)
 	}
 	for _, run := range long {
 		n.scanRuns(run[0], run[1], &hexBytes, minHexRun, "hex", decodeHex)
