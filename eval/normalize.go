@@ -262,6 +262,7 @@ func invisibleKind(r rune) string {
 // consist only of look-alikes. Words wholly in another script (real Russian, real Greek) are kept,
 // so multilingual patterns still see them.
 func (n *Normalized) foldConfusables(runes []foldedRune) {
+	table := confusables() // once, not per rune
 	for i := 0; i < len(runes); {
 		if !isWordRune(runes[i].r) {
 			i++
@@ -275,7 +276,10 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 				continue
 			}
 			r := unicode.ToLower(runes[j].r)
-			_, isConf := confusables()[r]
+			isConf := false
+			if r <= maxConfusable { // most text beyond it (Han, kana, Hangul, Thai) is asked no map
+				_, isConf = table[r]
+			}
 			switch {
 			case isConf:
 				conf++
@@ -288,7 +292,7 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 		if conf > 0 && (latin > 0 || other == 0) {
 			n.addSignal(SignalConfusable, int(runes[i].off))
 			for k := i; k < j; k++ {
-				if f, ok := confusables()[unicode.ToLower(runes[k].r)]; ok {
+				if f, ok := table[unicode.ToLower(runes[k].r)]; ok {
 					runes[k].r = f
 				}
 			}

@@ -283,3 +283,14 @@ func TestDecodeBase64IsDecodeString(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxConfusableIsTheLargestKey holds foldConfusables' shortcut to the table it guards.
+func TestMaxConfusableIsTheLargestKey(t *testing.T) {
+	largest := rune(0)
+	for r := range confusables() {
+		largest = max(largest, r)
+	}
+	if largest != maxConfusable {
+		t.Fatalf("the largest confusable is %U, maxConfusable is %U", largest, maxConfusable)
+	}
+}
