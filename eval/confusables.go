@@ -2,6 +2,10 @@ package eval
 
 import "sync"
 
+// maxConfusable is the largest key of confusables (TestMaxConfusableIsTheLargestKey):
+// foldConfusables looks up no rune above it.
+const maxConfusable = 'ꜱ'
+
 // confusables maps lower-case Cyrillic, Greek and other letters that render like a Latin letter
 // to that letter. It is a hand-picked subset of Unicode's confusables data covering the letters
 // attackers use to spell English keywords; NFKC has already folded fullwidth and mathematical

@@ -144,14 +144,47 @@ var wordClasses = sync.OnceValue(func() map[string]uint8 {
 })
 
 // classOf is the class of a word as modelFeatures cuts it (a trailing "'s" dropped), or 0.
-func classOf(classes map[string]uint8, w string) uint8 {
-	if c, ok := classes[w]; ok {
+func (t *classTable) classOf(w string) uint8 {
+	if c, ok := t.exactClass(w); ok {
 		return c
 	}
 	if len(w) > 2 && strings.HasSuffix(w, "'s") {
-		return classes[w[:len(w)-2]]
+		c, _ := t.exactClass(w[:len(w)-2])
+		return c
 	}
 	return 0
+}
+
+// exactClass is t.exact[w], asking the map only when exactKeys says w may be in it.
+func (t *classTable) exactClass(w string) (uint8, bool) {
+	if !t.exactKeys.mayHold(w) {
+		return 0, false
+	}
+	c, ok := t.exact[w]
+	return c, ok
+}
+
+// wordFilter is a set of cheap keys of strings (their length and first and last bytes, hashed
+// to 16 bits): a string whose key is absent is not in the table the filter was built from. The
+// model classifies every word of a text, and most words are in no class; a bit test instead of
+// one or two map lookups per word was a tenth of the model's time on long tool results.
+type wordFilter [1 << 16 / 64]uint64
+
+func wordFilterKey(w string) uint16 {
+	if w == "" {
+		return 0
+	}
+	return uint16((uint32(len(w))<<16 ^ uint32(w[0])<<8 ^ uint32(w[len(w)-1])) * 0x9E3779B1 >> 16)
+}
+
+func (f *wordFilter) add(w string) {
+	k := wordFilterKey(w)
+	f[k/64] |= 1 << (k % 64)
+}
+
+func (f *wordFilter) mayHold(w string) bool {
+	k := wordFilterKey(w)
+	return f[k/64]&(1<<(k%64)) != 0
 }
 
 // classBuckets are the model buckets of every class and every unordered pair of classes. Built
@@ -220,6 +253,8 @@ type classTable struct {
 	// runHeads: a character isRunRune reads alone → bit n set when an entry of n such characters
 	// starts with it, so a run is looked up only at lengths some entry has
 	runHeads map[rune]uint32
+	// exactKeys and headKeys filter the keys of exact and heads (wordFilter)
+	exactKeys, headKeys wordFilter
 }
 
 var classTables = sync.OnceValue(func() *classTable {
@@ -245,7 +280,11 @@ var classTables = sync.OnceValue(func() *classTable {
 			t.heads[runePrefix(stem, 2)] |= 1 << n
 		}
 	}
+	for h := range t.heads {
+		t.headKeys.add(h)
+	}
 	for w := range t.exact {
+		t.exactKeys.add(w)
 		if n := utf8.RuneCountInString(w); n >= 2 && n < 32 && isRunString(w) {
 			r, _ := utf8.DecodeRuneInString(w)
 			t.runHeads[r] |= 1 << n
@@ -274,6 +313,18 @@ type classifier struct {
 	run                [12]int    // starts of the previous contiguous Han/kana/Thai words, oldest first
 	runBits            [12]uint32 // runHeads of each of them
 	nRun               int
+	// memo remembers the class of recent words by a cheap key (wordMemoKey): a text repeats its
+	// words ("the" a hundred times in 8 KiB), and a word's own class (wordClass) depends on
+	// nothing else, where looking it up costs one to four map lookups. An entry holds the span
+	// of an earlier occurrence, not a string, so filling it writes no pointer (no GC write
+	// barrier); a classifier therefore reads a single text, as modelFeatures and accumulate use it.
+	// asciiText, set by a caller that knows its text is all ASCII, spares the test of each pair
+	// of words for the non-ASCII spelling the spaced forms have.
+	asciiText bool
+	memo      [128]struct {
+		start, end int32 // end 0: unused (words are never empty)
+		cl         uint8
+	}
 }
 
 func newClassifier() classifier { return classifier{t: classTables(), prevEnd: -2} }
@@ -293,7 +344,7 @@ func (c *classifier) of(text string, start, end int) uint8 {
 			cl := uint8(0)
 			for k := c.nRun; k > 0 && cl == 0; k-- {
 				if c.runBits[len(c.run)-k]&(1<<(k+1)) != 0 { // an entry of k+1 characters starts there
-					cl = c.t.exact[text[c.run[len(c.run)-k]:end]]
+					cl, _ = c.t.exactClass(text[c.run[len(c.run)-k]:end])
 				}
 			}
 			copy(c.run[:len(c.run)-1], c.run[1:])
@@ -301,32 +352,51 @@ func (c *classifier) of(text string, start, end int) uint8 {
 			c.run[len(c.run)-1], c.runBits[len(c.runBits)-1] = start, c.t.runHeads[r]
 			c.nRun = min(c.nRun+1, len(c.run))
 			if cl == 0 {
-				cl = c.t.exact[w]
+				cl, _ = c.t.exactClass(w)
 			}
 			return cl
 		}
 	}
 	c.nRun = 0
-	if spaced && !isASCII(text[prevStart:end]) {
-		if cl, ok := c.t.exact[text[prevStart:end]]; ok {
+	if spaced && !c.asciiText && !isASCII(text[prevStart:end]) {
+		if cl, ok := c.t.exactClass(text[prevStart:end]); ok {
 			return cl
 		}
 	}
-	if cl := classOf(c.t.exact, w); cl != 0 {
+	e := &c.memo[wordMemoKey(w)%uint(len(c.memo))]
+	if e.end == 0 || text[e.start:e.end] != w {
+		e.start, e.end, e.cl = int32(start), int32(end), c.t.wordClass(w)
+	}
+	return e.cl
+}
+
+// wordMemoKey is a cheap key of a non-empty word for classifier.memo.
+func wordMemoKey(w string) uint {
+	return uint(len(w))*0x9E3779B1 ^ uint(w[0])*0x85EBCA77 ^ uint(w[len(w)-1])*0xC2B2AE3D ^ uint(w[len(w)/2])
+}
+
+// wordClass is the class of the word w by itself: its exact entry (classOf), the longest stem it
+// starts with, or for Arabic and Hebrew script its class after its particles.
+func (t *classTable) wordClass(w string) uint8 {
+	if cl := t.classOf(w); cl != 0 {
 		return cl
 	}
-	if cl := c.t.stemOf(w); cl != 0 {
+	if cl := t.stemOf(w); cl != 0 {
 		return cl
 	}
 	if w[0] >= utf8.RuneSelf {
-		return c.t.withoutParticle(w)
+		return t.withoutParticle(w)
 	}
 	return 0
 }
 
 // stemOf is the class of the longest stem w starts with, or 0.
 func (t *classTable) stemOf(w string) uint8 {
-	lengths := t.heads[runePrefix(w, 2)]
+	head := runePrefix(w, 2)
+	if !t.headKeys.mayHold(head) {
+		return 0
+	}
+	lengths := t.heads[head]
 	if lengths == 0 {
 		return 0
 	}
@@ -361,7 +431,7 @@ func (t *classTable) withoutParticle(w string) uint8 {
 			return 0
 		}
 		w = w[size:]
-		if cl := classOf(t.exact, w); cl != 0 {
+		if cl := t.classOf(w); cl != 0 {
 			return cl
 		}
 		if cl := t.stemOf(w); cl != 0 {

@@ -123,6 +123,17 @@ func fnv32(seed uint32, s string) uint32 {
 	return h
 }
 
+// wordHashes is fnv32 of word with seedWord, seedPair and seedPair+1 (the word's own feature, and
+// its halves of the pairs it starts and ends), in one pass over its bytes.
+func wordHashes(word string) (own, first, second uint32) {
+	a, b, c := 2166136261^seedWord, 2166136261^seedPair, 2166136261^(seedPair+1)
+	for i := 0; i < len(word); i++ {
+		x := uint32(word[i])
+		a, b, c = (a^x)*16777619, (b^x)*16777619, (c^x)*16777619
+	}
+	return a, b, c
+}
+
 // modelFeatures calls fn with the byte position and bucket of every feature occurrence of text
 // (already normalised: lower case, folded): for each rune, the character 3-, 4- and 5-grams that
 // start there, hashed in one pass over their bytes; and each word and pair of words.
@@ -251,108 +262,130 @@ func (m *linearModel) bestWindow(text string) (float64, int, int) {
 // accumulate adds every feature's weight to the block it starts in. It is modelFeatures with the
 // per-feature call inlined, because this loop is most of the model's cost on long tool results.
 // Weights are integers, so the sums are kept as integers (a float64 sum of them would be exact
-// too, but each addition waits for the previous one); the character n-grams of a block are
-// summed in registers and added to it once.
+// too, but each addition waits for the previous one), and integer sums do not depend on the
+// order of their terms: the character n-grams and the words are summed in two passes over the
+// text, each loop small enough for its variables to stay in registers (one loop doing both
+// spilled most of them on every byte). The weights are read through an array pointer (every
+// model has modelSize of them) so a masked index needs no bounds check.
 func (m *linearModel) accumulate(text string, sum []int64, cnt []int32) {
-	w := m.weights
-	wordStart, prevHash := -1, uint32(0)
-	havePrev := false
-	cl, buckets := newClassifier(), classBuckets()
-	var ct classTracker
-	var cf [maxClassFeatures]uint32
-	block, acc, accN := 0, int64(0), int32(0) // the n-grams of the current block, not yet in sum
+	w := (*[modelSize]int8)(m.weights)
+	accumulateNgrams(w, text, sum, cnt)
+	accumulateWords(w, text, sum, cnt)
+}
+
+// accumulateNgrams adds the character 3-, 4- and 5-grams starting at each rune of text, summed
+// per block in registers and added to the block once. All-ASCII text (most tool results) skips
+// the test for a multi-byte rune ahead.
+func accumulateNgrams(w *[modelSize]int8, text string, sum []int64, cnt []int32) {
+	ascii := isASCII(text)
+	block, nextBlock := 0, modelStride
+	acc, accN := int64(0), int32(0) // the n-grams of the current block, not yet in sum
 	for i := 0; i < len(text); {
-		c := text[i]
-		size := 1
-		r := rune(c)
-		if c >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[i:])
-		}
-		// character 3-, 4- and 5-grams starting here
-		if b := i / modelStride; b != block {
+		if i >= nextBlock {
 			sum[block] += acc
 			cnt[block] += accN
-			block, acc, accN = b, 0, 0
+			block, acc, accN = i/modelStride, 0, 0
+			nextBlock = (block + 1) * modelStride
 		}
-		if i+5 < len(text) && (text[i]|text[i+1]|text[i+2]|text[i+3]|text[i+4]|text[i+5]) < utf8.RuneSelf {
+		if next := text[i:]; len(next) > 5 && (ascii || (next[0]|next[1]|next[2]|next[3]|next[4]|next[5]) < utf8.RuneSelf) {
 			// six ASCII bytes: the 3-, 4- and 5-grams are the next three, four and five bytes
-			// (the sixth says the fifth ends a rune), hashed as the loop below would
-			h := (2166136261 ^ seedChar3 ^ uint32(text[i])) * 16777619
-			h = (h ^ uint32(text[i+1])) * 16777619
-			h3 := (h ^ uint32(text[i+2])) * 16777619
-			h4 := (h3 ^ uint32(text[i+3])) * 16777619
-			h5 := (h4 ^ uint32(text[i+4])) * 16777619
+			// (the sixth says the fifth ends a rune), hashed as the loop below would (read
+			// through next, whose length the compiler then knows: no bounds checks)
+			h := (2166136261 ^ seedChar3 ^ uint32(next[0])) * 16777619
+			h = (h ^ uint32(next[1])) * 16777619
+			h3 := (h ^ uint32(next[2])) * 16777619
+			h4 := (h3 ^ uint32(next[3])) * 16777619
+			h5 := (h4 ^ uint32(next[4])) * 16777619
 			acc += int64(w[(h3^ngramSalt[3])&(modelSize-1)]) + int64(w[(h4^ngramSalt[4])&(modelSize-1)]) +
 				int64(w[(h5^ngramSalt[5])&(modelSize-1)])
 			accN += 3
-		} else {
-			h := 2166136261 ^ seedChar3
-			runes := 0
-			for j := i; j < len(text); j++ {
-				h ^= uint32(text[j])
-				h *= 16777619
-				if j+1 < len(text) && text[j+1]&0xC0 == 0x80 {
-					continue
-				}
-				runes++
-				if runes >= 3 {
-					acc += int64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
-					accN++
-					if runes == 5 {
-						break
-					}
+			i++
+			continue
+		}
+		h := 2166136261 ^ seedChar3
+		runes := 0
+		for j := i; j < len(text); j++ {
+			h ^= uint32(text[j])
+			h *= 16777619
+			if j+1 < len(text) && text[j+1]&0xC0 == 0x80 {
+				continue
+			}
+			runes++
+			if runes >= 3 {
+				acc += int64(w[(h^uint32(runes)*0x9e3779b9)&(modelSize-1)])
+				accN++
+				if runes == 5 {
+					break
 				}
 			}
 		}
-		word := c < utf8.RuneSelf && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'') ||
-			c >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r))
-		end := -1
-		switch {
-		case word && c >= utf8.RuneSelf && isRunRune(r):
-			if wordStart < 0 {
-				wordStart = i
-			}
-			end = i + size
-		case word:
-			if wordStart < 0 {
-				wordStart = i
-			}
-		default:
-			end = i
-		}
-		if end >= 0 && wordStart >= 0 {
-			wh := fnv32(seedWord, text[wordStart:end])
-			wb := wordStart / modelStride
-			sum[wb] += int64(w[wh&(modelSize-1)])
-			cnt[wb]++
-			ph := fnv32(seedPair, text[wordStart:end])
-			if havePrev {
-				sum[wb] += int64(w[(prevHash^fnv32(seedPair+1, text[wordStart:end]))&(modelSize-1)])
-				cnt[wb]++
-			}
-			for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, end), &cf)] {
-				sum[wb] += int64(w[b]) * int64(classRepeat)
-				cnt[wb] += int32(classRepeat)
-			}
-			prevHash, havePrev, wordStart = ph, true, -1
+		size := 1
+		if text[i] >= utf8.RuneSelf {
+			_, size = utf8.DecodeRuneInString(text[i:])
 		}
 		i += size
 	}
 	sum[block] += acc
 	cnt[block] += accN
-	if wordStart >= 0 {
-		wh := fnv32(seedWord, text[wordStart:])
+}
+
+// accumulateWords adds each word's own feature, its pair with the word before, and its word
+// class and class pairs (classRepeat times each), to the block the word starts in. The end of
+// the text is read as one more non-word position, so every word is added by the one piece of
+// code at the bottom of the loop.
+func accumulateWords(w *[modelSize]int8, text string, sum []int64, cnt []int32) {
+	wordStart, prevHash := -1, uint32(0)
+	havePrev := false
+	cl, buckets := newClassifier(), classBuckets()
+	cl.asciiText = isASCII(text)
+	var ct classTracker
+	var cf [maxClassFeatures]uint32
+	for i := 0; i <= len(text); {
+		size, end := 1, -1 // end >= 0: a word ends there
+		if i == len(text) {
+			end = i
+		} else if c := text[i]; c < utf8.RuneSelf {
+			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' {
+				if wordStart < 0 {
+					wordStart = i
+				}
+			} else {
+				end = i
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			switch {
+			case !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r):
+				end = i
+			case isRunRune(r): // each Han, kana or Thai character is a word of its own
+				if wordStart < 0 {
+					wordStart = i
+				}
+				end = i + size
+			default:
+				if wordStart < 0 {
+					wordStart = i
+				}
+			}
+		}
+		i += size
+		if end < 0 || wordStart < 0 {
+			continue
+		}
+		wh, ph, nh := wordHashes(text[wordStart:end])
 		wb := wordStart / modelStride
 		sum[wb] += int64(w[wh&(modelSize-1)])
 		cnt[wb]++
 		if havePrev {
-			sum[wb] += int64(w[(prevHash^fnv32(seedPair+1, text[wordStart:]))&(modelSize-1)])
+			sum[wb] += int64(w[(prevHash^nh)&(modelSize-1)])
 			cnt[wb]++
 		}
-		for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, len(text)), &cf)] {
+		for _, b := range cf[:ct.next(buckets, cl.of(text, wordStart, end), &cf)] {
 			sum[wb] += int64(w[b]) * int64(classRepeat)
 			cnt[wb] += int32(classRepeat)
 		}
+		prevHash, havePrev, wordStart = ph, true, -1
 	}
 }
 

@@ -32,6 +32,12 @@ type pattern struct {
 	// expression runs: a cheap filter for patterns whose anchors are common words.
 	need    []string
 	needIDs []int // need, as indexes into needList
+	// also, when set, is a second list of words of which one must occur in the window too: for
+	// a pattern whose expression requires a word that need does not name, a filter that spares
+	// running an expression that fails. Each word must occur in every match as a whole word
+	// (after a space), so filtering cannot change what matches.
+	also    []string
+	alsoIDs []int // also, as indexes into needList
 	// suffixOK: the expression continues the anchor's word ("ignore[a-z]{0,3}", "agents?"), so an
 	// anchor glued to more letters is still worth trying.
 	suffixOK bool
@@ -52,6 +58,12 @@ func negatedBefore(t string, pos int, words []string) bool {
 		}
 	}
 	return false
+}
+
+// alsoNeeding sets p.also and returns p.
+func (p *pattern) alsoNeeding(words ...string) *pattern {
+	p.also = words
+	return p
 }
 
 // needing sets p.need and returns p.
@@ -102,7 +114,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyOverride, "ignore-your-instructions", 0.85, overrideVerbs,
 			`[a-z]{0,3}\s+(?:all\s+)?(?:of\s+)?your\s+(?:\w+\s+){0,2}?`+instrNoun+`\b`).needing(needInstr...),
 		pat(FamilyOverride, "ignore-everything-said", 0.85, []string{"ignore", "disregard", "forget"},
-			`[a-z]{0,3}\s+(?:everything|all|anything)\s+(?:(?:that\s+)?(?:you\s+)?(?:were|was|have\s+been|'ve\s+been|i|we)\s+)?(?:told|said|written|given|instructed|above|before|previously|so\s+far|prior|earlier)`),
+			`[a-z]{0,3}\s+(?:everything|all|anything)\s+(?:(?:that\s+)?(?:you\s+)?(?:were|was|have\s+been|'ve\s+been|i|we)\s+)?(?:told|said|written|given|instructed|above|before|previously|so\s+far|prior|earlier)`).alsoNeeding("everything", "all", "anything"),
 		pat(FamilyOverride, "your-real-task", 0.75, []string{"your", "the user's", "the users", "my"},
 			`\s+(?:real|true|actual|new|only|hidden)\s+(?:task|instructions?|objective|purpose|goal|mission|job|request)\s+(?:is|are|now)\b`).needing("task", "instruction", "objective", "purpose", "goal", "mission", "job", "request"),
 		pat(FamilyOverride, "prior-instructions-void", 0.85, []string{"the above", "the previous", "the prior", "all previous", "all prior", "previous", "prior", "above"},
@@ -127,7 +139,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyOverride, "new-instructions-label", 0.55, []string{"new instructions", "updated instructions", "new system prompt", "new directive", "revised instructions"},
 			`\s*(?::|-|follow|as\s+follows)`),
 		pat(FamilyOverride, "disregard-my-message", 0.15, []string{"ignore", "disregard", "forget"},
-			`\s+my\s+(?:previous|prior|earlier|last)\s+(?:instructions?|message|request)`),
+			`\s+my\s+(?:previous|prior|earlier|last)\s+(?:instructions?|message|request)`).alsoNeeding("my"),
 
 		// role or system impersonation and chat-template tokens
 		pat(FamilyRole, "chat-template-token", 0.95, []string{"<|"},
@@ -189,7 +201,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyToolMisuse, "covert", 0.35, []string{"silently", "secretly", "covertly", "quietly", "without the user noticing", "without the user knowing"},
 			`\b`),
 		pat(FamilyToolMisuse, "call-tool-instead", 0.3, []string{"call", "invoke", "use", "run", "execute", "trigger"},
-			`\s+(?:the\s+)?[\w.-]+\s+tool\s+(?:\w+\s+){0,3}?(?:instead|first|before|with\s+the\s+(?:contents?|password|token|key))`).needing("tool"),
+			`\s+(?:the\s+)?[\w.-]+\s+tool\s+(?:\w+\s+){0,3}?(?:instead|first|before|with\s+the\s+(?:contents?|password|token|key))`).needing("tool").alsoNeeding("instead", "first", "before", "with"),
 
 		// multilingual variants of instruction override
 		pat(FamilyMultilingual, "fr", 0.85, []string{"ignore", "ignorez", "ignorer", "oublie", "oubliez"},
@@ -213,33 +225,41 @@ var patterns = sync.OnceValue(func() []*pattern {
 	}
 })
 
-// anchors maps each anchor to the patterns that start with it, in a stable order, and lists the
-// anchors; both are built on first use.
+// anchors lists the anchors and, by their number, the patterns that start with each, in a stable
+// order; both are built on first use.
 var (
 	anchors = sync.OnceValue(func() anchorIndexed {
 		index, list := buildAnchorIndex()
-		return anchorIndexed{index, list}
+		byID := make([][]*pattern, len(list))
+		for i, a := range list {
+			byID[i] = index[a]
+		}
+		return anchorIndexed{list, byID}
 	})
 	needList = sync.OnceValue(func() []string {
 		return buildNeedList()
 	})
 )
 
-// buildNeedList collects every pattern's need words once and records their indexes.
+// buildNeedList collects every pattern's need and also words once and records their indexes.
 func buildNeedList() []string {
 	var list []string
 	at := map[string]int{}
-	for _, p := range allPatterns() {
-		p.needIDs = nil
-		for _, w := range p.need {
+	ids := func(words []string) (out []int) {
+		for _, w := range words {
 			id, ok := at[w]
 			if !ok {
 				id = len(list)
 				at[w] = id
 				list = append(list, w)
 			}
-			p.needIDs = append(p.needIDs, id)
+			out = append(out, id)
 		}
+		return out
+	}
+	for _, p := range allPatterns() {
+		p.needIDs = ids(p.need)
+		p.alsoIDs = ids(p.also)
 	}
 	return list
 }
@@ -260,9 +280,9 @@ func buildAnchorIndex() (map[string][]*pattern, []string) {
 
 // anchorIndexed is the built anchor index.
 type anchorIndexed struct {
-	index map[string][]*pattern
-	list  []string
+	list []string
+	byID [][]*pattern // the patterns of anchor list[i], so the matcher need not hash each anchor it finds
 }
 
-func anchorIndex() map[string][]*pattern { return anchors().index }
-func anchorList() []string               { return anchors().list }
+func anchorList() []string      { return anchors().list }
+func anchorsByID() [][]*pattern { return anchors().byID }

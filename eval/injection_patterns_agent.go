@@ -112,7 +112,7 @@ var agentPatterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyToolMisuse, "destroy-records", 0.6, []string{"delete", "erase", "wipe", "purge", "destroy", "remove", "shred"},
 			`\s+(?:the\s+)?(?:last\s+(?:\w+\s+){0,2}of\s+|all\s+|every\s+|old\s+)?(?:the\s+)?(?:expense\s+|audit\s+|transaction\s+|access\s+|security\s+|chat\s+|staging\s+|production\s+|customer\s+)?(?:records|logs|log|audit\s+trail|history|entries|backups|database|repository|repositories|emails|inbox|files|folder|accounts?)\b`).needing("record", "log", "audit", "history", "entries", "backup", "database", "repositor", "email", "inbox", "file", "folder", "account"),
 		pat(FamilyToolMisuse, "move-their-money", 0.7, []string{"move", "transfer", "put", "invest", "send", "wire"},
-			`\s+(?:all\s+)?(?:of\s+)?(?:their|the\s+user's|the\s+customer's|your|his|her|the\s+company's)\s+(?:savings|pension|money|funds|balance|wallet)`),
+			`\s+(?:all\s+)?(?:of\s+)?(?:their|the\s+user's|the\s+customer's|your|his|her|the\s+company's)\s+(?:savings|pension|money|funds|balance|wallet)`).alsoNeeding("savings", "pension", "money", "funds", "balance", "wallet"),
 		pat(FamilyToolMisuse, "grant-role", 0.7, []string{"grant", "give", "add", "assign"},
 			`\s+(?:the\s+)?(?:user|account)?\s*['"]?[\w.-]{0,30}['"]?\s*(?:the\s+)?(?:(?:owner|admin|administrator|root)\s+(?:role|rights|access|permissions?)|(?:edit|write)\s+(?:rights|access|permissions?)\s+to\s+(?:the\s+)?(?:account|user)\s+['"]?[\w.-]+)`).needing("role", "rights", "access", "permission"),
 

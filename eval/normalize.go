@@ -71,7 +71,7 @@ type Normalized struct {
 
 	offsets []int32 // len(Text)+1 original byte offsets (int32: input is capped at MaxNormalizeBytes)
 	cased   string
-	casedAt []int32 // cased text (NFKC, invisibles stripped, case kept) and its offsets, for decoders
+	casedAt []int32 // cased text (NFKC, invisibles stripped, case kept) and its offsets (nil: identity), for decoders
 	depth   int     // how many decodings deep this text is
 	pooled  bool    // offsets and casedAt come from offsetPool; see release
 }
@@ -262,6 +262,7 @@ func invisibleKind(r rune) string {
 // consist only of look-alikes. Words wholly in another script (real Russian, real Greek) are kept,
 // so multilingual patterns still see them.
 func (n *Normalized) foldConfusables(runes []foldedRune) {
+	table := confusables() // once, not per rune
 	for i := 0; i < len(runes); {
 		if !isWordRune(runes[i].r) {
 			i++
@@ -275,7 +276,10 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 				continue
 			}
 			r := unicode.ToLower(runes[j].r)
-			_, isConf := confusables()[r]
+			isConf := false
+			if r <= maxConfusable { // most text beyond it (Han, kana, Hangul, Thai) is asked no map
+				_, isConf = table[r]
+			}
 			switch {
 			case isConf:
 				conf++
@@ -288,7 +292,7 @@ func (n *Normalized) foldConfusables(runes []foldedRune) {
 		if conf > 0 && (latin > 0 || other == 0) {
 			n.addSignal(SignalConfusable, int(runes[i].off))
 			for k := i; k < j; k++ {
-				if f, ok := confusables()[unicode.ToLower(runes[k].r)]; ok {
+				if f, ok := table[unicode.ToLower(runes[k].r)]; ok {
 					runes[k].r = f
 				}
 			}
@@ -377,8 +381,17 @@ func (n *Normalized) buildText(runes []foldedRune) {
 	n.casedAt = append(cOffs, int32(end))
 }
 
-// isASCII reports whether s is all ASCII.
+// isASCII reports whether s is all ASCII. It tests eight bytes at a time (the compiler reads
+// them as one word): Normalize and the model each ask it of every text, byte by byte a tenth of
+// Normalize's own time on a long ASCII tool result.
 func isASCII(s string) bool {
+	for ; len(s) >= 8; s = s[8:] {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
@@ -390,45 +403,78 @@ func isASCII(s string) bool {
 // buildASCII is foldRunes and buildText for text that is all ASCII, where they change nothing but
 // case and whitespace: every byte is its own NFKC segment and rune, nothing is invisible, a
 // combining mark or a look-alike, so the case-kept text is src itself and its offsets are the
-// byte positions.
+// byte positions, which casedAt left nil says (casedOffset). The folded text is written by index
+// into a pooled scratch buffer and copied out once: a strings.Builder's WriteByte and an append
+// per byte were most of Normalize's time on a long English tool result, and the identity
+// offset table of the case-kept text a third of what it allocated.
 func (n *Normalized) buildASCII(src string) {
-	var b strings.Builder
-	b.Grow(len(src) + 8)
-	offs := n.takeOffsets(len(src) + 1)
-	cOffs := n.takeOffsets(len(src) + 1)[:len(src)+1]
-	for i := range cOffs {
-		cOffs[i] = int32(i)
-	}
-	pendingSpace, pendingNL, spaceOff := false, false, int32(0)
+	scratch := takeBytes(len(src))
+	buf := *scratch
+	offs := n.takeOffsets(len(src) + 1)[:len(src)+1]
+	w := 0
+	pendingSpace, pendingNL, spaceOff := false, false, 0
 	for i := 0; i < len(src); i++ {
 		c := src[i]
-		if asciiSpace[c] {
+		if c <= ' ' && asciiSpace[c] { // every space byte is at most ' ': one compare for the rest
 			if !pendingSpace {
-				spaceOff = int32(i)
+				spaceOff = i
 			}
 			pendingSpace = true
 			pendingNL = pendingNL || c == '\n'
 			continue
 		}
 		if pendingSpace {
+			buf[w], offs[w] = ' ', int32(spaceOff)
 			if pendingNL {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(' ')
+				buf[w] = '\n'
 			}
-			offs = append(offs, spaceOff)
+			w++
 			pendingSpace, pendingNL = false, false
 		}
-		if c >= 'A' && c <= 'Z' {
+		if c-'A' < 26 {
 			c += 'a' - 'A'
 		}
-		b.WriteByte(c)
-		offs = append(offs, int32(i))
+		buf[w], offs[w] = c, int32(i)
+		w++
 	}
-	n.Text = b.String()
-	n.offsets = append(offs, int32(len(src)))
+	offs[w] = int32(len(src))
+	n.Text = string(buf[:w])
+	n.offsets = offs[:w+1]
 	n.cased = src
-	n.casedAt = cOffs
+	n.casedAt = nil
+	releaseBytes(scratch)
+}
+
+// casedOffset is the original byte offset of byte i of n.cased (i may be len(n.cased)): casedAt[i],
+// or i itself when casedAt is nil because the case-kept text is the input (buildASCII).
+func (n *Normalized) casedOffset(i int) int {
+	if n.casedAt == nil {
+		return i
+	}
+	return int(n.casedAt[i])
+}
+
+// bytePool keeps buildASCII's scratch buffers: each lives only until its text is copied out.
+var bytePool = sync.Pool{New: func() any { return new([]byte) }}
+
+// takeBytes is a scratch buffer of length size from bytePool, grown when it is too short. The
+// pointer goes back to the pool with releaseBytes, so taking and returning allocate nothing.
+func takeBytes(size int) *[]byte {
+	p := bytePool.Get().(*[]byte)
+	if cap(*p) < size {
+		*p = make([]byte, size)
+	}
+	*p = (*p)[:size]
+	return p
+}
+
+// releaseBytes returns a scratch buffer to bytePool, emptied when it is larger than any input
+// Normalize reads (the pool's memory stays bounded).
+func releaseBytes(p *[]byte) {
+	if cap(*p) > MaxNormalizeBytes {
+		*p = nil
+	}
+	bytePool.Put(p)
 }
 
 // asciiSpace marks the ASCII runes buildText collapses, the ones unicode.IsSpace reports: space,

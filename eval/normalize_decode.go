@@ -27,19 +27,68 @@ const (
 // rot13Anchors are words whose ROT13 form in a text suggests the text is a ROT13 payload.
 var rot13Anchors = []string{"ignore", "instruction", "previous", "system", "disregard", "prompt", "password", "secret", "assistant"}
 
-// rot13AnchorsRotated are the anchors as they appear in a ROT13 payload.
-var rot13AnchorsRotated = sync.OnceValue(func() []string {
-	out := make([]string, len(rot13Anchors))
+// rot13AnchorsRotated are the anchors as they appear in a ROT13 payload, with the offsets of
+// their rarest bytes for indexRare.
+var rot13AnchorsRotated = sync.OnceValue(func() []rareNeedle {
+	out := make([]rareNeedle, len(rot13Anchors))
 	for i, w := range rot13Anchors {
-		out[i] = rot13(w)
+		out[i] = newRareNeedle(rot13(w))
 	}
 	return out
 })
 
+// rareNeedle is a string searched for with indexRare, and the offset of its rarest byte.
+type rareNeedle struct {
+	s   string
+	key int
+}
+
+func newRareNeedle(s string) rareNeedle { return rareNeedle{s, rareByteOffset(s)} }
+
+// englishLetterOrder lists the lower-case letters from the most to the least frequent in English.
+const englishLetterOrder = "etaoinshrdlcumwfgypbvkjxqz"
+
+// rareByteOffset is the offset in needle of the byte least likely in (folded, English) text: the
+// letter latest in englishLetterOrder, or before any letter a punctuation mark other than a space.
+func rareByteOffset(needle string) int {
+	best, rank := 0, -2
+	for k := 0; k < len(needle); k++ {
+		r := strings.IndexByte(englishLetterOrder, needle[k])
+		switch {
+		case needle[k] == ' ':
+			r = -1
+		case r < 0:
+			r = len(englishLetterOrder)
+		}
+		if r > rank {
+			best, rank = k, r
+		}
+	}
+	return best
+}
+
+// indexRare is strings.Index(s, n.s), found by jumping with IndexByte between the occurrences of
+// n's rarest byte. strings.Index jumps between those of the first byte, and when that is a
+// common letter ("c" of "cebzcg", "s" of `src="`) it calls IndexByte every few dozen bytes: the
+// ROT13 test and the markup attributes spent more on that than on the rest of Normalize's scans.
+func indexRare(s string, n rareNeedle) int {
+	c := n.s[n.key]
+	for q := n.key; q < len(s); q++ {
+		o := strings.IndexByte(s[q:], c)
+		if o < 0 {
+			return -1
+		}
+		q += o
+		if p := q - n.key; p+len(n.s) <= len(s) && s[p:p+len(n.s)] == n.s {
+			return p
+		}
+	}
+	return -1
+}
+
 // decodePayloads finds base64, hex, URL-encoded and ROT13 runs that decode to readable text.
 func (n *Normalized) decodePayloads() {
-	n.scanRuns(&base64Bytes, minBase64Run, "base64", decodeBase64)
-	n.scanRuns(&hexBytes, minHexRun, "hex", decodeHex)
+	n.scanAlphabetRuns()
 	n.scanEscapedHex()
 	n.scanURLEncoded()
 	n.scanROT13()
@@ -70,7 +119,16 @@ func (n *Normalized) scanSpacedLetters() {
 	var runs [][2]int
 	letters := 0
 	for i := 0; i < len(t); i++ {
-		if !singleLetter(t, i) {
+		if !isASCIILetter(t[i]) {
+			continue
+		}
+		// the byte before a letter reached here is not a letter (words are skipped whole), so
+		// the letter stands alone unless another follows
+		if i+1 < len(t) && isASCIILetter(t[i+1]) {
+			// a word of two letters or more: none of its letters stands alone, so skip it whole
+			// rather than test each (this loop reads every byte of the text)
+			for i += 2; i < len(t) && isASCIILetter(t[i]); i++ {
+			}
 			continue
 		}
 		sep := letterSeparator(t, i+1)
@@ -102,12 +160,12 @@ func (n *Normalized) scanSpacedLetters() {
 			continue
 		}
 		b = append(b, t[i])
-		offs = append(offs, n.casedAt[i])
+		offs = append(offs, int32(n.casedOffset(i)))
 	}
-	offs = append(offs, n.casedAt[len(t)])
+	offs = append(offs, int32(n.casedOffset(len(t))))
 	keep := make([][2]int, len(runs))
 	for i, run := range runs {
-		keep[i] = [2]int{int(n.casedAt[run[0]]), int(n.casedAt[run[1]])}
+		keep[i] = [2]int{n.casedOffset(run[0]), n.casedOffset(run[1])}
 	}
 	n.addSignal(SignalEncoded, keep[0][0])
 	n.Payloads = append(n.Payloads, Payload{Encoding: "spaced", Start: keep[0][0], End: keep[len(keep)-1][1],
@@ -234,15 +292,16 @@ func (n *Normalized) scanTransforms() {
 		n.addSignal(SignalEncoded, 0)
 		n.Payloads = append(n.Payloads, Payload{Encoding: "reversed", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: reverseRunes(t)})
 	}
+	var spots [64][2]int // on the stack: a short text seldom has more rewritten words
 	if strings.ContainsAny(t, leetBytes) {
-		if leet := unleet(t); leet != t && bits.OnesCount32(anchorsIn(leet)&^own) >= 2 && len(n.Payloads) < maxPayloads {
+		if leet, runs := unleet(t, spots[:0]); leet != t && bits.OnesCount32(anchorsNear(leet, runs)&^own) >= 2 && len(n.Payloads) < maxPayloads {
 			n.addSignal(SignalEncoded, 0)
 			n.Payloads = append(n.Payloads, Payload{Encoding: "leet", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]),
 				Decoded: leet, offsets: n.offsets})
 		}
 	}
 	if strings.IndexByte(t, '-') >= 0 {
-		if joined := dehyphen(t); joined != t && bits.OnesCount32(anchorsIn(joined)&^own) >= 1 && len(n.Payloads) < maxPayloads {
+		if joined, joins := dehyphen(t, spots[:0]); joined != t && bits.OnesCount32(anchorsNear(joined, joins)&^own) >= 1 && len(n.Payloads) < maxPayloads {
 			n.addSignal(SignalEncoded, 0)
 			n.Payloads = append(n.Payloads, Payload{Encoding: "hyphenated", Start: int(n.offsets[0]), End: int(n.offsets[len(t)]), Decoded: joined})
 		}
@@ -284,9 +343,32 @@ var leetTable = func() (t [256]byte) {
 	return t
 }()
 
+// anchorsNear is the set of decodeAnchors that s holds within reach of the spots, spans of s
+// (in order) where s differs from a text t it was made from; for an anchor t does not hold that
+// is anchorsIn(s). An occurrence of an anchor that t lacks must overlap a spot, so it lies
+// within the anchor's length of one, and the rest of s is t's text: scanTransforms had read the
+// whole of the leet and the dehyphenated text again for the few words those rewrite, two
+// passes of a large index over every short tool result with a digit or a hyphen.
+func anchorsNear(s string, spots [][2]int) uint32 {
+	reach := 0
+	for _, a := range decodeAnchors {
+		reach = max(reach, len(a)-1)
+	}
+	var found uint32
+	for i := 0; i < len(spots); {
+		lo, hi := max(0, spots[i][0]-reach), min(len(s), spots[i][1]+reach)
+		for i++; i < len(spots) && spots[i][0]-reach <= hi; i++ { // windows that overlap are read once
+			hi = min(len(s), max(hi, spots[i][1]+reach))
+		}
+		found |= anchorsIn(s[lo:hi])
+	}
+	return found
+}
+
 // unleet rewrites words that mix letters with leet digits, keeping every byte position. It
-// returns s itself, without copying, when no word needs rewriting.
-func unleet(s string) string {
+// returns s itself, without copying, when no word needs rewriting, and appends the span of each
+// word it rewrote to runs.
+func unleet(s string, runs [][2]int) (string, [][2]int) {
 	var b []byte
 	for i := 0; i < len(s); {
 		j := i
@@ -312,25 +394,28 @@ func unleet(s string) string {
 					b[k] = m
 				}
 			}
+			runs = append(runs, [2]int{i, j})
 		}
 		i = j
 	}
 	if b == nil {
-		return s
+		return s, runs
 	}
-	return string(b)
+	return string(b), runs
 }
 
-// dehyphen joins letters split by hyphens inside a word ("dis-re-gard").
-func dehyphen(s string) string {
+// dehyphen joins letters split by hyphens inside a word ("dis-re-gard"), and appends to joins
+// an empty span at each place in the result where it removed one.
+func dehyphen(s string, joins [][2]int) (string, [][2]int) {
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		if s[i] == '-' && i > 0 && i+1 < len(s) && isASCIILetter(s[i-1]) && isASCIILetter(s[i+1]) {
+			joins = append(joins, [2]int{len(b), len(b)})
 			continue
 		}
 		b = append(b, s[i])
 	}
-	return string(b)
+	return string(b), joins
 }
 
 // scanEntities decodes runs of HTML character references ("&#105;&#103;&#110;"), also when the
@@ -383,10 +468,52 @@ func byteTable(in func(byte) bool) (t [256]bool) {
 	return t
 }
 
-// scanRuns finds maximal runs of alphabet bytes in the cased text and keeps those that decode.
-func (n *Normalized) scanRuns(in *[256]bool, minLen int, enc string, decode func(string) (string, bool)) {
+// scanAlphabetRuns finds the maximal runs of base64 bytes, then of hex digits, in the cased text
+// and keeps those that decode, base64 payloads before hex ones. Every hex digit is a base64 byte
+// and the bytes around a base64 run are not, so a maximal hex run of minHexRun digits lies in a
+// base64 run at least as long: the text is read once, and only those base64 runs are searched
+// for hex (two passes over every byte were a fifth of Normalize's time on ordinary text).
+func (n *Normalized) scanAlphabetRuns() {
+	var small [16][2]int
+	long := small[:0] // base64 runs of at least minHexRun bytes
 	s := n.cased
-	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
+	// Only runs of minHexRun bytes or more matter, so the loop probes the byte minHexRun-1 past
+	// i: when it is not a base64 byte no such run holds it, and none starts before it. i always
+	// follows a byte that is not one (or is 0), so a run found from a probe starts at or after i.
+	// On prose, where words are short, this reads one byte in a few.
+	for i := 0; i+minHexRun-1 < len(s) && len(n.Payloads) < maxPayloads; {
+		p := i + minHexRun - 1
+		if !base64Bytes[s[p]] {
+			i = p + 1
+			continue
+		}
+		start, j := p, p+1
+		for start > i && base64Bytes[s[start-1]] {
+			start--
+		}
+		for j < len(s) && base64Bytes[s[j]] {
+			j++
+		}
+		if i = start; j-i >= minHexRun {
+			long = append(long, [2]int{i, j})
+		}
+		if j-i >= minBase64Run {
+			if d, ok := decodeBase64(s[i:j]); ok {
+				n.addPayload("base64", i, j, d)
+			}
+		}
+		i = j + 1 // s[j] is not a base64 byte (or j is the end)
+	}
+	for _, run := range long {
+		n.scanRuns(run[0], run[1], &hexBytes, minHexRun, "hex", decodeHex)
+	}
+}
+
+// scanRuns finds maximal runs of alphabet bytes in the cased text between from and to and keeps
+// those that decode.
+func (n *Normalized) scanRuns(from, to int, in *[256]bool, minLen int, enc string, decode func(string) (string, bool)) {
+	s := n.cased[:to]
+	for i := from; i < len(s) && len(n.Payloads) < maxPayloads; {
 		if !in[s[i]] {
 			i++
 			continue
@@ -411,16 +538,26 @@ func (n *Normalized) addPayload(enc string, casedStart, casedEnd int, decoded st
 	if len(decoded) > maxPayloadBytes {
 		decoded = decoded[:maxPayloadBytes]
 	}
-	start, end := int(n.casedAt[casedStart]), int(n.casedAt[casedEnd])
+	start, end := n.casedOffset(casedStart), n.casedOffset(casedEnd)
 	n.addSignal(SignalEncoded, start)
 	n.Payloads = append(n.Payloads, Payload{Encoding: enc, Start: start, End: end, Decoded: decoded})
 }
 
+// decodeBase64 decodes run as unpadded standard or URL-safe base64 and keeps it when it is
+// readable. A short run, most of those in ordinary text (checksums, identifiers), is decoded in
+// a stack buffer, so a run that does not decode to text costs no allocation (DecodeString made
+// one per encoding tried, most of Normalize's allocations on a tool result with checksums).
 func decodeBase64(run string) (string, bool) {
 	run = strings.TrimRight(run, "=")
+	var stack [128]byte
+	src := append(stack[:0:64], run...) // a copy, as DecodeString makes, on the stack when short
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(run); err == nil && readable(b) {
-			return string(b), true
+		dst := stack[64:]
+		if n := enc.DecodedLen(len(src)); n > len(dst) {
+			dst = make([]byte, n)
+		}
+		if n, err := enc.Decode(dst, src); err == nil && readable(dst[:n]) {
+			return string(dst[:n]), true
 		}
 	}
 	return "", false
@@ -437,11 +574,16 @@ func decodeHex(run string) (string, bool) {
 	return string(b), true
 }
 
-// scanEscapedHex decodes runs of \xHH escapes.
+// scanEscapedHex decodes runs of \xHH escapes. It jumps from backslash to backslash: most text
+// has none.
 func (n *Normalized) scanEscapedHex() {
 	s := n.cased
 	for i := 0; i+3 < len(s) && len(n.Payloads) < maxPayloads; i++ {
-		if s[i] != '\\' || s[i+1] != 'x' {
+		k := strings.IndexByte(s[i:], '\\')
+		if k < 0 || i+k+3 >= len(s) {
+			return
+		}
+		if i += k; s[i+1] != 'x' {
 			continue
 		}
 		var b []byte
@@ -458,14 +600,22 @@ func (n *Normalized) scanEscapedHex() {
 	}
 }
 
-// scanURLEncoded decodes whitespace-separated tokens holding several %HH escapes.
+// scanURLEncoded decodes whitespace-separated tokens holding several %HH escapes. Only tokens
+// with a '%' can, so it jumps from one to the next: reading every token of a text that has none
+// cost as much as normalising it.
 func (n *Normalized) scanURLEncoded() {
 	s := n.cased
 	for i := 0; i < len(s) && len(n.Payloads) < maxPayloads; {
-		if s[i] == ' ' || s[i] == '\n' || s[i] == '\t' {
-			i++
-			continue
+		k := strings.IndexByte(s[i:], '%')
+		if k < 0 {
+			return
 		}
+		// the token holding that '%' starts after the last space, newline or tab before it
+		start := i + k
+		for start > i && s[start-1] != ' ' && s[start-1] != '\n' && s[start-1] != '\t' {
+			start--
+		}
+		i = start
 		j := i
 		escapes := 0
 		for j < len(s) && s[j] != ' ' && s[j] != '\n' && s[j] != '\t' {
@@ -493,7 +643,7 @@ func (n *Normalized) scanROT13() {
 	// the text itself, and rotate it only when it is a payload
 	hits := 0
 	for i, w := range rot13Anchors {
-		if strings.Contains(n.Text, rot13AnchorsRotated()[i]) && !strings.Contains(n.Text, w) {
+		if indexRare(n.Text, rot13AnchorsRotated()[i]) >= 0 && !strings.Contains(n.Text, w) {
 			hits++
 		}
 	}
@@ -583,31 +733,53 @@ func (n *Normalized) extractMarkup() {
 			e = len(t) - s
 		}
 		kind := "link"
-		if open := strings.LastIndex(t[max(0, i+k-512):i+k], "!["); open >= 0 && !strings.Contains(t[max(0, i+k-512)+open:i+k], "]") {
+		if endsInImageText(t[max(0, i+k-512) : i+k]) {
 			kind = "image"
 		}
 		n.addExtract(kind, s, s+e, &n.Links)
 		i = s + e
 	}
-	for _, attr := range []string{"src=\"", "href=\"", "src='", "href='"} {
+	for _, attr := range markupAttrs {
 		for i := 0; len(n.Links) < maxExtracts; {
-			k := strings.Index(t[i:], attr)
+			k := indexRare(t[i:], attr)
 			if k < 0 {
 				break
 			}
-			s := i + k + len(attr)
-			e := strings.IndexByte(t[s:], attr[len(attr)-1])
+			s := i + k + len(attr.s)
+			e := strings.IndexByte(t[s:], attr.s[len(attr.s)-1])
 			if e < 0 {
 				e = len(t) - s
 			}
 			kind := "link"
-			if attr[0] == 's' {
+			if attr.s[0] == 's' {
 				kind = "image"
 			}
 			n.addExtract(kind, s, s+e, &n.Links)
 			i = s + e
 		}
 	}
+}
+
+// markupAttrs are the attributes whose values extractMarkup takes as link targets, each with the
+// offset of its '=' (rareByteOffset's choice, TestMarkupAttrsKeyOnTheirRarestByte). An array
+// literal, not built at start-up.
+var markupAttrs = [...]rareNeedle{{`src="`, 3}, {`href="`, 4}, {`src='`, 3}, {`href='`, 4}}
+
+// endsInImageText reports whether w ends inside an image's alt text: its last "![" is not
+// followed by a ']'. One backward scan stops at whichever of the two comes last, where a
+// strings.LastIndex of "![" read all of w for every link (and a search for ']' followed).
+func endsInImageText(w string) bool {
+	for j := len(w) - 1; j > 0; j-- {
+		switch w[j] {
+		case ']':
+			return false
+		case '[':
+			if w[j-1] == '!' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (n *Normalized) findDelimited(open, closer, kind string, into *[]Extract) {

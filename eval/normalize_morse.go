@@ -37,6 +37,9 @@ func isMorseToken(tok string) bool {
 	if tok == "/" || tok == "|" {
 		return true
 	}
+	if len(tok) > 5 || tok[0] != '.' && tok[0] != '-' { // every code is one to five dots and dashes
+		return false
+	}
 	_, ok := morseLetters[tok]
 	return ok
 }
