@@ -94,14 +94,16 @@ func sqliteSource(path string) string {
 
 // sqliteCachePages caps the connection's page cache, in pages (8 MiB at 64 KiB pages, 512 KiB in
 // a 4 KiB file made before). SQLite's default is 2000 KiB, counted in default 4 KiB pages when
-// the pragma runs, before the file's page size is read: about 500 of our 64 KiB pages, and every
-// page of a cache that large is a fresh allocation that the pure-Go allocator maps afresh, so
-// SQLite zeroing it (new pages are cleared before use) page-faults 16 times. A cache of 128 pages
-// recycles its buffers: recording 64 exchanges with 256 KiB requests took 94 CPU-µs a row instead
-// of 127 and a quarter of the page faults (BenchmarkRecordBatchLargeBodies, cpu-us/row), and a
-// proxied 256 KiB call 763 instead of 863 (BenchmarkProxiedToolsCall256KiB, cpu-µs/op, medians
-// of 3). 16 to 128 pages cost the same; a 4 KiB file is no slower at 128. The store's own reads
-// (the admin API's listings) find the rest in the operating system's file cache.
+// the pragma runs, before the file's page size is read: about 500 of our 64 KiB pages, 31 MiB the
+// store kept resident, each page a fresh allocation that the pure-Go allocator maps afresh and
+// that page-faults 16 times when SQLite zeroes it. That is a warm-up cost, paid while the cache
+// fills (the first 30 MiB or so of stored bodies), not a cost per exchange: short benchmarks
+// showed it (BenchmarkProxiedToolsCall256KiB at 2000 calls: 863 -> 763 cpu-µs/op, medians of 3;
+// BenchmarkRecordBatchLargeBodies at 100 rounds: 127 -> 94 cpu-us/row), runs four times as long
+// did not (8000 calls: 636-658 against 549-681; 400 rounds: 120-122 against 115-122). What stays
+// is the memory: 8 MiB instead of 31. 16 to 128 pages cost the same CPU; a 4 KiB file is no
+// slower at 128. The store's own reads (the admin API's listings) find the rest in the operating
+// system's file cache.
 const sqliteCachePages = 128
 
 // sqlitePageSize is the page size of a new SQLite findings file (64 KiB, SQLite's largest; the

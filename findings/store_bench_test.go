@@ -51,7 +51,9 @@ func BenchmarkRedactorPayloadClean(b *testing.B) {
 // BenchmarkRecordBatchLargeBodies writes what one grading round of 64 exchanges with 256 KiB
 // request bodies writes, at the default stored-body cap and at smaller ones: the page writes to
 // the WAL and the checkpoints that copy them into the database are most of it. us/row is the
-// time of one row's insert, the work a grading worker cannot yield in the middle of.
+// time of one row's insert, the work a grading worker cannot yield in the middle of; cpu-us/row
+// is the process's CPU per row, steadier on a shared machine. Short runs (-benchtime 100x) include
+// SQLite's page cache filling with fresh pages; -benchtime 400x is closer to a long-running proxy.
 func BenchmarkRecordBatchLargeBodies(b *testing.B) {
 	for _, max := range []int{64 << 10, 16 << 10, 8 << 10} {
 		b.Run(fmt.Sprintf("store=%dKiB", max>>10), func(b *testing.B) { benchRecordLarge(b, max) })
