@@ -3,6 +3,7 @@ package findings
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -32,7 +33,8 @@ func TestSQLiteStoresOpenTogetherOnAFreshFile(t *testing.T) {
 }
 
 // TestSQLiteFileLayout: a new findings file gets 64 KiB pages and WAL (sqliteLayout), a file made
-// before keeps its page size and still opens in WAL, and a "file:" DSN keeps its own pragmas.
+// before keeps its page size and still opens in WAL, both with the capped page cache
+// (sqliteCachePages), and a "file:" DSN keeps its own pragmas.
 func TestSQLiteFileLayout(t *testing.T) {
 	layout := func(t *testing.T, dsn string) (int, string) {
 		t.Helper()
@@ -42,10 +44,16 @@ func TestSQLiteFileLayout(t *testing.T) {
 		}
 		defer s.Close()
 		db := s.(*sqlStore).db
-		var size int
+		var size, cache int
 		var mode string
 		if err := db.QueryRowContext(t.Context(), "PRAGMA page_size").Scan(&size); err != nil {
 			t.Fatal(err)
+		}
+		if err := db.QueryRowContext(t.Context(), "PRAGMA cache_size").Scan(&cache); err != nil {
+			t.Fatal(err)
+		}
+		if want := sqliteCachePages; !strings.HasPrefix(dsn, "file:") && cache != want {
+			t.Errorf("%s: cache_size %d, want %d pages", dsn, cache, want)
 		}
 		if err := db.QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil {
 			t.Fatal(err)
