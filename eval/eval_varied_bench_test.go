@@ -42,18 +42,7 @@ func variedToolResult8KiB(b *testing.B, poisoned bool) string {
 func BenchmarkDetectInjectionVaried8KiB(b *testing.B) {
 	for _, poisoned := range []bool{false, true} {
 		name := map[bool]string{false: "benign", true: "poisoned"}[poisoned]
-		b.Run(name, func(b *testing.B) {
-			in := variedToolResult8KiB(b, poisoned)
-			b.SetBytes(int64(len(in)))
-			b.ReportAllocs()
-			var lat []time.Duration
-			for b.Loop() {
-				start := time.Now()
-				DetectInjection(in)
-				lat = append(lat, time.Since(start))
-			}
-			reportPercentiles(b, lat)
-		})
+		b.Run(name, func(b *testing.B) { benchDetectInjection(b, variedToolResult8KiB(b, poisoned)) })
 	}
 }
 
