@@ -53,7 +53,7 @@ func probeToolProgress(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 			args, how := t.toolArguments(d.Name, d.InputSchema)
 			ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
 				wire.WithMeta("progressToken", "sentinel-progress-"+d.Name), wire.WithLabel(fmt.Sprintf("tools/call %q with %s and a progressToken", d.Name, how)))
-			if !reportsProgress(ex) || !answered(ex) {
+			if !reportsProgress(ex) || ex.Reply() == nil {
 				return
 			}
 			// A tool that reports progress is called once more without a token: progress
@@ -66,19 +66,6 @@ func probeToolProgress(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 	}
 	wg.Wait()
 	return nil, nil
-}
-
-// answered reports whether ex carried a response (a result or an error), not only notifications.
-func answered(ex *wire.Exchange) bool {
-	if ex.Response == nil {
-		return false
-	}
-	for _, m := range ex.Response.Messages {
-		if m.IsResponse() {
-			return true
-		}
-	}
-	return false
 }
 
 // reportsProgress reports whether ex carried a notifications/progress message.

@@ -25,6 +25,9 @@ import (
 // same call without one went unanswered. ok is false for any other request. The body is the
 // scan's own request, not bytes off the wire.
 func slowCallKey(spec wire.RequestSpec) (key string, ok bool) {
+	if !bytes.Contains(spec.Body, []byte("tools/call")) {
+		return "", false // most requests: not worth decoding on every send
+	}
 	m, err := wire.DecodeMessage(bytes.TrimSpace(spec.Body))
 	if err != nil || m.Method != "tools/call" || !m.IsRequest() {
 		return "", false
@@ -46,24 +49,23 @@ func slowCallKey(spec wire.RequestSpec) (key string, ok bool) {
 // unansweredByDeadline reports whether ex ended at its own deadline without a JSON-RPC response
 // (notifications may have come): the tool was still running.
 func unansweredByDeadline(ex *wire.Exchange) bool {
-	return !answered(ex) && ex.Err != "" && containsAny(ex.Err, "deadline", "Client.Timeout")
+	return ex.Reply() == nil && ex.Err != "" && containsAny(ex.Err, "deadline", "Client.Timeout")
 }
 
-// markSlow records that call got no answer by its deadline, with a note for the report.
-func (t *Target) markSlow(call string, spec wire.RequestSpec) {
+// markSlow records that call got no answer by its deadline, and notes its tool once.
+func (t *Target) markSlow(call string) {
+	tool, timeout := toolLabel(call), t.Options.Limits.WithDefaults().ReadTimeout
 	t.mu.Lock()
 	if t.slow == nil {
-		t.slow = map[string]string{}
+		t.slow, t.slowNoted = map[string]string{}, map[string]bool{}
 	}
-	noted := "\x01" + toolLabel(call) // one note per tool, however many argument sets went unanswered
-	_, seen := t.slow[noted]
-	t.slow[noted] = ""
-	t.slow[call] = fmt.Sprintf("the same tools/call of %s got no answer before the deadline (--request-timeout %s) earlier in this scan, so it was not sent again",
-		toolLabel(call), t.Options.Limits.WithDefaults().ReadTimeout)
+	t.slow[call] = fmt.Sprintf("the same tools/call of %s got no answer before the deadline (--request-timeout %s) earlier in this scan, so it was not sent again", tool, timeout)
+	seen := t.slowNoted[tool] // one note per tool, however many argument sets went unanswered
+	t.slowNoted[tool] = true
 	t.mu.Unlock()
 	if !seen {
 		t.Note("tools/call of %s got no answer within --request-timeout %s; later calls with the same arguments were not sent (each would wait as long) and what they would show is indeterminate. Raise --request-timeout, or give the tool quicker arguments with --tool-args.",
-			toolLabel(call), t.Options.Limits.WithDefaults().ReadTimeout)
+			tool, timeout)
 	}
 }
 

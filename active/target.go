@@ -104,10 +104,11 @@ type Target struct {
 	notes     []string
 	fresh     *http.Client
 
-	shared  map[string]*sharedCall // first pages sent once per scan (shared.go)
-	slow    map[string]string      // tools/call that got no answer by their deadline, and the tools noted (slow.go)
-	started time.Time              // when the scan began, the origin of every step's StartMs
-	steps   []report.ProbeRun      // how each step ran (steps.go)
+	shared    map[string]*sharedCall // first pages sent once per scan (shared.go)
+	slow      map[string]string      // tools/call that got no answer by their deadline, and why (slow.go)
+	slowNoted map[string]bool        // the tools of those calls already noted in the report (slow.go)
+	started   time.Time              // when the scan began, the origin of every step's StartMs
+	steps     []report.ProbeRun      // how each step ran (steps.go)
 }
 
 // Send sends spec to the endpoint (spec.URL empty means Endpoint), adding the operator's headers
@@ -213,7 +214,7 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 		ex = wire.Do(ctx, c, spec, t.Options.Limits, t.Options.Secrets...)
 	}
 	if isCall && ctx.Err() == nil && unansweredByDeadline(ex) {
-		t.markSlow(call, spec)
+		t.markSlow(call)
 	}
 	graded = graded && (ex.Err == "" || ex.Response != nil)
 	t.mu.Lock()
