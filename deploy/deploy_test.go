@@ -268,7 +268,7 @@ func TestDeployFlagsExist(t *testing.T) {
 		t.Skip("builds the programs")
 	}
 	bin := t.TempDir()
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin+"/", "../cmd/sentinel", "../cmd/broker")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin+"/", "../cmd/sentinel", "../cmd/sentinel-proxy", "../cmd/broker")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the programs: %v\n%s", err, out)
 	}

@@ -54,7 +54,7 @@ type build struct {
 // moduleRoot is the repository root, relative to this package.
 const moduleRoot = ".."
 
-// BuildBinary builds ./cmd/<name> once per test run, as `make build` does (static, trimmed, no
+// BuildBinary builds ./cmd/<name> (for sentinel, with sentinel-proxy beside it) once per test run, as `make build` does (static, trimmed, no
 // symbol table: what is measured is what ships), and returns the binary's path. A build failure
 // fails the test with the compiler's output.
 func BuildBinary(t testing.TB, name string) string {
@@ -65,7 +65,12 @@ func BuildBinary(t testing.TB, name string) string {
 		ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 		defer cancel()
 		out := filepath.Join(binDir, name)
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/"+name)
+		pkgs := []string{"./cmd/" + name}
+		if name == "sentinel" {
+			// sentinel hands proxy, shim, tui, findings and ca to sentinel-proxy, found next to it.
+			pkgs = append(pkgs, "./cmd/sentinel-proxy")
+		}
+		cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-trimpath", "-ldflags", "-s -w", "-o", binDir + string(filepath.Separator)}, pkgs...)...)
 		cmd.Dir = moduleRoot
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if msg, err := cmd.CombinedOutput(); err != nil {

@@ -245,12 +245,12 @@ func TestMeasureProxy(t *testing.T) {
 		t.Skip("set SENTINEL_MEASURE_OUT=<file> (make measure does) to measure the proxy")
 	}
 	dir := t.TempDir()
-	// SENTINEL_MEASURE_BIN names a sentinel binary built before (one commit against another,
+	// SENTINEL_MEASURE_BIN names a sentinel binary built before (with its sentinel-proxy beside it) (one commit against another,
 	// without a build each time); by default this checkout's is built.
 	bin := os.Getenv("SENTINEL_MEASURE_BIN")
 	if bin == "" {
 		bin = filepath.Join(dir, "sentinel")
-		build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/sentinel")
+		build := exec.CommandContext(t.Context(), "go", "build", "-o", dir+string(filepath.Separator), "./cmd/sentinel", "./cmd/sentinel-proxy")
 		build.Dir = ".."
 		if b, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("building sentinel: %v\n%s", err, b)

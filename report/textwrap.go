@@ -3,8 +3,16 @@ package report
 import (
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/clipperhouse/displaywidth"
 )
+
+// columns measures display width as a terminal shows it: wide East Asian characters and emoji
+// take two columns, combining marks none, and escape sequences (the report's own colours) none.
+// It is displaywidth rather than charmbracelet/x/ansi, which measures the same way but builds
+// its parser's tables and runewidth's at initialisation: about 0.9 ms of every command's
+// start-up, for a function the text report calls on a few hundred words
+// (docs/performance.md).
+var columns = displaywidth.Options{ControlSequences: true, ControlSequences8Bit: true}
 
 // wrap breaks s into lines of at most width display columns. Each line of s is wrapped on its
 // own; runs of spaces collapse. A word wider than the line (a URL) is kept whole on a line of
@@ -18,9 +26,9 @@ func wrap(s string, width int) []string {
 			out = append(out, "")
 			continue
 		}
-		line, lineW := words[0], ansi.StringWidth(words[0])
+		line, lineW := words[0], columns.String(words[0])
 		for _, w := range words[1:] {
-			ww := ansi.StringWidth(w)
+			ww := columns.String(w)
 			if lineW+1+ww > width {
 				out = append(out, line)
 				line, lineW = w, ww
@@ -36,10 +44,10 @@ func wrap(s string, width int) []string {
 
 // truncate cuts s to at most width display columns, ending it with "…" when it was cut.
 func truncate(s string, width int) string {
-	if ansi.StringWidth(s) <= width {
+	if columns.String(s) <= width {
 		return s
 	}
-	return ansi.Truncate(s, max(width, 1), "…")
+	return columns.TruncateString(s, max(width, 1), "…")
 }
 
 // field writes "indent label value" with value wrapped to the width and continuation lines
@@ -69,7 +77,7 @@ func padRight(s string, w int) string {
 	if s == "" && w == 0 {
 		return ""
 	}
-	if n := ansi.StringWidth(s); n < w {
+	if n := columns.String(s); n < w {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return s + " "

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
@@ -35,7 +36,7 @@ Exit codes: 0 the badge was written, 2 the result could not be read or the badge
 			if err != nil {
 				return err
 			}
-			return writeTo(cmd.OutOrStdout(), out, func(w io.Writer) error { return rd.Render(w, res) })
+			return sentinelcmd.WriteTo(cmd.OutOrStdout(), out, func(w io.Writer) error { return rd.Render(w, res) })
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the saved JSON result (required)")

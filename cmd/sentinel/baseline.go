@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-sentinel/sentinel/baseline"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 )
 
 func init() { register(newBaselineCommand, "baseline") }
@@ -59,7 +60,7 @@ func writeFileOrStdout(stdout io.Writer, path string, render func(io.Writer) err
 	if path == "-" {
 		path = ""
 	}
-	return writeTo(stdout, path, render)
+	return sentinelcmd.WriteTo(stdout, path, render)
 }
 
 func orStdout(path string) string {

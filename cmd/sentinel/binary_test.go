@@ -33,7 +33,8 @@ var binOnce struct {
 	err  error
 }
 
-// sentinelBin builds ./cmd/sentinel into a temporary folder once.
+// sentinelBin builds ./cmd/sentinel, and ./cmd/sentinel-proxy beside it, into a temporary folder
+// once, and returns sentinel's path.
 func sentinelBin(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -48,7 +49,8 @@ func sentinelBin(t *testing.T) string {
 		binOnce.path = filepath.Join(dir, "sentinel")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", binOnce.path, ".").CombinedOutput(); err != nil {
+		// sentinel-proxy beside it, where sentinel looks for the live-traffic commands.
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), ".", "../sentinel-proxy").CombinedOutput(); err != nil {
 			binOnce.err = errors.New(string(out))
 		}
 	})
@@ -483,4 +485,47 @@ func TestAReportThatCannotBeWrittenIsNotAPass(t *testing.T) {
 	defer ts.Close()
 	r := sentinel(t, t.TempDir(), "probe", "--endpoint", ts.URL, "--rule", "discover-implemented", "--out-json", "/dev/full")
 	r.want(t, 2, "writing the json report to /dev/full", "no space left on device")
+}
+
+// TestLiveCommandsHandOver: the live-traffic commands, their help and their shell completion
+// reach sentinel-proxy through sentinel, with its output and exit status, and a sentinel
+// without sentinel-proxy says how to install it instead.
+func TestLiveCommandsHandOver(t *testing.T) {
+	tests := []struct {
+		args     []string
+		code     int
+		inStdout string
+	}{
+		{[]string{"proxy", "--help"}, 0, "--upstream"},
+		{[]string{"help", "findings"}, 0, "Read the findings store"},
+		{[]string{"ca", "init", "--help"}, 0, "--dir"},
+		{[]string{"__complete", "proxy", "--upst"}, 0, "--upstream"},
+		{[]string{"shim", "--no-such-flag"}, 2, ""},
+		{[]string{"--help"}, 0, "Watch a running proxy's findings live"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := sentinel(t, "", tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stdout, tt.inStdout) {
+				t.Errorf("exit %d, stdout %.300q, stderr %.300q; want exit %d and %q", r.code, r.stdout, r.stderr, tt.code, tt.inStdout)
+			}
+		})
+	}
+	t.Run("without sentinel-proxy", func(t *testing.T) {
+		alone := filepath.Join(t.TempDir(), "sentinel")
+		data, err := os.ReadFile(sentinelBin(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(alone, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.CommandContext(t.Context(), alone, "proxy", "--upstream", "http://127.0.0.1:1/mcp")
+		cmd.Env = []string{"PATH=" + t.TempDir()}
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "sentinel-proxy") || !strings.Contains(string(out), "go install") {
+			t.Errorf("err %v, output %q: want exit 2 naming sentinel-proxy and how to install it", err, out)
+		}
+	})
 }

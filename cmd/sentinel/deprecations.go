@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-sentinel/sentinel/active"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/debt"
 	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -23,7 +24,7 @@ func init() { register(newDeprecationsCommand, "deprecations") }
 type deprecationsOptions struct {
 	endpoint   string
 	server     serverCommand
-	output     outputOptions
+	output     sentinelcmd.OutputOptions
 	headers    []string
 	token      string
 	tokenFile  string
@@ -65,7 +66,7 @@ endpoint, or --timeout ran out before the scan finished (the partial inventory i
 	f := cmd.Flags()
 	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to scan (required unless a stdio server is given)")
 	addCommandFlags(cmd, &o.server)
-	addOutputFlags(cmd, &o.output, report.FormatText)
+	sentinelcmd.AddOutputFlags(cmd, &o.output, report.FormatText)
 	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
 	f.StringVar(&o.token, "token", "", "bearer token sent as Authorization (never printed; prefer --token-file or "+TokenEnv+": a flag shows in ps)")
 	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
@@ -75,7 +76,7 @@ endpoint, or --timeout ran out before the scan finished (the partial inventory i
 }
 
 func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOptions, args []string) error {
-	outs, err := o.output.plan()
+	outs, err := o.output.Plan()
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOpti
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := open(outs); err != nil {
+	if err := sentinelcmd.OpenOutputs(outs); err != nil {
 		return err
 	}
 	out, err := debtScan(ctx, active.Options{
@@ -153,8 +154,8 @@ func runDeprecations(ctx context.Context, cmd *cobra.Command, o deprecationsOpti
 
 // writeInventory renders the inventory through the report registry, like every other report. An
 // incomplete scan's inventory is written too, marked incomplete, since what it did see is real.
-func writeInventory(stdout io.Writer, o outputOptions, outs []output, inv debt.Report, incomplete *report.Incomplete, secrets []string) error {
+func writeInventory(stdout io.Writer, o sentinelcmd.OutputOptions, outs []sentinelcmd.Output, inv debt.Report, incomplete *report.Incomplete, secrets []string) error {
 	res := &report.Result{Schema: report.SchemaVersion, Tool: "sentinel " + cli.VersionString(), Target: inv.Target,
 		Rules: []report.RuleResult{}, Deprecations: toInventory(inv), Incomplete: incomplete}
-	return o.write(stdout, outs, res, secrets)
+	return o.Write(stdout, outs, res, secrets)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/diff"
 	"github.com/mcp-sentinel/sentinel/report"
 )
@@ -13,7 +14,7 @@ func init() { register(newDiffCommand, "diff") }
 
 func newDiffCommand() *cobra.Command {
 	var gate string
-	var o outputOptions
+	var o sentinelcmd.OutputOptions
 	cmd := &cobra.Command{
 		Use:   "diff OLD.json NEW.json",
 		Short: "Compare two saved results: regressions, fixes, unchanged",
@@ -38,7 +39,7 @@ one, 2 a file could not be read or NEW's scan did not finish.`,
 			if err != nil {
 				return fmt.Errorf("--gate: %w", err)
 			}
-			outs, err := o.plan()
+			outs, err := o.Plan()
 			if err != nil {
 				return err
 			}
@@ -52,20 +53,20 @@ one, 2 a file could not be read or NEW's scan did not finish.`,
 			}
 			res, sum := diff.Compare(older, newer, args[0])
 			res.Gate = g
-			if err := open(outs); err != nil {
+			if err := sentinelcmd.OpenOutputs(outs); err != nil {
 				return err
 			}
-			if err := o.write(cmd.OutOrStdout(), outs, res, nil); err != nil {
+			if err := o.Write(cmd.OutOrStdout(), outs, res, nil); err != nil {
 				return err
 			}
 			stderr := cmd.ErrOrStderr()
-			printSummary(stderr, res)
+			sentinelcmd.PrintSummary(stderr, res)
 			fmt.Fprintf(stderr, "%s\n", sum.Line())
-			return verdictErr(stderr, res)
+			return sentinelcmd.VerdictErr(stderr, res)
 		},
 	}
 	cmd.Flags().StringVar(&gate, "gate", string(report.GateShould), "which regressions fail the diff: should (all), must or none")
-	_ = cmd.RegisterFlagCompletionFunc("gate", fixedCompletion(string(report.GateMust), string(report.GateShould), string(report.GateNone)))
-	addOutputFlags(cmd, &o, report.FormatText)
+	_ = cmd.RegisterFlagCompletionFunc("gate", sentinelcmd.FixedCompletion(string(report.GateMust), string(report.GateShould), string(report.GateNone)))
+	sentinelcmd.AddOutputFlags(cmd, &o, report.FormatText)
 	return cmd
 }

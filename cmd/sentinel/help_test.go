@@ -40,7 +40,7 @@ func TestVersionFlag(t *testing.T) {
 
 // TestFormatHelpComesFromTheRegistry: a format added to report is in every --format's help.
 func TestFormatHelpComesFromTheRegistry(t *testing.T) {
-	for _, path := range [][]string{{"probe"}, {"findings", "export"}, {"diff"}, {"deprecations"}} {
+	for _, path := range [][]string{{"probe"}, {"diff"}, {"deprecations"}} {
 		cmd, _, err := newRoot().Find(path)
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +66,6 @@ func TestCompletionCompletesFlagValues(t *testing.T) {
 		{[]string{"probe", "--gate", ""}, []string{"must", "should", "none"}},
 		{[]string{"probe", "--rule", "origin"}, []string{"origin-invalid-403"}},
 		{[]string{"probe", "--area", ""}, []string{"headers", "mrtr"}},
-		{[]string{"findings", "list", "--level", ""}, []string{"MUST-NOT", "SHOULD"}},
 		{[]string{"rules", "list", "--check", ""}, []string{"indeterminate"}},
 		{[]string{"rules", "explain", ""}, []string{"discover-implemented"}},
 		{[]string{"diff", "--output", ""}, []string{"sarif="}},
@@ -118,13 +117,5 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestFindingsListAndExportHaveTheirOwnExamples(t *testing.T) {
-	list, _, _ := newRoot().Find([]string{"findings", "list"})
-	export, _, _ := newRoot().Find([]string{"findings", "export"})
-	if list.Example == export.Example || !strings.Contains(list.Example, "findings list") || strings.Contains(list.Example, "findings export") {
-		t.Errorf("findings list and export share or mix their examples:\n%s\n---\n%s", list.Example, export.Example)
 	}
 }

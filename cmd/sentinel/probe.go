@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-sentinel/sentinel/active"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/report"
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -60,7 +61,7 @@ type probeOptions struct {
 	server      serverCommand
 	serverArgs  []string
 	gate        string
-	output      outputOptions
+	output      sentinelcmd.OutputOptions
 	baseline    string
 	configPath  string
 	headers     []string
@@ -134,7 +135,7 @@ written, and says it is incomplete).`,
 	f.StringVar(&o.endpoint, "endpoint", "", "MCP endpoint URL to probe (required, here or in sentinel.yaml, unless a stdio server is given)")
 	addCommandFlags(cmd, &o.server)
 	f.StringVar(&o.gate, "gate", string(report.GateMust), "which failures fail the run: must, should or none")
-	addOutputFlags(cmd, &o.output, report.FormatText)
+	sentinelcmd.AddOutputFlags(cmd, &o.output, report.FormatText)
 	addBaselineFlag(cmd, &o.baseline)
 	addConfigFlag(cmd, &o.configPath)
 	f.StringArrayVar(&o.headers, "header", nil, `extra request header "Name: value" (repeatable)`)
@@ -232,7 +233,7 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 	if err != nil {
 		return fmt.Errorf("--gate: %w", err)
 	}
-	outs, err := o.output.plan()
+	outs, err := o.output.Plan()
 	if err != nil {
 		return err
 	}
@@ -288,21 +289,21 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 			}
 		}
 	}
-	if err := open(outs); err != nil {
+	if err := sentinelcmd.OpenOutputs(outs); err != nil {
 		return err
 	}
 	out, scanErr := active.Scan(ctx, opts)
 	res := scanResult(target, opts.Tool, out, scanErr, secrets)
 	judge(res, gate, o.baseline, known)
-	writeErr := o.output.write(stdout, outs, res, secrets)
-	printSummary(&redactingWriter{w: stderr, secrets: secrets}, res)
+	writeErr := o.output.Write(stdout, outs, res, secrets)
+	sentinelcmd.PrintSummary(sentinelcmd.NewRedactingWriter(stderr, secrets), res)
 	if scanErr != nil {
 		return errors.Join(fmt.Errorf("probing %s: %s", wire.RedactString(target, secrets...), wire.RedactString(scanErr.Error(), secrets...)), writeErr)
 	}
 	if writeErr != nil {
 		return writeErr
 	}
-	return verdictErr(stderr, res)
+	return sentinelcmd.VerdictErr(stderr, res)
 }
 
 // parseToolArgs turns --tool-args "name=JSON object" flags into the scan's ToolArgs; each error
@@ -325,24 +326,6 @@ func parseToolArgs(flags []string) (map[string]map[string]any, error) {
 		out[name] = args
 	}
 	return out, nil
-}
-
-// redactingWriter replaces secrets in everything written through it: a last guard so that no
-// renderer can print the token, whatever it is handed.
-type redactingWriter struct {
-	w       io.Writer
-	secrets []string
-}
-
-func (r *redactingWriter) Write(p []byte) (int, error) {
-	if len(r.secrets) == 0 {
-		return r.w.Write(p)
-	}
-	s := wire.RedactString(string(p), r.secrets...)
-	if _, err := io.WriteString(r.w, s); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -46,9 +46,9 @@ func applyConfig(cmd *cobra.Command, o *probeOptions, stderr io.Writer) error {
 	str("origin", &o.origin, cfg.Origin)
 	str("gate", &o.gate, cfg.Gate)
 	str("baseline", &o.baseline, cfg.Baseline)
-	str("format", &o.output.format, cfg.Format)
-	str("show", &o.output.show, cfg.Show)
-	str("sarif-anchor", &o.output.sarifAnchor, cfg.SARIFAnchor)
+	str("format", &o.output.Format, cfg.Format)
+	str("show", &o.output.Show, cfg.Show)
+	str("sarif-anchor", &o.output.SARIFAnchor, cfg.SARIFAnchor)
 	list("allow-call", &o.allowCall, cfg.AllowCall)
 	list("area", &o.areas, cfg.Areas)
 	list("rule", &o.rules, cfg.Rules)
@@ -56,7 +56,7 @@ func applyConfig(cmd *cobra.Command, o *probeOptions, stderr io.Writer) error {
 		o.timeout = cfg.Timeout
 	}
 	if unset("width") && cfg.Width != 0 {
-		o.output.width = cfg.Width
+		o.output.Width = cfg.Width
 	}
 	if unset("header") {
 		for _, name := range sortedKeys(cfg.Headers) {
@@ -74,7 +74,7 @@ func applyConfig(cmd *cobra.Command, o *probeOptions, stderr io.Writer) error {
 	}
 	if unset("output") {
 		for _, format := range sortedKeys(cfg.Outputs) {
-			o.output.outputs = append(o.output.outputs, format+"="+cfg.Outputs[format])
+			o.output.Outputs = append(o.output.Outputs, format+"="+cfg.Outputs[format])
 		}
 	}
 	return nil

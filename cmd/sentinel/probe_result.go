@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-sentinel/sentinel/active"
 	"github.com/mcp-sentinel/sentinel/baseline"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
@@ -22,7 +23,7 @@ func scanResult(endpoint, tool string, out *active.Output, err error, secrets []
 		if err == nil {
 			err = fmt.Errorf("the scan produced no result")
 		}
-		return couldNotRun(endpoint, tool, err, secrets)
+		return sentinelcmd.CouldNotRun(endpoint, tool, err, secrets)
 	}
 	res := out.Result
 	if note := uncalledToolsNote(out.Target); note != "" {
@@ -79,9 +80,9 @@ func addBaselineFlag(cmd *cobra.Command, path *string) {
 }
 
 // registerProbeCompletions completes probe's flag values: gates, rules, areas (formats and
-// --show are completed by addOutputFlags).
+// --show are completed by sentinelcmd.AddOutputFlags).
 func registerProbeCompletions(cmd *cobra.Command) {
-	_ = cmd.RegisterFlagCompletionFunc("gate", fixedCompletion(string(report.GateMust), string(report.GateShould), string(report.GateNone)))
-	_ = cmd.RegisterFlagCompletionFunc("rule", ruleCompletion)
-	_ = cmd.RegisterFlagCompletionFunc("area", areaCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("gate", sentinelcmd.FixedCompletion(string(report.GateMust), string(report.GateShould), string(report.GateNone)))
+	_ = cmd.RegisterFlagCompletionFunc("rule", sentinelcmd.RuleCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("area", sentinelcmd.AreaCompletion)
 }

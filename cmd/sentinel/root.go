@@ -1,39 +1,18 @@
 package main
 
 import (
-	"slices"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 )
 
-// newRoot builds the whole command tree. Each subcommand lives in its own file and only parses
-// flags and calls a package.
+// newRoot builds the whole command tree.
 func newRoot() *cobra.Command { return newRootFor(nil) }
 
-// newRootFor builds the command tree args need. When args start with the name or an alias of a
-// registered subcommand, that subcommand is the only one built: defining the flags of all of
-// them (a hundred-odd, each with its help text and completion) and cobra's completion command
-// was about a tenth of `sentinel version`, for commands the process would never run. Anything
-// else (no arguments, a flag first, help, completion, a typo that wants suggestions) gets the
-// whole tree. What a command prints, its help included, is the same in both trees
-// (TestPartialTreeHelpIsTheSame).
-func newRootFor(args []string) *cobra.Command {
-	root := newBareRoot()
-	if len(args) > 0 {
-		if s, ok := lookupSubcommand(args[0]); ok {
-			root.AddCommand(s.build())
-			// The completion command is never the one run here (it is not registered).
-			root.CompletionOptions.DisableDefaultCmd = true
-			return root
-		}
-	}
-	for _, s := range subcommands {
-		root.AddCommand(s.build())
-	}
-	return root
-}
+// newRootFor builds the command tree args need (sentinelcmd.Registry.RootFor: only the command
+// named first, when one is).
+func newRootFor(args []string) *cobra.Command { return commands.RootFor(newBareRoot, args) }
 
 // newBareRoot is the root command without subcommands.
 func newBareRoot() *cobra.Command {
@@ -74,30 +53,19 @@ did not finish (sentinel shim exits with its server's status instead). Shell com
 
 func init() { register(func() *cobra.Command { return cli.VersionCommand("sentinel") }, "version") }
 
-// subcommand is a top-level command as registered: its name and aliases, known without building
-// it, and what builds it. TestSubcommandNames holds the names to the built commands'.
-type subcommand struct {
-	name    string
-	aliases []string
-	build   func() *cobra.Command
-}
-
-// subcommands are registered by the files that define them (rules.go, probe.go, ...), so adding a
-// command touches one file.
-var subcommands []subcommand
+// commands are sentinel's top-level commands, registered by the files that define them
+// (rules.go, probe.go, ...), so adding a command touches one file. The live-traffic commands are
+// registered as stubs that hand the run to sentinel-proxy (sentinelcmd.LiveStub).
+var commands sentinelcmd.Registry
 
 // register adds a top-level command built by build, named name (the first word of its Use) with
 // aliases.
 func register(build func() *cobra.Command, name string, aliases ...string) {
-	subcommands = append(subcommands, subcommand{name: name, aliases: aliases, build: build})
+	commands.Register(build, name, aliases...)
 }
 
-// lookupSubcommand is the registered subcommand called name or one of its aliases.
-func lookupSubcommand(name string) (subcommand, bool) {
-	for _, s := range subcommands {
-		if s.name == name || slices.Contains(s.aliases, name) {
-			return s, true
-		}
+func init() {
+	for _, c := range sentinelcmd.LiveCommands {
+		register(sentinelcmd.LiveStub(c), c.Name)
 	}
-	return subcommand{}, false
 }

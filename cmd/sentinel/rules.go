@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
@@ -68,10 +69,10 @@ when the check registries are not linked into this build.`,
 	f.StringVar(&o.area, "area", "", "only rules in this area (e.g. headers, mrtr, auth)")
 	f.StringVar(&o.check, "check", "", "only rules checked this way: active, passive, both or indeterminate")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	_ = cmd.RegisterFlagCompletionFunc("level", fixedCompletion("MUST", "MUST-NOT", "SHOULD", "SHOULD-NOT"))
-	_ = cmd.RegisterFlagCompletionFunc("area", areaCompletion)
-	_ = cmd.RegisterFlagCompletionFunc("check", fixedCompletion("active", "passive", "both", "indeterminate"))
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion("text", "json"))
+	_ = cmd.RegisterFlagCompletionFunc("level", sentinelcmd.FixedCompletion("MUST", "MUST-NOT", "SHOULD", "SHOULD-NOT"))
+	_ = cmd.RegisterFlagCompletionFunc("area", sentinelcmd.AreaCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("check", sentinelcmd.FixedCompletion("active", "passive", "both", "indeterminate"))
+	_ = cmd.RegisterFlagCompletionFunc("format", sentinelcmd.FixedCompletion("text", "json"))
 	return cmd
 }
 
@@ -273,14 +274,14 @@ the name at the end of the ID; an ID with an outdated level still finds the rule
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return ruleCompletion(nil, nil, "")
+			return sentinelcmd.RuleCompletion(nil, nil, "")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRulesExplain(cmd.OutOrStdout(), args[0], format, implementedRuleIDs())
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion("text", "json"))
+	_ = cmd.RegisterFlagCompletionFunc("format", sentinelcmd.FixedCompletion("text", "json"))
 	return cmd
 }
 

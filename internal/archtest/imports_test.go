@@ -53,6 +53,10 @@ var forbidden = []edge{
 	{"report", "active", "renderers never import the code that computes what they render"},
 	{"cmd/sentinel", "broker", "the harness must grade servers it did not write"},
 	{"cmd/sentinel", "fixtures", "the harness must grade servers it did not write"},
+	{"cmd/sentinel-proxy", "broker", "the harness must grade servers it did not write"},
+	{"cmd/sentinel-proxy", "fixtures", "the harness must grade servers it did not write"},
+	{"cmd/internal/sentinelcmd", "broker", "the harness must grade servers it did not write"},
+	{"cmd/internal/sentinelcmd", "fixtures", "the harness must grade servers it did not write"},
 	// The broker must be independently correct.
 	{"broker", "rules", "the broker must be independently correct"},
 	{"broker", "wire", "the broker must be independently correct"},
@@ -67,6 +71,7 @@ var forbidden = []edge{
 	{"cmd/broker", "rules", "the broker must be independently correct"},
 	{"cmd/broker", "active", "the broker must be independently correct"},
 	{"cmd/broker", "proxy", "the broker must be independently correct"},
+	{"cmd/broker", "cmd/internal/sentinelcmd", "the broker must be independently correct"},
 	// Fixtures are graded, never grading.
 	{"fixtures", "rules", "a fixture must not know the grader's answers"},
 	{"fixtures", "active", "a fixture must not know the grader's answers"},

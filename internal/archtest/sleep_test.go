@@ -13,13 +13,13 @@ import (
 // scanPath are the directories (with their subdirectories) whose code runs while a scan or a
 // proxied exchange is graded: a fixed sleep there is time every scan pays whatever the server
 // does.
-var scanPath = []string{"active", "wire", "passive", "stdio", "rules", "findings", "report", "cmd/sentinel", "internal/sqlitebusy"}
+var scanPath = []string{"active", "wire", "passive", "stdio", "rules", "findings", "report", "cmd/sentinel", "cmd/sentinel-proxy", "cmd/internal/sentinelcmd", "internal/sqlitebusy"}
 
 // periodic are the functions on those paths allowed a timer-only wait, each with why: a job that
 // runs on a clock in the background, which nothing waits for. Keyed by file (slash-separated,
 // from the module root) and function.
 var periodic = map[string]string{
-	"cmd/sentinel/proxy.go:prune":             "the proxy's retention job runs every few minutes in the background until the proxy stops; no exchange waits for it",
+	"cmd/sentinel-proxy/proxy.go:prune":       "the proxy's retention job runs every few minutes in the background until the proxy stops; no exchange waits for it",
 	"internal/sqlitebusy/sqlitebusy.go:Retry": "a SQLite file another process is opening holds a lock with no event to wait on; the back-off is bounded by sqlitebusy.Wait and the caller's context, and runs only on SQLITE_BUSY at Open",
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/findings"
 )
 
@@ -84,7 +85,7 @@ func TestProxyCommandForwardsGradesAndStopsCleanly(t *testing.T) {
 	}
 	// The store now holds what grading found; findings export reads it (exit 0 with gate none).
 	var out strings.Builder
-	err = runFindings(t.Context(), &out, findingsConfig{db: db, output: outputOptions{format: "json", show: "fail"}, gate: "none", limit: -1}, time.Now())
+	err = runFindings(t.Context(), &out, findingsConfig{db: db, output: sentinelcmd.OutputOptions{Format: "json", Show: "fail"}, gate: "none", limit: -1}, time.Now())
 	if cli.ExitCode(err) != 0 || !strings.Contains(out.String(), `"schema"`) {
 		t.Fatalf("findings export after the run: %v\n%s", err, out.String())
 	}

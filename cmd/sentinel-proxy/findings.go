@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/findings"
 	"github.com/mcp-sentinel/sentinel/proxy"
 	"github.com/mcp-sentinel/sentinel/report"
@@ -20,7 +21,7 @@ func init() { register(newFindingsCommand, "findings") }
 type findingsConfig struct {
 	db, since, rule, level, target, gate string
 	limit                                int
-	output                               outputOptions
+	output                               sentinelcmd.OutputOptions
 }
 
 func newFindingsCommand() *cobra.Command {
@@ -56,21 +57,21 @@ func findingsSub(name, format, short, example string) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.db, "db", defaultDB, "findings store: a SQLite file path or a postgres:// URL")
-	addOutputFlags(cmd, &c.output, format)
+	sentinelcmd.AddOutputFlags(cmd, &c.output, format)
 	f.StringVar(&c.since, "since", "", "only findings seen since an RFC 3339 time or a duration ago (24h)")
 	f.StringVar(&c.rule, "rule", "", "only this rule (full ID or its name)")
 	f.StringVar(&c.level, "level", "", "only this level: MUST, MUST-NOT, SHOULD or SHOULD-NOT")
 	f.StringVar(&c.target, "target", "", "only this target URL")
 	f.StringVar(&c.gate, "gate", "none", "exit 1 when findings fail this gate: must, should or none")
 	f.IntVar(&c.limit, "limit", -1, "at most this many findings (-1: all)")
-	_ = cmd.RegisterFlagCompletionFunc("gate", fixedCompletion(string(report.GateMust), string(report.GateShould), string(report.GateNone)))
-	_ = cmd.RegisterFlagCompletionFunc("level", fixedCompletion("MUST", "MUST-NOT", "SHOULD", "SHOULD-NOT"))
-	_ = cmd.RegisterFlagCompletionFunc("rule", ruleCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("gate", sentinelcmd.FixedCompletion(string(report.GateMust), string(report.GateShould), string(report.GateNone)))
+	_ = cmd.RegisterFlagCompletionFunc("level", sentinelcmd.FixedCompletion("MUST", "MUST-NOT", "SHOULD", "SHOULD-NOT"))
+	_ = cmd.RegisterFlagCompletionFunc("rule", sentinelcmd.RuleCompletion)
 	return cmd
 }
 
 func runFindings(ctx context.Context, stdout io.Writer, c findingsConfig, now time.Time) error {
-	outs, err := c.output.plan()
+	outs, err := c.output.Plan()
 	if err != nil {
 		return err
 	}
@@ -103,10 +104,10 @@ func runFindings(ctx context.Context, stdout io.Writer, c findingsConfig, now ti
 	}
 	res := findings.ToResult(fs, "sentinel "+cli.VersionString())
 	res.Gate = gate
-	if err := open(outs); err != nil {
+	if err := sentinelcmd.OpenOutputs(outs); err != nil {
 		return err
 	}
-	if err := c.output.write(stdout, outs, res, nil); err != nil {
+	if err := c.output.Write(stdout, outs, res, nil); err != nil {
 		return fmt.Errorf("writing the findings: %w", err)
 	}
 	return cli.Judge(gate.Verdict(res), res.VerdictLine())

@@ -1,4 +1,4 @@
-package main
+package sentinelcmd
 
 import (
 	"bytes"
@@ -18,41 +18,41 @@ import (
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
-// outputOptions are the flags that say where a report goes and how it looks. Every command that
-// writes a report (probe, findings, diff) registers them with addOutputFlags, so they mean the
+// OutputOptions are the flags that say where a report goes and how it looks. Every command that
+// writes a report (probe, findings, diff) registers them with AddOutputFlags, so they mean the
 // same everywhere.
-type outputOptions struct {
-	format             string
-	out                string
-	outputs            []string          // --output FORMAT=PATH, repeatable
+type OutputOptions struct {
+	Format             string
+	Out                string
+	Outputs            []string          // --output FORMAT=PATH, repeatable
 	outByFormat        map[string]string // --out-json PATH, --out-sarif PATH, ...
-	show               string
-	quiet              bool
-	width              int
-	sarifAnchor        string
-	sarifIndeterminate bool
+	Show               string
+	Quiet              bool
+	Width              int
+	SARIFAnchor        string
+	SARIFIndeterminate bool
 }
 
-// addOutputFlags registers the output flags on f, with --format's default and help generated
+// AddOutputFlags registers the output flags on f, with --format's default and help generated
 // from the report registry.
-func addOutputFlags(cmd *cobra.Command, o *outputOptions, defaultFormat string) {
+func AddOutputFlags(cmd *cobra.Command, o *OutputOptions, defaultFormat string) {
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", defaultFormat, report.FormatHelp())
-	f.StringVar(&o.out, "out", "", "write the --format report to this file instead of standard output")
-	f.StringArrayVar(&o.outputs, "output", nil, "also write FORMAT=PATH, e.g. sarif=sentinel.sarif (repeatable; PATH - is standard output)")
+	f.StringVar(&o.Format, "format", defaultFormat, report.FormatHelp())
+	f.StringVar(&o.Out, "out", "", "write the --format report to this file instead of standard output")
+	f.StringArrayVar(&o.Outputs, "output", nil, "also write FORMAT=PATH, e.g. sarif=sentinel.sarif (repeatable; PATH - is standard output)")
 	o.outByFormat = map[string]string{}
 	for _, rf := range report.Registered() {
 		name := rf.Name
 		o.outByFormat[name] = ""
 		f.Var(outPath{o.outByFormat, name}, "out-"+name, "also write the "+name+" report to this file")
 	}
-	f.StringVar(&o.show, "show", string(report.ShowFail), "what the text, markdown and html reports list: fail (failures in full, indeterminate as counts) or all")
-	f.BoolVar(&o.quiet, "quiet", false, "print only the verdict line (text format)")
-	f.IntVar(&o.width, "width", 0, "text report width in columns (0: the terminal's width, or 80 when not a terminal)")
-	f.StringVar(&o.sarifAnchor, "sarif-anchor", "", "repository path SARIF results point at (e.g. cmd/server/main.go); see the README")
-	f.BoolVar(&o.sarifIndeterminate, "sarif-indeterminate", false, "also list indeterminate rules as SARIF notes (default: failures only)")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()...))
-	_ = cmd.RegisterFlagCompletionFunc("show", fixedCompletion(string(report.ShowFail), string(report.ShowAll)))
+	f.StringVar(&o.Show, "show", string(report.ShowFail), "what the text, markdown and html reports list: fail (failures in full, indeterminate as counts) or all")
+	f.BoolVar(&o.Quiet, "quiet", false, "print only the verdict line (text format)")
+	f.IntVar(&o.Width, "width", 0, "text report width in columns (0: the terminal's width, or 80 when not a terminal)")
+	f.StringVar(&o.SARIFAnchor, "sarif-anchor", "", "repository path SARIF results point at (e.g. cmd/server/main.go); see the README")
+	f.BoolVar(&o.SARIFIndeterminate, "sarif-indeterminate", false, "also list indeterminate rules as SARIF notes (default: failures only)")
+	_ = cmd.RegisterFlagCompletionFunc("format", FixedCompletion(report.Formats()...))
+	_ = cmd.RegisterFlagCompletionFunc("show", FixedCompletion(string(report.ShowFail), string(report.ShowAll)))
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, f := range report.Formats() {
@@ -74,21 +74,21 @@ func (p outPath) Type() string       { return "path" }
 
 var _ pflag.Value = outPath{}
 
-// output is one report to write: a format and where.
-type output struct {
+// Output is one report to write: a format and where.
+type Output struct {
 	format string
 	path   string // "" is standard output
 	file   *os.File
 }
 
-// plan checks the output flags and returns every report to write, the --format one first.
+// Plan checks the output flags and returns every report to write, the --format one first.
 // Nothing is opened yet.
-func (o outputOptions) plan() ([]output, error) {
-	if _, err := report.New(o.format, nil); err != nil {
+func (o OutputOptions) Plan() ([]Output, error) {
+	if _, err := report.New(o.Format, nil); err != nil {
 		return nil, fmt.Errorf("--format: %w", err)
 	}
-	outs := []output{{format: o.format, path: o.out}}
-	for _, spec := range o.outputs {
+	outs := []Output{{format: o.Format, path: o.Out}}
+	for _, spec := range o.Outputs {
 		format, path, ok := strings.Cut(spec, "=")
 		if !ok || format == "" || path == "" {
 			return nil, fmt.Errorf("--output %q: want FORMAT=PATH, e.g. sarif=sentinel.sarif (formats: %s)", spec, strings.Join(report.Formats(), ", "))
@@ -99,11 +99,11 @@ func (o outputOptions) plan() ([]output, error) {
 		if path == "-" {
 			path = ""
 		}
-		outs = append(outs, output{format: format, path: path})
+		outs = append(outs, Output{format: format, path: path})
 	}
 	for _, name := range report.Formats() {
 		if p := o.outByFormat[name]; p != "" {
-			outs = append(outs, output{format: name, path: p})
+			outs = append(outs, Output{format: name, path: p})
 		}
 	}
 	seen := map[string]bool{}
@@ -124,16 +124,16 @@ func (o outputOptions) plan() ([]output, error) {
 	return outs, nil
 }
 
-// open creates every output file before the scan, so an unwritable path is found in a second,
-// not after a long scan. The files are empty until write.
-func open(outs []output) error {
+// OpenOutputs creates every output file before the scan, so an unwritable path is found in a second,
+// not after a long scan. The files are empty until Write.
+func OpenOutputs(outs []Output) error {
 	for i := range outs {
 		if outs[i].path == "" {
 			continue
 		}
 		f, err := os.OpenFile(outs[i].path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
-			closeAll(outs)
+			closeOutputs(outs)
 			return fmt.Errorf("cannot write the %s report: %w (choose a writable path)", outs[i].format, err)
 		}
 		outs[i].file = f
@@ -141,7 +141,7 @@ func open(outs []output) error {
 	return nil
 }
 
-func closeAll(outs []output) {
+func closeOutputs(outs []Output) {
 	for _, out := range outs {
 		if out.file != nil {
 			_ = out.file.Close()
@@ -151,19 +151,19 @@ func closeAll(outs []output) {
 
 // renderOptions turns the flags into renderer options for one output: colour and the terminal's
 // width only when that output is a terminal.
-func (o outputOptions) renderOptions(w io.Writer) (*report.Options, error) {
-	show, err := report.ParseShow(o.show)
+func (o OutputOptions) renderOptions(w io.Writer) (*report.Options, error) {
+	show, err := report.ParseShow(o.Show)
 	if err != nil {
 		return nil, err
 	}
-	opts := &report.Options{Show: show, Quiet: o.quiet, Width: o.width,
-		SARIFAnchor: o.sarifAnchor, SARIFIndeterminate: o.sarifIndeterminate}
-	if o.width != 0 && o.width < report.MinWidth {
-		return nil, fmt.Errorf("--width %d: use at least %d columns (or 0 for the terminal's width)", o.width, report.MinWidth)
+	opts := &report.Options{Show: show, Quiet: o.Quiet, Width: o.Width,
+		SARIFAnchor: o.SARIFAnchor, SARIFIndeterminate: o.SARIFIndeterminate}
+	if o.Width != 0 && o.Width < report.MinWidth {
+		return nil, fmt.Errorf("--width %d: use at least %d columns (or 0 for the terminal's width)", o.Width, report.MinWidth)
 	}
 	if f, ok := w.(*os.File); ok {
 		opts.Color = report.ColorFor(f)
-		if o.width == 0 && term.IsTerminal(f.Fd()) {
+		if o.Width == 0 && term.IsTerminal(f.Fd()) {
 			if cols, _, err := term.GetSize(f.Fd()); err == nil && cols >= report.MinWidth {
 				opts.Width = cols
 			}
@@ -172,9 +172,9 @@ func (o outputOptions) renderOptions(w io.Writer) (*report.Options, error) {
 	return opts, nil
 }
 
-// write renders res to every output and closes the files, checking each close (a full disk
+// Write renders res to every output and closes the files, checking each close (a full disk
 // shows up there). Every output is attempted; the errors are joined.
-func (o outputOptions) write(stdout io.Writer, outs []output, res *report.Result, secrets []string) error {
+func (o OutputOptions) Write(stdout io.Writer, outs []Output, res *report.Result, secrets []string) error {
 	var errs []error
 	for _, out := range outs {
 		w := stdout
@@ -196,7 +196,7 @@ func (o outputOptions) write(stdout io.Writer, outs []output, res *report.Result
 	return errors.Join(errs...)
 }
 
-func (o outputOptions) render(w io.Writer, format string, res *report.Result, secrets []string) error {
+func (o OutputOptions) render(w io.Writer, format string, res *report.Result, secrets []string) error {
 	opts, err := o.renderOptions(w)
 	if err != nil {
 		return err
@@ -205,14 +205,14 @@ func (o outputOptions) render(w io.Writer, format string, res *report.Result, se
 	if err != nil {
 		return err
 	}
-	return rd.Render(&redactingWriter{w: w, secrets: secrets}, res)
+	return rd.Render(NewRedactingWriter(w, secrets), res)
 }
 
-// printSummary names every failing rule on stderr, one line each and numbered by finding, and
+// PrintSummary names every failing rule on stderr, one line each and numbered by finding, and
 // counts the indeterminate ones, whatever format and file the report went to: a CI log always
-// says what failed. The verdict line itself is the command's last line (verdictErr). It is
+// says what failed. The verdict line itself is the command's last line (VerdictErr). It is
 // written in one piece: a line at a time was a system call per failing rule.
-func printSummary(out io.Writer, res *report.Result) {
+func PrintSummary(out io.Writer, res *report.Result) {
 	var w bytes.Buffer
 	defer func() { _, _ = out.Write(w.Bytes()) }()
 	findings := res.Findings()
@@ -230,10 +230,10 @@ func printSummary(out io.Writer, res *report.Result) {
 	}
 }
 
-// verdictErr is what a command that judged a result returns: nil when it passed (after saying
+// VerdictErr is what a command that judged a result returns: nil when it passed (after saying
 // so on stderr), else an error whose message is the verdict line and whose exit code
 // cmd/internal/cli picks from the verdict.
-func verdictErr(stderr io.Writer, res *report.Result) error {
+func VerdictErr(stderr io.Writer, res *report.Result) error {
 	v := res.EffectiveGate().Verdict(res)
 	line := res.VerdictLine()
 	if v == report.VerdictPassed {
@@ -242,9 +242,9 @@ func verdictErr(stderr io.Writer, res *report.Result) error {
 	return cli.Judge(v, line)
 }
 
-// couldNotRun is the result of a scan that failed before it produced one: every output still
+// CouldNotRun is the result of a scan that failed before it produced one: every output still
 // gets a valid document saying why (a SARIF upload step must find its file).
-func couldNotRun(endpoint, tool string, err error, secrets []string) *report.Result {
+func CouldNotRun(endpoint, tool string, err error, secrets []string) *report.Result {
 	return &report.Result{
 		Schema: report.SchemaVersion, Tool: tool, Target: wire.RedactString(endpoint, secrets...),
 		Rules:       []report.RuleResult{},
@@ -252,15 +252,15 @@ func couldNotRun(endpoint, tool string, err error, secrets []string) *report.Res
 	}
 }
 
-// fixedCompletion completes a flag's value from a fixed list.
-func fixedCompletion(values ...string) cobra.CompletionFunc {
+// FixedCompletion completes a flag's value from a fixed list.
+func FixedCompletion(values ...string) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return values, cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-// ruleCompletion completes rule IDs and names.
-func ruleCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+// RuleCompletion completes rule IDs and names.
+func RuleCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	var out []string
 	for _, r := range rules.All() {
 		out = append(out, r.Name)
@@ -268,8 +268,8 @@ func ruleCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellComp
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// areaCompletion completes area names.
-func areaCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+// AreaCompletion completes area names.
+func AreaCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	var out []string
 	for _, a := range rules.AllAreas {
 		out = append(out, string(a))
@@ -277,9 +277,9 @@ func areaCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellComp
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// writeTo sends one document to stdout, or to the file named out, checking the file's close
+// WriteTo sends one document to stdout, or to the file named out, checking the file's close
 // (where a full disk shows up).
-func writeTo(stdout io.Writer, out string, render func(io.Writer) error) error {
+func WriteTo(stdout io.Writer, out string, render func(io.Writer) error) error {
 	if out == "" {
 		return render(stdout)
 	}
@@ -295,4 +295,29 @@ func writeTo(stdout io.Writer, out string, render func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", out, err)
 	}
 	return nil
+}
+
+// RedactingWriter replaces secrets in everything written through it: a last guard so that no
+// renderer can print the token, whatever it is handed.
+type RedactingWriter struct {
+	w       io.Writer
+	secrets []string
+}
+
+// NewRedactingWriter writes to w with every one of secrets replaced.
+func NewRedactingWriter(w io.Writer, secrets []string) *RedactingWriter {
+	return &RedactingWriter{w: w, secrets: secrets}
+}
+
+// Write writes p to the underlying writer with every secret replaced, and reports all of p
+// written: a caller's count is of what it asked to write, not of the redacted text.
+func (r *RedactingWriter) Write(p []byte) (int, error) {
+	if len(r.secrets) == 0 {
+		return r.w.Write(p)
+	}
+	s := wire.RedactString(string(p), r.secrets...)
+	if _, err := io.WriteString(r.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

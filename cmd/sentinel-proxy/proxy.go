@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcp-sentinel/sentinel/active"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/findings"
 	"github.com/mcp-sentinel/sentinel/internal/adminstate"
 	"github.com/mcp-sentinel/sentinel/internal/telemetry"
@@ -56,7 +57,7 @@ type proxyConfig struct {
 	upstream, listen, admin, db, caDir, logLevel, tokenFile, upstreamCA string
 	routes, redact, allowHosts                                          []string
 	forward, mitm, tui                                                  bool
-	maxBody, gradingMemory                                              byteSize
+	maxBody, gradingMemory                                              sentinelcmd.ByteSize
 	workers                                                             int
 	retention                                                           time.Duration
 	// shutdownGrace is how long in-flight proxied requests get to finish on stop.

@@ -1,4 +1,4 @@
-package main
+package sentinelcmd
 
 import (
 	"fmt"
@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// byteSize is a flag value in bytes, written plainly (4194304) or with a unit (4MiB, 512KiB,
+// ByteSize is a flag value in bytes, written plainly (4194304) or with a unit (4MiB, 512KiB,
 // 1GiB; KB, MB and GB are powers of ten).
-type byteSize int64
+type ByteSize int64
 
 var byteUnits = []struct {
 	suffix string
@@ -18,7 +18,7 @@ var byteUnits = []struct {
 	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1},
 }
 
-func (b *byteSize) Set(s string) error {
+func (b *ByteSize) Set(s string) error {
 	v := strings.ToLower(strings.TrimSpace(s))
 	mult := int64(1)
 	for _, u := range byteUnits {
@@ -31,11 +31,11 @@ func (b *byteSize) Set(s string) error {
 	if err != nil || n <= 0 || n > (1<<62)/mult {
 		return fmt.Errorf("%q: give a positive size such as 4MiB, 512KiB or 1048576", s)
 	}
-	*b = byteSize(n * mult)
+	*b = ByteSize(n * mult)
 	return nil
 }
 
-func (b *byteSize) String() string {
+func (b *ByteSize) String() string {
 	n := int64(*b)
 	for _, u := range []struct {
 		name string
@@ -48,4 +48,4 @@ func (b *byteSize) String() string {
 	return strconv.FormatInt(n, 10)
 }
 
-func (b *byteSize) Type() string { return "size" }
+func (b *ByteSize) Type() string { return "size" }

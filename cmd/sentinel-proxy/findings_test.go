@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/findings"
 	"github.com/mcp-sentinel/sentinel/report/sarifcheck"
 	"github.com/mcp-sentinel/sentinel/rules"
@@ -47,21 +48,21 @@ func TestFindingsExport(t *testing.T) {
 		wantExit int
 		check    func(t *testing.T, out []byte)
 	}{
-		{"sarif validates against the schema", findingsConfig{output: outputOptions{format: "sarif", show: "fail"}, gate: "none", limit: -1}, 0,
+		{"sarif validates against the schema", findingsConfig{output: sentinelcmd.OutputOptions{Format: "sarif", Show: "fail"}, gate: "none", limit: -1}, 0,
 			func(t *testing.T, out []byte) {
 				if err := sarifcheck.Validate(out); err != nil {
 					t.Fatalf("SARIF invalid: %v", err)
 				}
 			}},
-		{"must gate fails on a MUST finding", findingsConfig{output: outputOptions{format: "json", show: "fail"}, gate: "must", limit: -1}, 1, nil},
-		{"level filter leaves only SHOULD, which the must gate ignores", findingsConfig{output: outputOptions{format: "junit", show: "fail"}, gate: "must", level: "SHOULD", limit: -1}, 0,
+		{"must gate fails on a MUST finding", findingsConfig{output: sentinelcmd.OutputOptions{Format: "json", Show: "fail"}, gate: "must", limit: -1}, 1, nil},
+		{"level filter leaves only SHOULD, which the must gate ignores", findingsConfig{output: sentinelcmd.OutputOptions{Format: "junit", Show: "fail"}, gate: "must", level: "SHOULD", limit: -1}, 0,
 			func(t *testing.T, out []byte) {
 				if !bytes.Contains(out, []byte("<testsuite")) {
 					t.Fatalf("not JUnit:\n%s", out)
 				}
 			}},
-		{"unknown format cannot run", findingsConfig{output: outputOptions{format: "yaml", show: "fail"}, gate: "none"}, 2, nil},
-		{"bad since cannot run", findingsConfig{output: outputOptions{format: "text", show: "fail"}, gate: "none", since: "last week"}, 2, nil},
+		{"unknown format cannot run", findingsConfig{output: sentinelcmd.OutputOptions{Format: "yaml", Show: "fail"}, gate: "none"}, 2, nil},
+		{"bad since cannot run", findingsConfig{output: sentinelcmd.OutputOptions{Format: "text", Show: "fail"}, gate: "none", since: "last week"}, 2, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +80,7 @@ func TestFindingsExport(t *testing.T) {
 }
 
 func TestFindingsWithoutAStoreSaysWhatToDo(t *testing.T) {
-	err := runFindings(t.Context(), &bytes.Buffer{}, findingsConfig{db: filepath.Join(t.TempDir(), "none.db"), output: outputOptions{format: "text", show: "fail"}, gate: "none"}, time.Now())
+	err := runFindings(t.Context(), &bytes.Buffer{}, findingsConfig{db: filepath.Join(t.TempDir(), "none.db"), output: sentinelcmd.OutputOptions{Format: "text", Show: "fail"}, gate: "none"}, time.Now())
 	if err == nil || !strings.Contains(err.Error(), "run `sentinel proxy` first") {
 		t.Fatalf("err = %v, want advice to run the proxy first", err)
 	}

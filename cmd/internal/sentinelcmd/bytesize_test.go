@@ -1,4 +1,4 @@
-package main
+package sentinelcmd
 
 import "testing"
 
@@ -19,13 +19,13 @@ func TestByteSizeFlag(t *testing.T) {
 		{"99999999999GiB", 0, false},
 	}
 	for _, tt := range tests {
-		var b byteSize
+		var b ByteSize
 		err := b.Set(tt.in)
 		if (err == nil) != tt.ok || (tt.ok && int64(b) != tt.want) {
 			t.Errorf("Set(%q) = %d, %v; want %d (ok %v)", tt.in, b, err, tt.want, tt.ok)
 		}
 	}
-	b := byteSize(64 << 20)
+	b := ByteSize(64 << 20)
 	if b.String() != "64MiB" {
 		t.Errorf("String() = %q, want 64MiB", b.String())
 	}
