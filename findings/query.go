@@ -51,19 +51,20 @@ func (s *sqlStore) Record(ctx context.Context, b Batch) error {
 		return fmt.Errorf("starting a batch of %d exchanges: %w", len(b.Exchanges), err)
 	}
 	fstmt, estmt := tx.StmtContext(ctx, s.insFinding), tx.StmtContext(ctx, s.insExchange)
+	rowCtx := s.rowContext(ctx)
 	yield := b.Yield
 	if yield == nil {
 		yield = func() {}
 	}
 	for _, f := range b.Findings {
-		if err := s.recordFinding(ctx, prepared{fstmt}, f); err != nil {
+		if err := s.recordFinding(rowCtx, prepared{fstmt}, f); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
 		yield()
 	}
 	for _, ex := range b.Exchanges {
-		if err := s.recordExchange(ctx, prepared{estmt}, ex); err != nil {
+		if err := s.recordExchange(rowCtx, prepared{estmt}, ex); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
@@ -73,6 +74,20 @@ func (s *sqlStore) Record(ctx context.Context, b Batch) error {
 		return fmt.Errorf("committing a batch of %d exchanges: %w", len(b.Exchanges), err)
 	}
 	return nil
+}
+
+// rowContext is the context a batch's row inserts run under. For SQLite it is ctx without its
+// deadline: the driver (modernc.org/sqlite) starts a goroutine to watch every statement whose
+// context can end, and a batch runs one insert per exchange, so a small exchange's row paid for
+// a goroutine, a channel and the progress handler besides the insert itself. A row cannot hang
+// on its own there: the connection is the process's only one, and a lock held by another
+// process is waited for at most busy_timeout (5 s, sqliteSource); the transaction's begin and
+// commit keep ctx. PostgreSQL rows keep ctx, because there a statement waits on the network.
+func (s *sqlStore) rowContext(ctx context.Context) context.Context {
+	if s.d.name != "sqlite" {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
 }
 
 // fold merges the findings of one batch that share a key, as the upsert would: a busy proxy
