@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcp-sentinel/sentinel/internal/pgtest"
@@ -164,6 +165,41 @@ func TestDecodeBodyRejectsDamage(t *testing.T) {
 	} {
 		if _, err := decodeBody("x-1", b); err == nil || !strings.Contains(err.Error(), "x-1") {
 			t.Errorf("%s: decodeBody = %v, want an error naming the exchange", name, err)
+		}
+	}
+}
+
+// TestSQLiteStoresUpgradeTogether: proxies upgraded together open one file made before
+// body_coding at the same moment; each must open (one adds the column, the others find it or
+// retry on SQLITE_BUSY), and the column is there once.
+func TestSQLiteStoresUpgradeTogether(t *testing.T) {
+	const rounds, together = 10, 4
+	for r := range rounds {
+		path := filepath.Join(t.TempDir(), "old.db")
+		s, err := Open(t.Context(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t.Context(), t, s.(*sqlStore).db, `ALTER TABLE exchanges DROP COLUMN body_coding`)
+		_ = s.Close()
+		var wg sync.WaitGroup
+		errs := make([]error, together)
+		stores := make([]Store, together)
+		for i := range together {
+			wg.Go(func() { stores[i], errs[i] = Open(t.Context(), path, nil) })
+		}
+		wg.Wait()
+		for i := range together {
+			if errs[i] != nil {
+				t.Fatalf("round %d: Open #%d of %d at once = %v", r, i, together, errs[i])
+			}
+		}
+		var n int
+		if err := stores[0].(*sqlStore).db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM pragma_table_info('exchanges') WHERE name = 'body_coding'`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("round %d: body_coding columns %d, %v; want 1", r, n, err)
+		}
+		for _, s := range stores {
+			_ = s.Close()
 		}
 	}
 }
