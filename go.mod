@@ -14,6 +14,7 @@ require (
 	github.com/elazarl/goproxy v1.9.4
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/jackc/pgx/v5 v5.13.0
+	github.com/klauspost/compress v1.20.1
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/owenrumney/go-sarif/v2 v2.3.3

@@ -50,6 +50,7 @@ func TestStoreContract(t *testing.T) {
 			t.Run("pages of exchanges follow the cursor without repeats or gaps", func(t *testing.T) { pagesExchanges(t, s) })
 			t.Run("pages of findings follow the cursor without repeats or gaps", func(t *testing.T) { pagesFindings(t, s) })
 			t.Run("bodies are cut in the query when asked", func(t *testing.T) { cutsBodies(t, s) })
+			t.Run("stored bodies read back as stored, compressed or not", func(t *testing.T) { bodiesRoundTrip(t, s) })
 		})
 	}
 }

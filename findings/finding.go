@@ -70,7 +70,8 @@ type Exchange struct {
 	Status int `json:"status"`
 	// RequestHeader and ResponseHeader are stored without credential headers; the bodies are
 	// stored decoded (a gzip Content-Encoding inflated), capped (Options.MaxStoredBody) and
-	// redacted.
+	// redacted; the store may keep them compressed (body_coding.go) but always returns them
+	// inflated.
 	RequestHeader  http.Header `json:"requestHeader,omitempty"`
 	RequestBody    []byte      `json:"requestBody,omitempty"`
 	ResponseHeader http.Header `json:"responseHeader,omitempty"`

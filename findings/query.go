@@ -51,19 +51,20 @@ func (s *sqlStore) Record(ctx context.Context, b Batch) error {
 		return fmt.Errorf("starting a batch of %d exchanges: %w", len(b.Exchanges), err)
 	}
 	fstmt, estmt := tx.StmtContext(ctx, s.insFinding), tx.StmtContext(ctx, s.insExchange)
+	rowCtx := s.rowContext(ctx)
 	yield := b.Yield
 	if yield == nil {
 		yield = func() {}
 	}
 	for _, f := range b.Findings {
-		if err := s.recordFinding(ctx, prepared{fstmt}, f); err != nil {
+		if err := s.recordFinding(rowCtx, prepared{fstmt}, f); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
 		yield()
 	}
 	for _, ex := range b.Exchanges {
-		if err := s.recordExchange(ctx, prepared{estmt}, ex); err != nil {
+		if err := s.recordExchange(rowCtx, prepared{estmt}, ex); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
@@ -73,6 +74,20 @@ func (s *sqlStore) Record(ctx context.Context, b Batch) error {
 		return fmt.Errorf("committing a batch of %d exchanges: %w", len(b.Exchanges), err)
 	}
 	return nil
+}
+
+// rowContext is the context a batch's row inserts run under. For SQLite it is ctx without its
+// deadline: the driver (modernc.org/sqlite) starts a goroutine to watch every statement whose
+// context can end, and a batch runs one insert per exchange, so a small exchange's row paid for
+// a goroutine, a channel and the progress handler besides the insert itself. A row cannot hang
+// on its own there: the connection is the process's only one, and a lock held by another
+// process is waited for at most busy_timeout (5 s, sqliteSource); the transaction's begin and
+// commit keep ctx. PostgreSQL rows keep ctx, because there a statement waits on the network.
+func (s *sqlStore) rowContext(ctx context.Context) context.Context {
+	if s.d.name != "sqlite" {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
 }
 
 // fold merges the findings of one batch that share a key, as the upsert would: a busy proxy
@@ -129,7 +144,7 @@ const insertFinding = `INSERT INTO findings (target, rule_id, key, level, status
 
 const insertExchange = `INSERT INTO exchanges (id, target, started, duration_ns, http_method, url, rpc_method,
 		key, status, request_header, request_body, response_header, response_body, truncated, graded,
-		error, findings) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (id) DO NOTHING`
+		error, findings, body_coding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (id) DO NOTHING`
 
 func (s *sqlStore) recordFinding(ctx context.Context, db execer, f Finding) error {
 	if f.Count <= 0 {
@@ -236,9 +251,20 @@ func (s *sqlStore) recordExchange(ctx context.Context, db execer, ex Exchange) e
 	if ex.Truncated || cut1 || cut2 {
 		truncated = 1
 	}
+	coding := 0
+	reqBody, reqBuf, ok := compressBody(reqBody)
+	defer giveBackEncoded(reqBuf)
+	if ok {
+		coding |= codingRequestS2
+	}
+	respBody, respBuf, ok := compressBody(respBody)
+	defer giveBackEncoded(respBuf)
+	if ok {
+		coding |= codingResponseS2
+	}
 	_, err := db.ExecContext(ctx, s.d.bind(insertExchange), ex.ID, ex.Target, ex.Start.UnixMicro(),
 		int64(ex.Duration), ex.HTTPMethod, s.redact.URL(ex.URL), ex.RPCMethod, ex.Key, ex.Status, reqHdr,
-		reqBody, respHdr, respBody, truncated, ex.Graded, ex.Error, ex.Findings)
+		reqBody, respHdr, respBody, truncated, ex.Graded, ex.Error, ex.Findings, coding)
 	if err != nil {
 		return fmt.Errorf("recording exchange %s: %w", ex.ID, err)
 	}
@@ -265,12 +291,15 @@ func (s *sqlStore) Exchanges(ctx context.Context, f Filter) ([]Exchange, error) 
 	}
 	reqBody, respBody := "request_body", "response_body"
 	if f.MaxBody > 0 {
-		// Cut in the database: a page of large exchanges is never read whole into memory.
-		reqBody, respBody = s.d.prefix("request_body", f.MaxBody), s.d.prefix("response_body", f.MaxBody)
+		// Cut in the database: a page of large exchanges is never read whole into memory. A
+		// compressed body is read whole (it is at most the stored-body cap inflated) and cut once
+		// decoded.
+		reqBody = s.d.prefixUnless("request_body", f.MaxBody, codingRequestS2)
+		respBody = s.d.prefixUnless("response_body", f.MaxBody, codingResponseS2)
 	}
 	q := `SELECT id, target, started, duration_ns, http_method, url, rpc_method, key, status,
 		request_header, ` + reqBody + `, response_header, ` + respBody + `, truncated, graded, error,
-		findings, ` + s.d.length("request_body") + `, ` + s.d.length("response_body") + `
+		findings, ` + s.d.length("request_body") + `, ` + s.d.length("response_body") + `, body_coding
 		FROM exchanges` + w + ` ORDER BY started DESC, id`
 	if n := limitOf(f); n > 0 {
 		q += fmt.Sprintf(" LIMIT %d", n)
@@ -282,7 +311,7 @@ func (s *sqlStore) Exchanges(ctx context.Context, f Filter) ([]Exchange, error) 
 	defer func() { _ = rows.Close() }()
 	var out []Exchange
 	for rows.Next() {
-		ex, err := scanExchange(rows)
+		ex, err := scanExchange(rows, f.MaxBody)
 		if err != nil {
 			return nil, err
 		}
@@ -294,18 +323,38 @@ func (s *sqlStore) Exchanges(ctx context.Context, f Filter) ([]Exchange, error) 
 	return out, nil
 }
 
-func scanExchange(rows *sql.Rows) (Exchange, error) {
+// scanExchange reads one row of the Exchanges query, inflating compressed bodies and cutting
+// them to maxBody (0: whole) as the query cut the others.
+func scanExchange(rows *sql.Rows, maxBody int) (Exchange, error) {
 	var ex Exchange
 	var started, dur int64
 	var reqHdr, respHdr string
-	var truncated int
+	var truncated, coding int
 	var reqLen, respLen sql.NullInt64
 	if err := rows.Scan(&ex.ID, &ex.Target, &started, &dur, &ex.HTTPMethod, &ex.URL, &ex.RPCMethod,
 		&ex.Key, &ex.Status, &reqHdr, &ex.RequestBody, &respHdr, &ex.ResponseBody, &truncated,
-		&ex.Graded, &ex.Error, &ex.Findings, &reqLen, &respLen); err != nil {
+		&ex.Graded, &ex.Error, &ex.Findings, &reqLen, &respLen, &coding); err != nil {
 		return ex, fmt.Errorf("reading an exchange row: %w", err)
 	}
-	cut := reqLen.Int64 > int64(len(ex.RequestBody)) || respLen.Int64 > int64(len(ex.ResponseBody))
+	cut := false
+	for _, b := range []struct {
+		bit    int
+		body   *[]byte
+		stored int64
+	}{{codingRequestS2, &ex.RequestBody, reqLen.Int64}, {codingResponseS2, &ex.ResponseBody, respLen.Int64}} {
+		if coding&b.bit == 0 {
+			cut = cut || b.stored > int64(len(*b.body))
+			continue
+		}
+		whole, err := decodeBody(ex.ID, *b.body)
+		if err != nil {
+			return ex, err
+		}
+		if maxBody > 0 && len(whole) > maxBody {
+			whole, cut = whole[:maxBody:maxBody], true
+		}
+		*b.body = whole
+	}
 	ex.Start, ex.Duration, ex.Truncated = time.UnixMicro(started).UTC(), time.Duration(dur), truncated != 0 || cut
 	for _, h := range []struct {
 		raw string

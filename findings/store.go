@@ -152,6 +152,12 @@ func (d dialect) prefix(col string, n int) string {
 	return fmt.Sprintf("substr(%s, 1, %d)", col, n)
 }
 
+// prefixUnless is prefix(col, n) for rows whose body_coding lacks bit, and the whole column
+// for those that have it (a compressed body is cut once decoded).
+func (d dialect) prefixUnless(col string, n, bit int) string {
+	return fmt.Sprintf("CASE WHEN body_coding & %d = 0 THEN %s ELSE %s END", bit, d.prefix(col, n), col)
+}
+
 // length is an expression for the byte length of a blob column.
 func (d dialect) length(col string) string {
 	if d.dollarN {
@@ -224,7 +230,7 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 			request_header TEXT NOT NULL, request_body ` + s.d.blob + `,
 			response_header TEXT NOT NULL, response_body ` + s.d.blob + `,
 			truncated INTEGER NOT NULL, graded TEXT NOT NULL, error TEXT NOT NULL,
-			findings INTEGER NOT NULL)`,
+			findings INTEGER NOT NULL, body_coding INTEGER NOT NULL DEFAULT 0)`,
 		`CREATE INDEX IF NOT EXISTS exchanges_started ON exchanges (started)`,
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -243,8 +249,34 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 			return fmt.Errorf("creating the %s findings schema: %w", s.d.name, err)
 		}
 	}
+	if err := s.addBodyCoding(ctx, tx); err != nil {
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("creating the %s findings schema: %w", s.d.name, err)
+	}
+	return nil
+}
+
+// addBodyCoding gives an exchanges table made before stored bodies were compressed its
+// body_coding column (0, stored as they are, for every row it holds). PostgreSQL says IF NOT
+// EXISTS itself; SQLite's ALTER TABLE cannot, so the table is asked first.
+func (s *sqlStore) addBodyCoding(ctx context.Context, tx *sql.Tx) error {
+	const add = `ALTER TABLE exchanges ADD COLUMN `
+	const col = `body_coding INTEGER NOT NULL DEFAULT 0`
+	q := add + "IF NOT EXISTS " + col
+	if !s.d.dollarN {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('exchanges') WHERE name = 'body_coding'`).Scan(&n); err != nil {
+			return fmt.Errorf("reading the sqlite findings schema: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
+		q = add + col
+	}
+	if _, err := tx.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("adding body_coding to the %s findings store: %w", s.d.name, err)
 	}
 	return nil
 }

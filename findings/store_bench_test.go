@@ -1,10 +1,14 @@
 package findings
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -60,17 +64,48 @@ func BenchmarkRecordBatchLargeBodies(b *testing.B) {
 	}
 }
 
+// BenchmarkRecordBatchLargeBodyKinds is BenchmarkRecordBatchLargeBodies at the default cap for
+// 256 KiB requests of three kinds, because stored bodies are compressed (body_coding.go) and what
+// that saves depends on the bytes: one repeated byte (the measurement's 256 KiB row; s2 makes
+// almost nothing of it), JSON text (about a quarter) and base64 of random bytes (incompressible
+// to s2: stored as it is, after a try).
+func BenchmarkRecordBatchLargeBodyKinds(b *testing.B) {
+	noise := make([]byte, 192<<10)
+	_, _ = rand.Read(noise)
+	var text bytes.Buffer
+	for i := 0; text.Len() < 256<<10; i++ {
+		fmt.Fprintf(&text, `{"type":"text","text":"row %d of a tool's result: %s"},`, i, strings.Repeat("words and numbers ", i%7+1))
+	}
+	for _, k := range []struct {
+		name string
+		body []byte
+	}{
+		{"repeated", bytes.Repeat([]byte("x"), 256<<10)},
+		{"json", text.Bytes()[:256<<10]},
+		{"base64", []byte(base64.StdEncoding.EncodeToString(noise))},
+	} {
+		b.Run("body="+k.name, func(b *testing.B) { benchRecordBody(b, DefaultMaxStoredBody, k.body) })
+	}
+}
+
 func benchRecordLarge(b *testing.B, max int) {
+	big := make([]byte, 256<<10)
+	for i := range big {
+		big[i] = 'x'
+	}
+	benchRecordBody(b, max, big)
+}
+
+// benchRecordBody records rounds of 64 exchanges whose requests are big (its start overwritten
+// with a tools/call's) and whose responses are small.
+func benchRecordBody(b *testing.B, max int, big []byte) {
 	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), &Options{MaxStoredBody: max})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = s.Close() })
 	hdr := http.Header{"Content-Type": {"application/json"}}
-	big := make([]byte, 256<<10)
-	for i := range big {
-		big[i] = 'x'
-	}
+	big = bytes.Clone(big)
 	copy(big, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`)
 	small := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
 	n := 0
