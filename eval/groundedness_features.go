@@ -81,6 +81,15 @@ type gndFeatures [numGndFeatures]float64
 // and digits (lower-cased, NFKC, every other run of characters one space), and 2-grams where
 // either character is Han, kana or Hangul (a word there is one or two characters).
 func charGrams(s string) []uint32 {
+	out := charGramsRaw(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// charGramsRaw are charGrams in the order the text has them, repeats kept: what a statement
+// needs, as a claim's grams are counted in it through the claim's gramTable, and sorting every
+// statement's grams was a fifth of a check on a varied context.
+func charGramsRaw(s string) []uint32 {
 	s = norm.NFKC.String(s)
 	var buf [512]rune // most statements and claims fit: their runes stay on the stack
 	rs := buf[:0]
@@ -103,8 +112,7 @@ func charGrams(s string) []uint32 {
 			out = append(out, gramHash(rs[i:i+2]))
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return out
 }
 
 func ideographic(r rune) bool {
@@ -143,6 +151,65 @@ func containment(a, b []uint32) float64 {
 	return float64(n) / float64(len(a))
 }
 
+// gramTable is a claim's grams (sorted, unique) in an open-addressing hash table, so the share of
+// them a statement holds is one probe per statement gram, in any order and with repeats, where
+// containment needs both sides sorted.
+type gramTable struct {
+	keys []uint32
+	slot []int32 // index into keys plus one; 0 is empty
+	mark []uint32
+	pass uint32
+	mask uint32
+}
+
+func newGramTable(grams []uint32) *gramTable {
+	n := 8
+	for n < 2*len(grams) {
+		n *= 2
+	}
+	t := &gramTable{keys: grams, slot: make([]int32, n), mark: make([]uint32, len(grams)), mask: uint32(n - 1)}
+	for i, g := range grams {
+		h := gramSlot(g) & t.mask
+		for t.slot[h] != 0 {
+			h = (h + 1) & t.mask
+		}
+		t.slot[h] = int32(i + 1)
+	}
+	return t
+}
+
+func gramSlot(g uint32) uint32 { return (g * 0x9E3779B1) >> 7 }
+
+// containedIn is containment(t.keys, b) for any b: the share of the claim's grams b holds.
+func (t *gramTable) containedIn(b []uint32) float64 {
+	if len(t.keys) == 0 {
+		return 0
+	}
+	t.pass++
+	n := 0
+	for _, g := range b {
+		for h := gramSlot(g) & t.mask; t.slot[h] != 0; h = (h + 1) & t.mask {
+			if k := t.slot[h] - 1; t.keys[k] == g {
+				if t.mark[k] != t.pass {
+					t.mark[k] = t.pass
+					n++
+				}
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(t.keys))
+}
+
+// share is the claim's grams' share in statement s, by the table or, on the reference path, by
+// containment of the sorted sets.
+func (ix *contextIndex) share(cg []uint32, t *gramTable, s int) float64 {
+	if groundednessReference {
+		return containment(cg, ix.grams(s))
+	}
+	return t.containedIn(ix.grams(s))
+}
+
 // claimFeatures describes how claim c meets the context: a is its best alignment among the
 // allowed items (found false when there is none).
 func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed func(int) bool) gndFeatures {
@@ -152,16 +219,20 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 	cg := charGrams(c.text)
 	var bound gramBound
 	bound.set(cg)
+	var table *gramTable
+	if !groundednessReference {
+		table = newGramTable(cg)
+	}
 	for s := range ix.stmts {
 		cs := &ix.stmts[s]
 		if cs.level == 2 || cs.dup || !allowed(cs.item) {
 			continue // a duplicate has the grams of the statement it repeats
 		}
-		g := ix.grams(s)
+		ix.grams(s) // its signature, for the bound
 		if !groundednessReference && len(cg) > 0 && float64(bound.shared(cs.gramSig))/float64(len(cg)) <= f[fCharBest] {
 			continue // it cannot hold a larger share of the claim's grams than the best so far
 		}
-		f[fCharBest] = math.Max(f[fCharBest], containment(cg, g))
+		f[fCharBest] = math.Max(f[fCharBest], ix.share(cg, table, s))
 	}
 	var items [][]uint32
 	for i := range ix.items {
@@ -187,7 +258,7 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 		f[fLowChar] = math.Max(0, 0.5-f[fCharBest]) * 2
 		return f
 	}
-	f[fCharAligned] = containment(cg, ix.grams(a.stmt))
+	f[fCharAligned] = ix.share(cg, table, a.stmt)
 	f[fKnownCover] = a.kc
 	tc := a.tc
 	if a.kc >= weakKnown && tc < supportTotal {
@@ -245,7 +316,11 @@ func (ix *contextIndex) itemGrams(i int) []uint32 {
 func (ix *contextIndex) grams(s int) []uint32 {
 	cs := &ix.stmts[s]
 	if cs.grams == nil {
-		cs.grams = charGrams(cs.st.text)
+		if groundednessReference {
+			cs.grams = charGrams(cs.st.text)
+		} else {
+			cs.grams = charGramsRaw(cs.st.text) // counted through a claim's gramTable, unsorted
+		}
 		if cs.grams == nil {
 			cs.grams = []uint32{}
 		}
