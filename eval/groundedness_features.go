@@ -186,6 +186,11 @@ func (t *gramTable) containedIn(b []uint32) float64 {
 		return 0
 	}
 	t.pass++
+	return float64(t.markIn(b)) / float64(len(t.keys))
+}
+
+// markIn marks the claim's grams b holds that this pass has not marked yet, and counts them.
+func (t *gramTable) markIn(b []uint32) int {
 	n := 0
 	for _, g := range b {
 		for h := gramSlot(g) & t.mask; t.slot[h] != 0; h = (h + 1) & t.mask {
@@ -198,7 +203,7 @@ func (t *gramTable) containedIn(b []uint32) float64 {
 			}
 		}
 	}
-	return float64(n) / float64(len(t.keys))
+	return n
 }
 
 // share is the claim's grams' share in statement s, by the table or, on the reference path, by
@@ -234,23 +239,10 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 		}
 		f[fCharBest] = math.Max(f[fCharBest], ix.share(cg, table, s))
 	}
-	var items [][]uint32
-	for i := range ix.items {
-		if allowed(i) {
-			items = append(items, ix.itemGrams(i))
-		}
-	}
-	if len(cg) > 0 {
-		n := 0
-		for _, g := range cg {
-			for _, set := range items {
-				if _, ok := slices.BinarySearch(set, g); ok {
-					n++
-					break
-				}
-			}
-		}
-		f[fCharContext] = float64(n) / float64(len(cg))
+	if groundednessReference {
+		f[fCharContext] = ix.contextShareSorted(cg, allowed)
+	} else {
+		f[fCharContext] = ix.contextShare(table, allowed)
 	}
 	if !found {
 		f[fNoAlign] = 1
@@ -292,6 +284,49 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 	f[fFewShared] = b2f(a.matched <= 1 && a.total >= 3)
 	f[fFigDropped] = b2f(len(c.st.figs) == 0 && len(ix.stmts[a.stmt].st.figs) > 0 && tc < supportKnown)
 	return f
+}
+
+// contextShare is the share of the claim's grams that some allowed item's clauses hold: every
+// such clause's grams are probed in the claim's table once, which costs less than sorting each
+// item's grams into a set (contextShareSorted, the reference path) when a check has few claims.
+func (ix *contextIndex) contextShare(t *gramTable, allowed func(int) bool) float64 {
+	if len(t.keys) == 0 {
+		return 0
+	}
+	t.pass++
+	n := 0
+	for s := range ix.stmts {
+		if cs := &ix.stmts[s]; cs.level == 0 && !cs.dup && allowed(cs.item) {
+			n += t.markIn(ix.grams(s))
+			if n == len(t.keys) {
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(t.keys))
+}
+
+// contextShareSorted is contextShare by binary search in each allowed item's sorted grams.
+func (ix *contextIndex) contextShareSorted(cg []uint32, allowed func(int) bool) float64 {
+	var items [][]uint32
+	for i := range ix.items {
+		if allowed(i) {
+			items = append(items, ix.itemGrams(i))
+		}
+	}
+	if len(cg) == 0 {
+		return 0
+	}
+	n := 0
+	for _, g := range cg {
+		for _, set := range items {
+			if _, ok := slices.BinarySearch(set, g); ok {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(cg))
 }
 
 // itemGrams are the character n-grams of item i's clauses, computed on first use.
