@@ -370,6 +370,25 @@ func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー' || r == '々'
 }
 
+// figureWords are the words figureAt looks up for a word without a hyphen: months, ordinals,
+// numbers and units. A word outside it starts no figure.
+var figureWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for w := range months() {
+		m[w] = true
+	}
+	for w := range ordinalWords() {
+		m[w] = true
+	}
+	for w := range numberWords() {
+		m[w] = true
+	}
+	for w := range units() {
+		m[w] = true
+	}
+	return m
+})
+
 // figureAt reads a figure starting at words[i], returning how many words it used.
 func figureAt(t string, words []word, i int) (figure, int, bool) {
 	w := words[i]
@@ -377,6 +396,9 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 	case 'n':
 		return numericFigure(t, words, i)
 	case 'w':
+		if !groundednessReference && !strings.Contains(w.s, "-") && !figureWords()[w.s] {
+			return figure{}, 0, false // none of the lookups below knows it: one lookup instead of four
+		}
 		if f, used, ok := dateFigure(words, i); ok {
 			return f, used, true
 		}
@@ -1103,6 +1125,9 @@ func leadingCJKNumber(s string) (float64, int) {
 // (check_groundedness/4). A
 // slashed date whose day and month could be either way round ("03/04/2026") may mean both.
 func numericDate(words []word, i int) (date, year figure, used int, ok bool) {
+	if words[i].kind != 'n' && !groundednessReference {
+		return figure{}, figure{}, 0, false // every form below starts with a number
+	}
 	num := func(k, lo, hi int) (int, bool) {
 		if k >= len(words) || words[k].kind != 'n' || strings.ContainsAny(words[k].s, ",. ") {
 			return 0, false

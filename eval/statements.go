@@ -268,13 +268,15 @@ func analyze(raw string) statement {
 	}
 	lower = masked
 	st.neg = hasNegation(lower, t, ws)
-	st.refutes = refutationPhrases().any(ws)
+	var buf [64]uint16
+	cues := scanCues(ws, buf[:0])
+	st.refutes = cues.has(cueRefutation)
 	st.conjStart = conjunction(leadingWord(lower))
-	markSupersession(&st, lower, ws)
-	st.history = historyPhrases().any(ws)
-	st.past = pastPhrases().any(ws)
+	markSupersession(&st, lower, &cues)
+	st.history = cues.has(cueHistory)
+	st.past = cues.has(cuePast)
 	st.tokens = contentTokens(t, ws)
-	markOldTokens(&st, ws)
+	markOldTokens(&st, &cues)
 	if w := leadingWord(lower); anaphorSet()[w] || proDropNegation(lower, w) {
 		st.anaphoric = true
 	}
@@ -650,10 +652,10 @@ func foldDiacritics(w string) string {
 
 // markSupersession flags the figures and tokens a statement marks as superseded or current:
 // "from X to Y" (X old, Y new), "previously X", "X (deprecated)", "now Y", "replaced X with Y".
-func markSupersession(st *statement, lower string, ws []word) {
-	st.change = changePhrases().any(ws)
-	st.current = nowPhrases().any(ws)
-	oldAt, newAt := oldPhrases().ends(ws), newPhrases().ends(ws)
+func markSupersession(st *statement, lower string, cues *stmtCues) {
+	st.change = cues.has(cueChange)
+	st.current = cues.has(cueNow)
+	oldAt, newAt := cues.ends(cueOld), cues.ends(cueNew)
 	// a cue marks the first figure after it
 	for _, c := range oldAt {
 		if i := firstFigureAfter(st.figs, c, 40); i >= 0 {
@@ -731,12 +733,12 @@ var endCues = []string{"stepped down", "resigned", "left the company", "retired"
 // markOldTokens flags the words a statement marks as superseded: after "from" up to "to" ("moved
 // from Baker Street to King's Road"), shortly after an old cue ("formerly John Smith"), and before
 // an end cue ("Anna Berg stepped down").
-func markOldTokens(st *statement, ws []word) {
-	oldAt, newAt := oldPhrases().ends(ws), newPhrases().ends(ws)
+func markOldTokens(st *statement, cues *stmtCues) {
+	oldAt, newAt := cues.ends(cueOld), cues.ends(cueNew)
 	from, to := -1, -1
-	if f := fromPhrases().starts(ws); len(f) > 0 {
+	if f := cues.starts(cueFrom); len(f) > 0 {
 		from = f[0]
-		for _, t := range toPhrases().starts(ws) {
+		for _, t := range cues.starts(cueTo) {
 			if t > from {
 				to = t
 				break
@@ -744,7 +746,7 @@ func markOldTokens(st *statement, ws []word) {
 		}
 	}
 	end := -1
-	if e := endPhrases().starts(ws); len(e) > 0 {
+	if e := cues.starts(cueEnd); len(e) > 0 {
 		end = e[0]
 	}
 	for i := range st.tokens {
