@@ -3,6 +3,7 @@ package eval
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,4 +109,36 @@ func FuzzGroundednessMatchesReference(f *testing.F) {
 			t.Fatalf("differs from its reference:\n got %+v\nwant %+v", fast, ref)
 		}
 	})
+}
+
+// FuzzCharGrams holds charGramsRaw, sorted, to charGramsReference on arbitrary texts.
+func FuzzCharGrams(f *testing.F) {
+	for _, s := range []string{"", "Refunds are issued within 14 days.", "ÉCOLE ǅ ﬁ Ⅻ İ", "会议推迟到三月", "한국어 문장 123", "a\u0301b", "\xff\xfeab c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := charGramsRaw(s)
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if want := charGramsReference(s); !slices.Equal(got, want) {
+			t.Fatalf("%q: charGramsRaw %v, reference %v", s, got, want)
+		}
+	})
+}
+
+// TestCharGramsMatchReference runs FuzzCharGrams's check on every training text.
+func TestCharGramsMatchReference(t *testing.T) {
+	for _, it := range trainingGroundedness(t) {
+		texts := []string{it.Response}
+		for _, c := range it.Context {
+			texts = append(texts, c.Content)
+		}
+		for _, s := range texts {
+			got := charGramsRaw(s)
+			slices.Sort(got)
+			if want := charGramsReference(s); !slices.Equal(slices.Compact(got), want) {
+				t.Fatalf("%s: %q differs from its reference", it.ID, s)
+			}
+		}
+	}
 }

@@ -81,17 +81,19 @@ type gndFeatures [numGndFeatures]float64
 // and digits (lower-cased, NFKC, every other run of characters one space), and 2-grams where
 // either character is Han, kana or Hangul (a word there is one or two characters).
 func charGrams(s string) []uint32 {
+	if groundednessReference {
+		return charGramsReference(s)
+	}
 	out := charGramsRaw(s)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// charGramsRaw are charGrams in the order the text has them, repeats kept: what a statement
-// needs, as a claim's grams are counted in it through the claim's gramTable, and sorting every
-// statement's grams was a fifth of a check on a varied context.
-func charGramsRaw(s string) []uint32 {
+// charGramsReference is charGrams as it was first written, the reference the faster
+// charGramsRaw is held to (FuzzCharGrams, groundednessReference).
+func charGramsReference(s string) []uint32 {
 	s = norm.NFKC.String(s)
-	var buf [512]rune // most statements and claims fit: their runes stay on the stack
+	var buf [512]rune
 	rs := buf[:0]
 	space := true
 	for _, r := range s {
@@ -104,6 +106,72 @@ func charGramsRaw(s string) []uint32 {
 		}
 	}
 	out := make([]uint32, 0, 2*len(rs))
+	for i := range rs {
+		if i+3 <= len(rs) {
+			out = append(out, gramHash(rs[i:i+3]))
+		}
+		if i+2 <= len(rs) && (ideographic(rs[i]) || ideographic(rs[i+1])) {
+			out = append(out, gramHash(rs[i:i+2]))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// charGramsRaw are charGrams in the order the text has them, repeats kept: what a statement
+// needs, as a claim's grams are counted in it through the claim's gramTable, and sorting every
+// statement's grams was a fifth of a check on a varied context. ASCII text skips NFKC (which
+// leaves it as it is) and the Unicode tables, and its grams hash without encoding runes.
+func charGramsRaw(s string) []uint32 {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		s = norm.NFKC.String(s)
+	}
+	var buf [512]rune // most statements and claims fit: their runes stay on the stack
+	rs := buf[:0]
+	space := true
+	wide := false // a rune outside ASCII: the general hash and the ideographic test
+	for _, r := range s {
+		var keep bool
+		if r < utf8.RuneSelf {
+			switch {
+			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+				keep = true
+			case 'A' <= r && r <= 'Z':
+				r += 'a' - 'A'
+				keep = true
+			}
+		} else if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			r = unicode.ToLower(r)
+			keep = true
+		}
+		if keep {
+			rs = append(rs, r)
+			space = false
+			wide = wide || r >= utf8.RuneSelf
+		} else if !space {
+			rs = append(rs, ' ')
+			space = true
+		}
+	}
+	out := make([]uint32, 0, 2*len(rs))
+	if !wide {
+		const prime = 16777619
+		for i := 0; i+3 <= len(rs); i++ {
+			h := uint32(2166136261) ^ 3
+			h = (h ^ uint32(rs[i])) * prime
+			h = (h ^ uint32(rs[i+1])) * prime
+			h = (h ^ uint32(rs[i+2])) * prime
+			out = append(out, h)
+		}
+		return out
+	}
 	for i := range rs {
 		if i+3 <= len(rs) {
 			out = append(out, gramHash(rs[i:i+3]))
