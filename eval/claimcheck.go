@@ -120,8 +120,15 @@ type contextIndex struct {
 const maxContextStatements = 4096
 
 func indexContext(items []ContextItem) *contextIndex {
-	ix := &contextIndex{items: items, known: map[string]bool{}, salient: map[string]bool{}, lower: map[string]bool{}, initial: map[string]bool{},
-		topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
+	// the word sets sized once for about one distinct word in ten bytes of context, instead of
+	// grown (and rehashed) word by word
+	size := 0
+	for _, it := range items {
+		size += len(it.Content)
+	}
+	words := min(size, 1<<20) / 10
+	ix := &contextIndex{items: items, known: make(map[string]bool, words), salient: map[string]bool{}, lower: make(map[string]bool, words),
+		initial: make(map[string]bool, words/8), topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
 	// repeated boilerplate is analysed, split and keyed once: a repeat's analysis is the first's
 	// (with its own copy of the figures, which retirePrevious marks), and its words are the
 	// first's, already added to the index's word sets

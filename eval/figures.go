@@ -213,9 +213,14 @@ const cjkClassifiers = "人名元円天日年月个個次倍岁歳米克层楼�
 // order with the text in which every figure's span is blanked, so the words left are content,
 // and t's words: when no figure is blanked the text is t, and analyze need not scan it again.
 func extractFigures(t string) ([]figure, string, []word) {
+	return extractFiguresInto(nil, t)
+}
+
+// extractFiguresInto is extractFigures with t's words appended to buf (which analyze reuses).
+func extractFiguresInto(buf []word, t string) ([]figure, string, []word) {
 	var figs []figure
 	var blank []byte // t, copied when the first figure is blanked
-	words := scanWords(t)
+	words := scanWordsInto(buf, t)
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if d, y, used, ok := numericDate(words, i); ok {
@@ -263,12 +268,23 @@ type word struct {
 
 // scanWords splits t into numbers, words, CJK runs and single symbols, skipping spaces.
 func scanWords(t string) []word {
-	// about one word per space: sized once instead of grown from nothing, as scanWords runs
-	// several times on every statement
 	if t == "" {
 		return nil
 	}
-	out := make([]word, 0, strings.Count(t, " ")+2)
+	return scanWordsInto(nil, t)
+}
+
+// scanWordsInto is scanWords appending to buf[:0]; with a nil buf it sizes its own.
+func scanWordsInto(buf []word, t string) []word {
+	// about one word per space: sized once instead of grown from nothing, as scanWords runs
+	// several times on every statement
+	if t == "" {
+		return buf[:0]
+	}
+	out := buf[:0]
+	if n := strings.Count(t, " ") + 2; cap(out) < n {
+		out = make([]word, 0, n)
+	}
 	for i := 0; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {

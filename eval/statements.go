@@ -248,6 +248,9 @@ func trimSpan(text string, s, e int) (int, int) {
 	return s, e
 }
 
+// wordScratch holds the word slices analyze scans statements into.
+var wordScratch = sync.Pool{New: func() any { ws := make([]word, 0, 64); return &ws }}
+
 // analyze turns a statement's text into tokens, figures, polarity and supersession marks.
 func analyze(raw string) statement {
 	st := statement{text: raw}
@@ -257,15 +260,20 @@ func analyze(raw string) statement {
 	}
 	t = foldDigits(norm.NFKC.String(t))
 	lower := lowerSameLength(t)
-	figs, blanked, ws := extractFigures(lower)
+	// the words live only while the statement is analysed (tokens and figures keep strings, not
+	// words): one scratch slice, reused from statement to statement, instead of one or two each
+	scratch := wordScratch.Get().(*[]word)
+	defer func() { wordScratch.Put(scratch) }()
+	figs, blanked, ws := extractFiguresInto(*scratch, lower)
 	st.figs = figs
 	masked := blanked
 	if maskedPhrases().anyIn(blanked) {
 		masked = maskFraming(maskExceptions(blanked))
 	}
 	if masked != lower { // a figure or a phrase blanked: its words are not the text's
-		ws = scanWords(masked)
+		ws = scanWordsInto(ws, masked)
 	}
+	*scratch = ws[:0]
 	lower = masked
 	st.neg = hasNegation(lower, t, ws)
 	var buf [64]uint16
