@@ -156,8 +156,30 @@ func splitsBefore(s string, comma, fine bool) bool {
 		return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
 	}
 	w := string(buf[:n]) // does not escape: converted on the stack
+	if n > 0 && !groundednessReference {
+		if f := splitFirstBytes(); f.first[buf[0]]&1 == 0 && (!comma || f.first[buf[0]]&2 == 0) {
+			return fine && conjunction(w) // no contrastive (or consequence) word starts so: no lookup
+		}
+	}
 	return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
 }
+
+// splitFirstBytes marks the bytes that start a contrastive word (bit 1) or a consequence word
+// (bit 2), so splitsBefore looks up only the words that may be one.
+var splitFirstBytes = sync.OnceValue(func() *struct{ first [256]uint8 } {
+	f := &struct{ first [256]uint8 }{}
+	for w := range contrastSet() {
+		if w != "" {
+			f.first[w[0]] |= 1
+		}
+	}
+	for w := range consequenceWords() {
+		if w != "" {
+			f.first[w[0]] |= 2
+		}
+	}
+	return f
+})
 
 func conjunction(w string) bool {
 	switch w {
@@ -457,6 +479,27 @@ func elisions(w string) (parts [2]string, n int) {
 	return [2]string{w}, 1
 }
 
+// skipWords are the stop, permission, negation and contrastive words in one set: contentTokens
+// asks of every word, one lookup instead of three.
+var skipWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, set := range []map[string]bool{stopOrPermissionSet(), negationSet(), contrastSet()} {
+		for w, ok := range set {
+			if ok {
+				m[w] = true
+			}
+		}
+	}
+	return m
+})
+
+func skipWord(w string) bool {
+	if groundednessReference {
+		return isStopWord(w) || negationSet()[w] || contrastSet()[w]
+	}
+	return skipWords()[w]
+}
+
 // contentTokens stems the content words of t (case kept, for salience) using lower for the
 // words, where figures and exceptions are already blanked.
 func contentTokens(t string, words []word) []token {
@@ -468,7 +511,7 @@ func contentTokens(t string, words []word) []token {
 			orig := t[w.start:min(len(t), w.end)]
 			parts, n := elisions(w.s)
 			for _, part := range parts[:n] {
-				if (isStopWord(part) || negationSet()[part] || contrastSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
+				if (skipWord(part) || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
 				r, _ := utf8.DecodeRuneInString(orig)
