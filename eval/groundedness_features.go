@@ -123,14 +123,7 @@ func charGramsReference(s string) []uint32 {
 // statement's grams was a fifth of a check on a varied context. ASCII text skips NFKC (which
 // leaves it as it is) and the Unicode tables, and its grams hash without encoding runes.
 func charGramsRaw(s string) []uint32 {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if !ascii {
+	if !isASCII(s) {
 		s = norm.NFKC.String(s)
 	}
 	var buf [512]rune // most statements and claims fit: their runes stay on the stack

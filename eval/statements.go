@@ -276,11 +276,20 @@ var wordScratch = sync.Pool{New: func() any { ws := make([]word, 0, 64); return 
 // analyze turns a statement's text into tokens, figures, polarity and supersession marks.
 func analyze(raw string) statement {
 	st := statement{text: raw}
-	t := strings.ToValidUTF8(raw, "\uFFFD")
-	if strings.ContainsAny(t, "’‘ʼ`") { // the Replacer copies the text even when it replaces nothing
-		t = apostrophes().Replace(t)
+	t := raw
+	switch {
+	case !groundednessReference && isASCII(raw):
+		// valid, NFKC already and no digit of another script: only the backquote to fold
+		if strings.IndexByte(t, '`') >= 0 {
+			t = apostrophes().Replace(t)
+		}
+	default:
+		t = strings.ToValidUTF8(raw, "\uFFFD")
+		if strings.ContainsAny(t, "’‘ʼ`") { // the Replacer copies the text even when it replaces nothing
+			t = apostrophes().Replace(t)
+		}
+		t = foldDigits(norm.NFKC.String(t))
 	}
-	t = foldDigits(norm.NFKC.String(t))
 	lower := lowerSameLength(t)
 	// the words live only while the statement is analysed (tokens and figures keep strings, not
 	// words): one scratch slice, reused from statement to statement, instead of one or two each
