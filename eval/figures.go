@@ -209,14 +209,10 @@ const cjkNumerals = "零〇一二两三四五六七八九十百千万億"
 // cjkClassifiers after a CJK numeral make it a figure ("三百人", "一天", "五倍").
 const cjkClassifiers = "人名元円天日年月个個次倍岁歳米克层楼位张本件台部周週分秒时時寸号号%％"
 
-// extractFigures finds the figures of a lower-cased, NFKC-normalised statement. It returns them in
+// extractFiguresInto finds the figures of a lower-cased, NFKC-normalised statement. It returns them in
 // order with the text in which every figure's span is blanked, so the words left are content,
-// and t's words: when no figure is blanked the text is t, and analyze need not scan it again.
-func extractFigures(t string) ([]figure, string, []word) {
-	return extractFiguresInto(nil, t)
-}
-
-// extractFiguresInto is extractFigures with t's words appended to buf (which analyze reuses).
+// and t's words (scanned into buf, which analyze reuses): when no figure is blanked the text is t,
+// and analyze need not scan it again.
 func extractFiguresInto(buf []word, t string) ([]figure, string, []word) {
 	var figs []figure
 	var blank []byte // t, copied when the first figure is blanked

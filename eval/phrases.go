@@ -80,20 +80,6 @@ func (p *phraseList) any(ws []word) bool {
 	return found
 }
 
-// ends lists where the occurrences end.
-func (p *phraseList) ends(ws []word) []int {
-	var out []int
-	p.each(ws, func(_, e int) { out = append(out, e) })
-	return out
-}
-
-// starts lists where the occurrences start.
-func (p *phraseList) starts(ws []word) []int {
-	var out []int
-	p.each(ws, func(s, _ int) { out = append(out, s) })
-	return out
-}
-
 // The cue lists, compiled.
 var (
 	refutationPhrases = sync.OnceValue(func() *phraseList {
