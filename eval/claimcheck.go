@@ -114,6 +114,8 @@ type contextIndex struct {
 	topicKeys map[int]map[string]bool
 	// itemGram: each item's character n-grams (itemGrams), computed when a claim first needs them
 	itemGram [][]uint32
+	// gramArena holds every statement's grams (grams), one after another
+	gramArena []uint32
 }
 
 // maxContextStatements bounds the work on large contexts: statements beyond it are not aligned.

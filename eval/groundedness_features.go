@@ -122,7 +122,10 @@ func charGramsReference(s string) []uint32 {
 // needs, as a claim's grams are counted in it through the claim's gramTable, and sorting every
 // statement's grams was a fifth of a check on a varied context. ASCII text skips NFKC (which
 // leaves it as it is) and the Unicode tables, and its grams hash without encoding runes.
-func charGramsRaw(s string) []uint32 {
+func charGramsRaw(s string) []uint32 { return appendCharGrams(nil, s) }
+
+// appendCharGrams appends charGramsRaw(s) to out.
+func appendCharGrams(out []uint32, s string) []uint32 {
 	if !isASCII(s) {
 		s = norm.NFKC.String(s)
 	}
@@ -153,8 +156,8 @@ func charGramsRaw(s string) []uint32 {
 			space = true
 		}
 	}
-	out := make([]uint32, 0, 2*len(rs))
 	if !wide {
+		out = slices.Grow(out, len(rs))
 		const prime = 16777619
 		for i := 0; i+3 <= len(rs); i++ {
 			h := uint32(2166136261) ^ 3
@@ -165,6 +168,7 @@ func charGramsRaw(s string) []uint32 {
 		}
 		return out
 	}
+	out = slices.Grow(out, 2*len(rs))
 	for i := range rs {
 		if i+3 <= len(rs) {
 			out = append(out, gramHash(rs[i:i+3]))
@@ -415,7 +419,18 @@ func (ix *contextIndex) grams(s int) []uint32 {
 		if groundednessReference {
 			cs.grams = charGrams(cs.st.text)
 		} else {
-			cs.grams = charGramsRaw(cs.st.text) // counted through a claim's gramTable, unsorted
+			// counted through a claim's gramTable, unsorted; appended to one slice for the
+			// whole index, sized from the context, instead of one allocation a statement
+			if ix.gramArena == nil {
+				size := 0
+				for _, it := range ix.items {
+					size += len(it.Content)
+				}
+				ix.gramArena = make([]uint32, 0, 2*min(size, 1<<20)+64)
+			}
+			from := len(ix.gramArena)
+			ix.gramArena = appendCharGrams(ix.gramArena, cs.st.text)
+			cs.grams = ix.gramArena[from:len(ix.gramArena):len(ix.gramArena)]
 		}
 		if cs.grams == nil {
 			cs.grams = []uint32{}

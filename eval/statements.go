@@ -157,25 +157,42 @@ func splitsBefore(s string, comma, fine bool) bool {
 	}
 	w := string(buf[:n]) // does not escape: converted on the stack
 	if n > 0 && !groundednessReference {
-		if f := splitFirstBytes(); f.first[buf[0]]&1 == 0 && (!comma || f.first[buf[0]]&2 == 0) {
+		k := uint16(buf[0]) << 8
+		if n > 1 {
+			k |= uint16(buf[1])
+		}
+		if f := splitPrefixes(); !f.contrast.has(k) && (!comma || !f.consequence.has(k)) {
 			return fine && conjunction(w) // no contrastive (or consequence) word starts so: no lookup
 		}
 	}
 	return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
 }
 
-// splitFirstBytes marks the bytes that start a contrastive word (bit 1) or a consequence word
-// (bit 2), so splitsBefore looks up only the words that may be one.
-var splitFirstBytes = sync.OnceValue(func() *struct{ first [256]uint8 } {
-	f := &struct{ first [256]uint8 }{}
+// prefixSet holds two-byte word prefixes (a one-byte word as its byte and 0).
+type prefixSet [1 << 16 / 64]uint64
+
+func (p *prefixSet) add(w string) {
+	k := uint16(w[0]) << 8
+	if len(w) > 1 {
+		k |= uint16(w[1])
+	}
+	p[k/64] |= 1 << (k % 64)
+}
+
+func (p *prefixSet) has(k uint16) bool { return p[k/64]&(1<<(k%64)) != 0 }
+
+// splitPrefixes are the first two bytes of the contrastive and the consequence words, so
+// splitsBefore looks up only the words that may be one (splitStatements asks after every space).
+var splitPrefixes = sync.OnceValue(func() *struct{ contrast, consequence prefixSet } {
+	f := &struct{ contrast, consequence prefixSet }{}
 	for w := range contrastSet() {
 		if w != "" {
-			f.first[w[0]] |= 1
+			f.contrast.add(w)
 		}
 	}
 	for w := range consequenceWords() {
 		if w != "" {
-			f.first[w[0]] |= 2
+			f.consequence.add(w)
 		}
 	}
 	return f
