@@ -81,8 +81,9 @@ type ctxStatement struct {
 	// dup: an earlier statement of the same item and level has the same text and no figures, so
 	// every claim aligns with it exactly as with this one (repeated boilerplate is aligned once)
 	dup bool
-	// grams: the statement's character n-grams (charGrams), computed when a claim first needs them,
-	// and their signature (gramSignature)
+	// grams: the statement's character n-grams (charGramsRaw: unsorted, repeats kept; sorted
+	// charGrams on the reference path), computed when a claim first needs them, and their
+	// signature (gramSignature)
 	grams   []uint32
 	gramSig *gramSig
 	// own and ownSalient count its own words and the salient ones among them (ownKeys), counted
