@@ -81,8 +81,9 @@ type ctxStatement struct {
 	// dup: an earlier statement of the same item and level has the same text and no figures, so
 	// every claim aligns with it exactly as with this one (repeated boilerplate is aligned once)
 	dup bool
-	// grams: the statement's character n-grams (charGrams), computed when a claim first needs them,
-	// and their signature (gramSignature)
+	// grams: the statement's character n-grams (charGramsRaw: unsorted, repeats kept; sorted
+	// charGrams on the reference path), computed when a claim first needs them, and their
+	// signature (gramSignature)
 	grams   []uint32
 	gramSig *gramSig
 	// own and ownSalient count its own words and the salient ones among them (ownKeys), counted
@@ -102,26 +103,34 @@ type keyUse struct {
 
 // contextIndex is the context prepared once per check.
 type contextIndex struct {
-	items   []ContextItem
-	stmts   []ctxStatement
-	known   map[string]bool
-	salient map[string]bool // words written as names somewhere in the context
-	lower   map[string]bool // words written in lower case somewhere in the context
-	initial map[string]bool // words capitalised at the start of a statement
+	items []ContextItem
+	stmts []ctxStatement
+	// words says of every word of the context (wordKnown) whether it is written as a name
+	// somewhere (wordSalient), in lower case somewhere (wordLower) and capitalised at the start
+	// of a statement (wordInitial): one map, so adding a statement's word costs one lookup, not four
+	words map[string]uint8
 	// topics are the references an item's first statement names ("RFC 9110 defines HTTP
 	// semantics"): every statement of the item is about them, so a claim may name them too.
 	topicFigs map[int][]figure
 	topicKeys map[int]map[string]bool
 	// itemGram: each item's character n-grams (itemGrams), computed when a claim first needs them
 	itemGram [][]uint32
+	// gramArena holds every statement's grams (grams), one after another
+	gramArena []uint32
 }
 
 // maxContextStatements bounds the work on large contexts: statements beyond it are not aligned.
 const maxContextStatements = 4096
 
 func indexContext(items []ContextItem) *contextIndex {
-	ix := &contextIndex{items: items, known: map[string]bool{}, salient: map[string]bool{}, lower: map[string]bool{}, initial: map[string]bool{},
-		topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
+	// the word sets sized once for about one distinct word in ten bytes of context, instead of
+	// grown (and rehashed) word by word
+	size := 0
+	for _, it := range items {
+		size += len(it.Content)
+	}
+	words := min(size, 1<<20) / 10
+	ix := &contextIndex{items: items, words: make(map[string]uint8, words), topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
 	// repeated boilerplate is analysed, split and keyed once: a repeat's analysis is the first's
 	// (with its own copy of the figures, which retirePrevious marks), and its words are the
 	// first's, already added to the index's word sets
@@ -255,18 +264,30 @@ func indexContext(items []ContextItem) *contextIndex {
 		cs.dup = seenText[k]
 		seenText[k] = true
 	}
-	for k := range ix.initial {
-		if !ix.lower[k] { // capitalised wherever it occurs: a name, not a sentence start
-			ix.salient[k] = true
+	for k, f := range ix.words {
+		if f&wordInitial != 0 && f&wordLower == 0 { // capitalised wherever it occurs: a name, not a sentence start
+			ix.words[k] = f | wordSalient
 		}
 	}
 	return ix
 }
 
+// The flags of contextIndex.words.
+const (
+	wordKnown = 1 << iota
+	wordSalient
+	wordLower
+	wordInitial
+)
+
+func (ix *contextIndex) isKnown(k string) bool       { return ix.words[k]&wordKnown != 0 }
+func (ix *contextIndex) isSalientWord(k string) bool { return ix.words[k]&wordSalient != 0 }
+func (ix *contextIndex) isLowerWord(k string) bool   { return ix.words[k]&wordLower != 0 }
+
 // isSalient reports whether a claim word names something: written as a name in the claim or in
 // the context, or capitalised at the start of the claim and never written in lower case.
 func (ix *contextIndex) isSalient(tk token) bool {
-	return tk.salient || ix.salient[tk.key] || tk.initialCap && !ix.lower[tk.key] && !tk.cjk
+	return tk.salient || ix.isSalientWord(tk.key) || tk.initialCap && !ix.isLowerWord(tk.key) && !tk.cjk
 }
 
 // noteTopic records the references an item's first statement names.
@@ -489,15 +510,19 @@ func (ix *contextIndex) add(item int, st statement, level int) int {
 		u.own = true
 		u.salient = u.salient || tk.salient
 		keys[tk.key] = u
-		ix.known[tk.key] = true
+		f := ix.words[tk.key]
+		nf := f | wordKnown
 		if tk.salient {
-			ix.salient[tk.key] = true
+			nf |= wordSalient
 		}
 		if tk.lower {
-			ix.lower[tk.key] = true
+			nf |= wordLower
 		}
 		if tk.initialCap {
-			ix.initial[tk.key] = true
+			nf |= wordInitial
+		}
+		if nf != f {
+			ix.words[tk.key] = nf
 		}
 	}
 	ix.stmts = append(ix.stmts, ctxStatement{item: item, st: st, keys: keys, level: level})
@@ -597,7 +622,7 @@ func (ix *contextIndex) alignWords(c *claim, s int, a *alignment) {
 		u, ok := cs.keys[tk.key]
 		if ok && u.own {
 			shared++
-			if u.salient || ix.salient[tk.key] {
+			if u.salient || ix.isSalientWord(tk.key) {
 				sharedSalient++
 			}
 		}
@@ -645,9 +670,9 @@ func (ix *contextIndex) claimKeysOf(c *claim) *claimKeys {
 				seen[tk.key] = true
 			}
 			ck.uniq = append(ck.uniq, tk)
-			ck.known = append(ck.known, ix.known[tk.key])
+			ck.known = append(ck.known, ix.isKnown(tk.key))
 		}
-		if !tk.cjk && !ix.known[tk.key] && tk.salient {
+		if !tk.cjk && !ix.isKnown(tk.key) && tk.salient {
 			ck.novelSalient = true
 		}
 	}
@@ -665,7 +690,7 @@ func (ix *contextIndex) ownKeys(s int) (own, salient int) {
 		for k, u := range cs.keys {
 			if u.own {
 				cs.own++
-				if u.salient || ix.salient[k] {
+				if u.salient || ix.isSalientWord(k) {
 					cs.ownSalient++
 				}
 			}
@@ -908,7 +933,7 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 func (ix *contextIndex) missingElsewhere(c *claim, a alignment) bool {
 	cs := ix.stmts[a.stmt]
 	for _, tk := range c.st.tokens {
-		if _, ok := cs.keys[tk.key]; !ok && ix.known[tk.key] && ix.isSalient(tk) {
+		if _, ok := cs.keys[tk.key]; !ok && ix.isKnown(tk.key) && ix.isSalient(tk) {
 			return true
 		}
 	}
@@ -963,7 +988,7 @@ func (ix *contextIndex) paraphraseCoverage(c *claim, a alignment) float64 {
 			}
 		}
 		if !dup {
-			seq = append(seq, cw{place: at(tk.key), known: ix.known[tk.key]})
+			seq = append(seq, cw{place: at(tk.key), known: ix.isKnown(tk.key)})
 		}
 	}
 	absorbed := 0

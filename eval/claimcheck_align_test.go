@@ -16,7 +16,7 @@ func (ix *contextIndex) alignWordsReference(c *claim, s int, a *alignment) {
 		}
 		claimKeys[tk.key] = true
 		a.total++
-		if ix.known[tk.key] {
+		if ix.isKnown(tk.key) {
 			a.known++
 		}
 		u, ok := cs.keys[tk.key]
@@ -33,13 +33,13 @@ func (ix *contextIndex) alignWordsReference(c *claim, s int, a *alignment) {
 	for k, u := range cs.keys {
 		if u.own && !claimKeys[k] {
 			a.unmatchedOwn++
-			if u.salient || ix.salient[k] {
+			if u.salient || ix.isSalientWord(k) {
 				a.unmatchedSalient++
 			}
 		}
 	}
 	for _, tk := range c.st.tokens {
-		if !tk.cjk && !ix.known[tk.key] && tk.salient {
+		if !tk.cjk && !ix.isKnown(tk.key) && tk.salient {
 			a.novelSalient = true
 		}
 	}

@@ -209,13 +209,14 @@ const cjkNumerals = "零〇一二两三四五六七八九十百千万億"
 // cjkClassifiers after a CJK numeral make it a figure ("三百人", "一天", "五倍").
 const cjkClassifiers = "人名元円天日年月个個次倍岁歳米克层楼位张本件台部周週分秒时時寸号号%％"
 
-// extractFigures finds the figures of a lower-cased, NFKC-normalised statement. It returns them in
+// extractFiguresInto finds the figures of a lower-cased, NFKC-normalised statement. It returns them in
 // order with the text in which every figure's span is blanked, so the words left are content,
-// and t's words: when no figure is blanked the text is t, and analyze need not scan it again.
-func extractFigures(t string) ([]figure, string, []word) {
+// and t's words (scanned into buf, which analyze reuses): when no figure is blanked the text is t,
+// and analyze need not scan it again.
+func extractFiguresInto(buf []word, t string) ([]figure, string, []word) {
 	var figs []figure
 	var blank []byte // t, copied when the first figure is blanked
-	words := scanWords(t)
+	words := scanWordsInto(buf, t)
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if d, y, used, ok := numericDate(words, i); ok {
@@ -263,12 +264,23 @@ type word struct {
 
 // scanWords splits t into numbers, words, CJK runs and single symbols, skipping spaces.
 func scanWords(t string) []word {
-	// about one word per space: sized once instead of grown from nothing, as scanWords runs
-	// several times on every statement
 	if t == "" {
 		return nil
 	}
-	out := make([]word, 0, strings.Count(t, " ")+2)
+	return scanWordsInto(nil, t)
+}
+
+// scanWordsInto is scanWords appending to buf[:0]; with a nil buf it sizes its own.
+func scanWordsInto(buf []word, t string) []word {
+	// about one word per space: sized once instead of grown from nothing, as scanWords runs
+	// several times on every statement
+	if t == "" {
+		return buf[:0]
+	}
+	out := buf[:0]
+	if n := strings.Count(t, " ") + 2; cap(out) < n {
+		out = make([]word, 0, n)
+	}
 	for i := 0; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {
@@ -370,6 +382,25 @@ func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー' || r == '々'
 }
 
+// figureWords are the words figureAt looks up for a word without a hyphen: months, ordinals,
+// numbers and units. A word outside it starts no figure.
+var figureWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for w := range months() {
+		m[w] = true
+	}
+	for w := range ordinalWords() {
+		m[w] = true
+	}
+	for w := range numberWords() {
+		m[w] = true
+	}
+	for w := range units() {
+		m[w] = true
+	}
+	return m
+})
+
 // figureAt reads a figure starting at words[i], returning how many words it used.
 func figureAt(t string, words []word, i int) (figure, int, bool) {
 	w := words[i]
@@ -377,6 +408,9 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 	case 'n':
 		return numericFigure(t, words, i)
 	case 'w':
+		if !groundednessReference && !strings.Contains(w.s, "-") && !figureWords()[w.s] {
+			return figure{}, 0, false // none of the lookups below knows it: one lookup instead of four
+		}
 		if f, used, ok := dateFigure(words, i); ok {
 			return f, used, true
 		}
@@ -1103,6 +1137,9 @@ func leadingCJKNumber(s string) (float64, int) {
 // (check_groundedness/4). A
 // slashed date whose day and month could be either way round ("03/04/2026") may mean both.
 func numericDate(words []word, i int) (date, year figure, used int, ok bool) {
+	if words[i].kind != 'n' && !groundednessReference {
+		return figure{}, figure{}, 0, false // every form below starts with a number
+	}
 	num := func(k, lo, hi int) (int, bool) {
 		if k >= len(words) || words[k].kind != 'n' || strings.ContainsAny(words[k].s, ",. ") {
 			return 0, false

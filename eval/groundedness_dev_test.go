@@ -162,7 +162,7 @@ func TestGroundednessDevShow(t *testing.T) {
 		for _, cl := range extractClaims(c.Response, c.Context) {
 			var keys []string
 			for _, tk := range cl.st.tokens {
-				keys = append(keys, fmt.Sprintf("%s(k%v)", tk.key, ix.known[tk.key]))
+				keys = append(keys, fmt.Sprintf("%s(k%v)", tk.key, ix.isKnown(tk.key)))
 			}
 			for _, f := range cl.st.figs {
 				keys = append(keys, fmt.Sprintf("#%s=%v", f.cat, f.values))

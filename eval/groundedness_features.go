@@ -81,8 +81,19 @@ type gndFeatures [numGndFeatures]float64
 // and digits (lower-cased, NFKC, every other run of characters one space), and 2-grams where
 // either character is Han, kana or Hangul (a word there is one or two characters).
 func charGrams(s string) []uint32 {
+	if groundednessReference {
+		return charGramsReference(s)
+	}
+	out := charGramsRaw(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// charGramsReference is charGrams as it was first written, the reference the faster
+// charGramsRaw is held to (FuzzCharGrams, groundednessReference).
+func charGramsReference(s string) []uint32 {
 	s = norm.NFKC.String(s)
-	var buf [512]rune // most statements and claims fit: their runes stay on the stack
+	var buf [512]rune
 	rs := buf[:0]
 	space := true
 	for _, r := range s {
@@ -105,6 +116,68 @@ func charGrams(s string) []uint32 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// charGramsRaw are charGrams in the order the text has them, repeats kept: what a statement
+// needs, as a claim's grams are counted in it through the claim's gramTable, and sorting every
+// statement's grams was a fifth of a check on a varied context. ASCII text skips NFKC (which
+// leaves it as it is) and the Unicode tables, and its grams hash without encoding runes.
+func charGramsRaw(s string) []uint32 { return appendCharGrams(nil, s) }
+
+// appendCharGrams appends charGramsRaw(s) to out.
+func appendCharGrams(out []uint32, s string) []uint32 {
+	if !isASCII(s) {
+		s = norm.NFKC.String(s)
+	}
+	var buf [512]rune // most statements and claims fit: their runes stay on the stack
+	rs := buf[:0]
+	space := true
+	wide := false // a rune outside ASCII: the general hash and the ideographic test
+	for _, r := range s {
+		var keep bool
+		if r < utf8.RuneSelf {
+			switch {
+			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+				keep = true
+			case 'A' <= r && r <= 'Z':
+				r += 'a' - 'A'
+				keep = true
+			}
+		} else if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			r = unicode.ToLower(r)
+			keep = true
+		}
+		if keep {
+			rs = append(rs, r)
+			space = false
+			wide = wide || r >= utf8.RuneSelf
+		} else if !space {
+			rs = append(rs, ' ')
+			space = true
+		}
+	}
+	if !wide {
+		out = slices.Grow(out, len(rs))
+		const prime = 16777619
+		for i := 0; i+3 <= len(rs); i++ {
+			h := uint32(2166136261) ^ 3
+			h = (h ^ uint32(rs[i])) * prime
+			h = (h ^ uint32(rs[i+1])) * prime
+			h = (h ^ uint32(rs[i+2])) * prime
+			out = append(out, h)
+		}
+		return out
+	}
+	out = slices.Grow(out, 2*len(rs))
+	for i := range rs {
+		if i+3 <= len(rs) {
+			out = append(out, gramHash(rs[i:i+3]))
+		}
+		if i+2 <= len(rs) && (ideographic(rs[i]) || ideographic(rs[i+1])) {
+			out = append(out, gramHash(rs[i:i+2]))
+		}
+	}
+	return out
 }
 
 func ideographic(r rune) bool {
@@ -143,6 +216,70 @@ func containment(a, b []uint32) float64 {
 	return float64(n) / float64(len(a))
 }
 
+// gramTable is a claim's grams (sorted, unique) in an open-addressing hash table, so the share of
+// them a statement holds is one probe per statement gram, in any order and with repeats, where
+// containment needs both sides sorted.
+type gramTable struct {
+	keys []uint32
+	slot []int32 // index into keys plus one; 0 is empty
+	mark []uint32
+	pass uint32
+	mask uint32
+}
+
+func newGramTable(grams []uint32) *gramTable {
+	n := 8
+	for n < 2*len(grams) {
+		n *= 2
+	}
+	t := &gramTable{keys: grams, slot: make([]int32, n), mark: make([]uint32, len(grams)), mask: uint32(n - 1)}
+	for i, g := range grams {
+		h := gramSlot(g) & t.mask
+		for t.slot[h] != 0 {
+			h = (h + 1) & t.mask
+		}
+		t.slot[h] = int32(i + 1)
+	}
+	return t
+}
+
+func gramSlot(g uint32) uint32 { return (g * 0x9E3779B1) >> 7 }
+
+// containedIn is containment(t.keys, b) for any b: the share of the claim's grams b holds.
+func (t *gramTable) containedIn(b []uint32) float64 {
+	if len(t.keys) == 0 {
+		return 0
+	}
+	t.pass++
+	return float64(t.markIn(b)) / float64(len(t.keys))
+}
+
+// markIn marks the claim's grams b holds that this pass has not marked yet, and counts them.
+func (t *gramTable) markIn(b []uint32) int {
+	n := 0
+	for _, g := range b {
+		for h := gramSlot(g) & t.mask; t.slot[h] != 0; h = (h + 1) & t.mask {
+			if k := t.slot[h] - 1; t.keys[k] == g {
+				if t.mark[k] != t.pass {
+					t.mark[k] = t.pass
+					n++
+				}
+				break
+			}
+		}
+	}
+	return n
+}
+
+// share is the claim's grams' share in statement s, by the table or, on the reference path, by
+// containment of the sorted sets.
+func (ix *contextIndex) share(cg []uint32, t *gramTable, s int) float64 {
+	if groundednessReference {
+		return containment(cg, ix.grams(s))
+	}
+	return t.containedIn(ix.grams(s))
+}
+
 // claimFeatures describes how claim c meets the context: a is its best alignment among the
 // allowed items (found false when there is none).
 func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed func(int) bool) gndFeatures {
@@ -152,34 +289,25 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 	cg := charGrams(c.text)
 	var bound gramBound
 	bound.set(cg)
+	var table *gramTable
+	if !groundednessReference {
+		table = newGramTable(cg)
+	}
 	for s := range ix.stmts {
 		cs := &ix.stmts[s]
 		if cs.level == 2 || cs.dup || !allowed(cs.item) {
 			continue // a duplicate has the grams of the statement it repeats
 		}
-		g := ix.grams(s)
+		ix.grams(s) // its signature, for the bound
 		if !groundednessReference && len(cg) > 0 && float64(bound.shared(cs.gramSig))/float64(len(cg)) <= f[fCharBest] {
 			continue // it cannot hold a larger share of the claim's grams than the best so far
 		}
-		f[fCharBest] = math.Max(f[fCharBest], containment(cg, g))
+		f[fCharBest] = math.Max(f[fCharBest], ix.share(cg, table, s))
 	}
-	var items [][]uint32
-	for i := range ix.items {
-		if allowed(i) {
-			items = append(items, ix.itemGrams(i))
-		}
-	}
-	if len(cg) > 0 {
-		n := 0
-		for _, g := range cg {
-			for _, set := range items {
-				if _, ok := slices.BinarySearch(set, g); ok {
-					n++
-					break
-				}
-			}
-		}
-		f[fCharContext] = float64(n) / float64(len(cg))
+	if groundednessReference {
+		f[fCharContext] = ix.contextShareSorted(cg, allowed)
+	} else {
+		f[fCharContext] = ix.contextShare(table, allowed)
 	}
 	if !found {
 		f[fNoAlign] = 1
@@ -187,7 +315,7 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 		f[fLowChar] = math.Max(0, 0.5-f[fCharBest]) * 2
 		return f
 	}
-	f[fCharAligned] = containment(cg, ix.grams(a.stmt))
+	f[fCharAligned] = ix.share(cg, table, a.stmt)
 	f[fKnownCover] = a.kc
 	tc := a.tc
 	if a.kc >= weakKnown && tc < supportTotal {
@@ -223,6 +351,49 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 	return f
 }
 
+// contextShare is the share of the claim's grams that some allowed item's clauses hold: every
+// such clause's grams are probed in the claim's table once, which costs less than sorting each
+// item's grams into a set (contextShareSorted, the reference path) when a check has few claims.
+func (ix *contextIndex) contextShare(t *gramTable, allowed func(int) bool) float64 {
+	if len(t.keys) == 0 {
+		return 0
+	}
+	t.pass++
+	n := 0
+	for s := range ix.stmts {
+		if cs := &ix.stmts[s]; cs.level == 0 && !cs.dup && allowed(cs.item) {
+			n += t.markIn(ix.grams(s))
+			if n == len(t.keys) {
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(t.keys))
+}
+
+// contextShareSorted is contextShare by binary search in each allowed item's sorted grams.
+func (ix *contextIndex) contextShareSorted(cg []uint32, allowed func(int) bool) float64 {
+	var items [][]uint32
+	for i := range ix.items {
+		if allowed(i) {
+			items = append(items, ix.itemGrams(i))
+		}
+	}
+	if len(cg) == 0 {
+		return 0
+	}
+	n := 0
+	for _, g := range cg {
+		for _, set := range items {
+			if _, ok := slices.BinarySearch(set, g); ok {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(cg))
+}
+
 // itemGrams are the character n-grams of item i's clauses, computed on first use.
 func (ix *contextIndex) itemGrams(i int) []uint32 {
 	if ix.itemGram == nil {
@@ -245,7 +416,22 @@ func (ix *contextIndex) itemGrams(i int) []uint32 {
 func (ix *contextIndex) grams(s int) []uint32 {
 	cs := &ix.stmts[s]
 	if cs.grams == nil {
-		cs.grams = charGrams(cs.st.text)
+		if groundednessReference {
+			cs.grams = charGrams(cs.st.text)
+		} else {
+			// counted through a claim's gramTable, unsorted; appended to one slice for the
+			// whole index, sized from the context, instead of one allocation a statement
+			if ix.gramArena == nil {
+				size := 0
+				for _, it := range ix.items {
+					size += len(it.Content)
+				}
+				ix.gramArena = make([]uint32, 0, 2*min(size, 1<<20)+64)
+			}
+			from := len(ix.gramArena)
+			ix.gramArena = appendCharGrams(ix.gramArena, cs.st.text)
+			cs.grams = ix.gramArena[from:len(ix.gramArena):len(ix.gramArena)]
+		}
 		if cs.grams == nil {
 			cs.grams = []uint32{}
 		}

@@ -32,7 +32,12 @@ func newPhraseList(lists ...[]string) *phraseList {
 }
 
 // each calls fn with the byte span of every occurrence, in order of position.
-func (p *phraseList) each(ws []word, fn func(start, end int)) {
+func (p *phraseList) each(ws []word, fn func(start, end int)) { p.eachMasked(ws, nil, 0, fn) }
+
+// eachMasked is each, skipping the words whose mask lacks bit: mask, when not nil, says for each
+// word which lists have a phrase starting with it (stmtCues), so a statement's words are looked
+// up once for all of analyze's lists instead of once per list.
+func (p *phraseList) eachMasked(ws []word, mask []uint16, bit uint16, fn func(start, end int)) {
 	for i, w := range ws {
 		if w.kind == 'c' {
 			for _, c := range p.cjk {
@@ -45,6 +50,9 @@ func (p *phraseList) each(ws []word, fn func(start, end int)) {
 					from += k + len(c)
 				}
 			}
+			continue
+		}
+		if mask != nil && mask[i]&bit == 0 {
 			continue
 		}
 		for _, ph := range p.first[w.s] {
@@ -70,20 +78,6 @@ func (p *phraseList) any(ws []word) bool {
 	found := false
 	p.each(ws, func(int, int) { found = true })
 	return found
-}
-
-// ends lists where the occurrences end.
-func (p *phraseList) ends(ws []word) []int {
-	var out []int
-	p.each(ws, func(_, e int) { out = append(out, e) })
-	return out
-}
-
-// starts lists where the occurrences start.
-func (p *phraseList) starts(ws []word) []int {
-	var out []int
-	p.each(ws, func(s, _ int) { out = append(out, s) })
-	return out
 }
 
 // The cue lists, compiled.
@@ -131,3 +125,101 @@ var (
 		return newPhraseList([]string{"to"})
 	})
 )
+
+// The phrase lists analyze asks of every statement, by their bit in a stmtCues mask.
+const (
+	cueRefutation = iota
+	cueHistory
+	cuePast
+	cueChange
+	cueNow
+	cueOld
+	cueNew
+	cueFrom
+	cueTo
+	cueEnd
+	numCues
+)
+
+// stmtCueIndex maps a word to the analyze lists that have a phrase starting with it.
+type stmtCueIndex struct {
+	lists [numCues]*phraseList
+	first map[string]uint16
+}
+
+var analyzeCues = sync.OnceValue(func() *stmtCueIndex {
+	cx := &stmtCueIndex{first: map[string]uint16{}}
+	cx.lists = [numCues]*phraseList{
+		cueRefutation: refutationPhrases(), cueHistory: historyPhrases(), cuePast: pastPhrases(),
+		cueChange: changePhrases(), cueNow: nowPhrases(), cueOld: oldPhrases(), cueNew: newPhrases(),
+		cueFrom: fromPhrases(), cueTo: toPhrases(), cueEnd: endPhrases(),
+	}
+	for k, p := range cx.lists {
+		for w := range p.first {
+			cx.first[w] |= 1 << k
+		}
+	}
+	return cx
+})
+
+// stmtCues is one statement's words with, for each, the analyze lists that have a phrase
+// starting with it (one map lookup a word), and whether any word is a CJK run (which each list
+// searches by substring).
+type stmtCues struct {
+	ws   []word
+	mask []uint16 // nil on the reference path: every list looks up every word
+	any  uint16
+	cjk  bool
+}
+
+// scanCues looks up ws's words, with buf (of capacity len(ws), to stay on the caller's stack
+// for a short statement) for the masks.
+func scanCues(ws []word, buf []uint16) stmtCues {
+	c := stmtCues{ws: ws}
+	if groundednessReference {
+		c.any, c.cjk = 1<<numCues-1, true
+		return c
+	}
+	first := analyzeCues().first
+	if cap(buf) >= len(ws) {
+		c.mask = buf[:len(ws)]
+	} else {
+		c.mask = make([]uint16, len(ws))
+	}
+	for i, w := range ws {
+		switch w.kind {
+		case 'c':
+			c.cjk = true
+		case 'w', 'n', 's':
+			c.mask[i] = first[w.s]
+			c.any |= c.mask[i]
+		}
+	}
+	return c
+}
+
+// each calls fn with the span of every occurrence of list k's phrases.
+func (c *stmtCues) each(k int, fn func(start, end int)) {
+	if c.any&(1<<k) == 0 && !c.cjk {
+		return // no word starts one of its phrases, and no CJK run may hold one
+	}
+	analyzeCues().lists[k].eachMasked(c.ws, c.mask, 1<<k, fn)
+}
+
+func (c *stmtCues) has(k int) bool {
+	found := false
+	c.each(k, func(int, int) { found = true })
+	return found
+}
+
+func (c *stmtCues) ends(k int) []int {
+	var out []int
+	c.each(k, func(_, e int) { out = append(out, e) })
+	return out
+}
+
+func (c *stmtCues) starts(k int) []int {
+	var out []int
+	c.each(k, func(s, _ int) { out = append(out, s) })
+	return out
+}

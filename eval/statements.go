@@ -156,8 +156,47 @@ func splitsBefore(s string, comma, fine bool) bool {
 		return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
 	}
 	w := string(buf[:n]) // does not escape: converted on the stack
+	if n > 0 && !groundednessReference {
+		k := uint16(buf[0]) << 8
+		if n > 1 {
+			k |= uint16(buf[1])
+		}
+		if f := splitPrefixes(); !f.contrast.has(k) && (!comma || !f.consequence.has(k)) {
+			return fine && conjunction(w) // no contrastive (or consequence) word starts so: no lookup
+		}
+	}
 	return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
 }
+
+// prefixSet holds two-byte word prefixes (a one-byte word as its byte and 0).
+type prefixSet [1 << 16 / 64]uint64
+
+func (p *prefixSet) add(w string) {
+	k := uint16(w[0]) << 8
+	if len(w) > 1 {
+		k |= uint16(w[1])
+	}
+	p[k/64] |= 1 << (k % 64)
+}
+
+func (p *prefixSet) has(k uint16) bool { return p[k/64]&(1<<(k%64)) != 0 }
+
+// splitPrefixes are the first two bytes of the contrastive and the consequence words, so
+// splitsBefore looks up only the words that may be one (splitStatements asks after every space).
+var splitPrefixes = sync.OnceValue(func() *struct{ contrast, consequence prefixSet } {
+	f := &struct{ contrast, consequence prefixSet }{}
+	for w := range contrastSet() {
+		if w != "" {
+			f.contrast.add(w)
+		}
+	}
+	for w := range consequenceWords() {
+		if w != "" {
+			f.consequence.add(w)
+		}
+	}
+	return f
+})
 
 func conjunction(w string) bool {
 	switch w {
@@ -248,33 +287,52 @@ func trimSpan(text string, s, e int) (int, int) {
 	return s, e
 }
 
+// wordScratch holds the word slices analyze scans statements into.
+var wordScratch = sync.Pool{New: func() any { ws := make([]word, 0, 64); return &ws }}
+
 // analyze turns a statement's text into tokens, figures, polarity and supersession marks.
 func analyze(raw string) statement {
 	st := statement{text: raw}
-	t := strings.ToValidUTF8(raw, "\uFFFD")
-	if strings.ContainsAny(t, "’‘ʼ`") { // the Replacer copies the text even when it replaces nothing
-		t = apostrophes().Replace(t)
+	t := raw
+	switch {
+	case !groundednessReference && isASCII(raw):
+		// valid, NFKC already and no digit of another script: only the backquote to fold
+		if strings.IndexByte(t, '`') >= 0 {
+			t = apostrophes().Replace(t)
+		}
+	default:
+		t = strings.ToValidUTF8(raw, "\uFFFD")
+		if strings.ContainsAny(t, "’‘ʼ`") { // the Replacer copies the text even when it replaces nothing
+			t = apostrophes().Replace(t)
+		}
+		t = foldDigits(norm.NFKC.String(t))
 	}
-	t = foldDigits(norm.NFKC.String(t))
 	lower := lowerSameLength(t)
-	figs, blanked, ws := extractFigures(lower)
+	// the words live only while the statement is analysed (tokens and figures keep strings, not
+	// words): one scratch slice, reused from statement to statement, instead of one or two each
+	scratch := wordScratch.Get().(*[]word)
+	defer func() { wordScratch.Put(scratch) }()
+	figs, blanked, ws := extractFiguresInto(*scratch, lower)
 	st.figs = figs
 	masked := blanked
 	if maskedPhrases().anyIn(blanked) {
 		masked = maskFraming(maskExceptions(blanked))
 	}
 	if masked != lower { // a figure or a phrase blanked: its words are not the text's
-		ws = scanWords(masked)
+		ws = scanWordsInto(ws, masked)
 	}
+	*scratch = ws[:0]
 	lower = masked
 	st.neg = hasNegation(lower, t, ws)
-	st.refutes = refutationPhrases().any(ws)
+	var buf [64]uint16
+	cues := scanCues(ws, buf[:0])
+	st.refutes = cues.has(cueRefutation)
 	st.conjStart = conjunction(leadingWord(lower))
-	markSupersession(&st, lower, ws)
-	st.history = historyPhrases().any(ws)
-	st.past = pastPhrases().any(ws)
+	markSupersession(&st, lower, &cues)
+	st.history = cues.has(cueHistory)
+	st.past = cues.has(cuePast)
 	st.tokens = contentTokens(t, ws)
-	markOldTokens(&st, ws)
+	markOldTokens(&st, &cues)
 	if w := leadingWord(lower); anaphorSet()[w] || proDropNegation(lower, w) {
 		st.anaphoric = true
 	}
@@ -447,6 +505,27 @@ func elisions(w string) (parts [2]string, n int) {
 	return [2]string{w}, 1
 }
 
+// skipWords are the stop, permission, negation and contrastive words in one set: contentTokens
+// asks of every word, one lookup instead of three.
+var skipWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, set := range []map[string]bool{stopOrPermissionSet(), negationSet(), contrastSet()} {
+		for w, ok := range set {
+			if ok {
+				m[w] = true
+			}
+		}
+	}
+	return m
+})
+
+func skipWord(w string) bool {
+	if groundednessReference {
+		return isStopWord(w) || negationSet()[w] || contrastSet()[w]
+	}
+	return skipWords()[w]
+}
+
 // contentTokens stems the content words of t (case kept, for salience) using lower for the
 // words, where figures and exceptions are already blanked.
 func contentTokens(t string, words []word) []token {
@@ -458,7 +537,7 @@ func contentTokens(t string, words []word) []token {
 			orig := t[w.start:min(len(t), w.end)]
 			parts, n := elisions(w.s)
 			for _, part := range parts[:n] {
-				if (isStopWord(part) || negationSet()[part] || contrastSet()[part] || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
+				if (skipWord(part) || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
 				r, _ := utf8.DecodeRuneInString(orig)
@@ -650,10 +729,10 @@ func foldDiacritics(w string) string {
 
 // markSupersession flags the figures and tokens a statement marks as superseded or current:
 // "from X to Y" (X old, Y new), "previously X", "X (deprecated)", "now Y", "replaced X with Y".
-func markSupersession(st *statement, lower string, ws []word) {
-	st.change = changePhrases().any(ws)
-	st.current = nowPhrases().any(ws)
-	oldAt, newAt := oldPhrases().ends(ws), newPhrases().ends(ws)
+func markSupersession(st *statement, lower string, cues *stmtCues) {
+	st.change = cues.has(cueChange)
+	st.current = cues.has(cueNow)
+	oldAt, newAt := cues.ends(cueOld), cues.ends(cueNew)
 	// a cue marks the first figure after it
 	for _, c := range oldAt {
 		if i := firstFigureAfter(st.figs, c, 40); i >= 0 {
@@ -731,12 +810,12 @@ var endCues = []string{"stepped down", "resigned", "left the company", "retired"
 // markOldTokens flags the words a statement marks as superseded: after "from" up to "to" ("moved
 // from Baker Street to King's Road"), shortly after an old cue ("formerly John Smith"), and before
 // an end cue ("Anna Berg stepped down").
-func markOldTokens(st *statement, ws []word) {
-	oldAt, newAt := oldPhrases().ends(ws), newPhrases().ends(ws)
+func markOldTokens(st *statement, cues *stmtCues) {
+	oldAt, newAt := cues.ends(cueOld), cues.ends(cueNew)
 	from, to := -1, -1
-	if f := fromPhrases().starts(ws); len(f) > 0 {
+	if f := cues.starts(cueFrom); len(f) > 0 {
 		from = f[0]
-		for _, t := range toPhrases().starts(ws) {
+		for _, t := range cues.starts(cueTo) {
 			if t > from {
 				to = t
 				break
@@ -744,7 +823,7 @@ func markOldTokens(st *statement, ws []word) {
 		}
 	}
 	end := -1
-	if e := endPhrases().starts(ws); len(e) > 0 {
+	if e := cues.starts(cueEnd); len(e) > 0 {
 		end = e[0]
 	}
 	for i := range st.tokens {
