@@ -88,7 +88,27 @@ func (t *Target) grade(ex *wire.Exchange) {
 		outs[i] = withRequest(outs[i], ex)
 		outs[i].Observed = wire.RedactString(outs[i].Observed, t.Options.Secrets...)
 	}
+	if len(outs) == 0 {
+		return
+	}
 	t.mu.Lock()
-	t.outcomes = append(t.outcomes, outs...)
+	t.graded = append(t.graded, outs)
 	t.mu.Unlock()
+}
+
+// passiveOutcomes returns prefix followed by every passive outcome recorded so far, in the order
+// the exchanges were graded, in one slice sized once (prefix's array is not modified).
+func (t *Target) passiveOutcomes(prefix []rules.Outcome) []rules.Outcome {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(prefix)
+	for _, outs := range t.graded {
+		n += len(outs)
+	}
+	all := make([]rules.Outcome, 0, n)
+	all = append(all, prefix...)
+	for _, outs := range t.graded {
+		all = append(all, outs...)
+	}
+	return all
 }

@@ -266,12 +266,12 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	outcomes = append(outcomes, probed...)
 
 	t.drainGrader()
-	t.mu.Lock()
-	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
-	t.mu.Unlock()
+	// The passive outcomes go straight after the probes' in one array, not copied into it.
+	probedN := len(outcomes)
+	outcomes = t.passiveOutcomes(outcomes)
 	controlsStart := time.Now()
 	controlsCtx, controlsStat := withStep(scanCtx)
-	outcomes = append(outcomes, t.controlledPassive(controlsCtx, passiveOuts)...)
+	outcomes = append(outcomes[:probedN], t.controlledPassive(controlsCtx, outcomes[probedN:])...)
 	if n := controlsStat.requests.Load(); n > 0 {
 		t.recordStep(ControlsStep, controlsStart, n, "")
 	}
