@@ -221,7 +221,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		t.Note("Era gate: this server does not speak %s (%s). Rules of the new era that it cannot meet fail; negative checks are indeterminate, because a rejection from a server that rejects everything proves nothing.", wire.ProtocolVersion, t.EraWhy)
 	}
 
-	want := map[string]bool{}
+	want := make(map[string]bool, len(selected))
 	for _, r := range selected {
 		want[r.ID] = true
 	}
@@ -234,7 +234,10 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	// Which probes bind is decided over every rule, not only the selected ones: a restricted
 	// scan that needs every probe (a rule with a passive check) runs each probe a full scan of
 	// this transport runs.
-	catalogue := rules.All()
+	catalogue := selected // SelectRules' copy of the whole registry when no rule or area was named
+	if len(opts.Rules) > 0 || len(opts.Areas) > 0 {
+		catalogue = rules.All()
+	}
 	applies := make(map[string]bool, len(catalogue))
 	for _, r := range catalogue {
 		if ok, _ := r.AppliesOver(transport); ok {
