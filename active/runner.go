@@ -421,6 +421,7 @@ func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rule
 	queue := make(chan Probe)
 	for range t.Options.Concurrency {
 		wg.Go(func() {
+			growStack()
 			for p := range queue {
 				var res []rules.Outcome
 				cut := ""
