@@ -221,7 +221,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		t.Note("Era gate: this server does not speak %s (%s). Rules of the new era that it cannot meet fail; negative checks are indeterminate, because a rejection from a server that rejects everything proves nothing.", wire.ProtocolVersion, t.EraWhy)
 	}
 
-	want := map[string]bool{}
+	want := make(map[string]bool, len(selected))
 	for _, r := range selected {
 		want[r.ID] = true
 	}
@@ -234,7 +234,10 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	// Which probes bind is decided over every rule, not only the selected ones: a restricted
 	// scan that needs every probe (a rule with a passive check) runs each probe a full scan of
 	// this transport runs.
-	catalogue := rules.All()
+	catalogue := selected // SelectRules' copy of the whole registry when no rule or area was named
+	if len(opts.Rules) > 0 || len(opts.Areas) > 0 {
+		catalogue = rules.All()
+	}
 	applies := make(map[string]bool, len(catalogue))
 	for _, r := range catalogue {
 		if ok, _ := r.AppliesOver(transport); ok {
@@ -266,12 +269,12 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	outcomes = append(outcomes, probed...)
 
 	t.drainGrader()
-	t.mu.Lock()
-	passiveOuts := append([]rules.Outcome(nil), t.outcomes...)
-	t.mu.Unlock()
+	// The passive outcomes go straight after the probes' in one array, not copied into it.
+	probedN := len(outcomes)
+	outcomes = t.passiveOutcomes(outcomes)
 	controlsStart := time.Now()
 	controlsCtx, controlsStat := withStep(scanCtx)
-	outcomes = append(outcomes, t.controlledPassive(controlsCtx, passiveOuts)...)
+	outcomes = append(outcomes[:probedN], t.controlledPassive(controlsCtx, outcomes[probedN:])...)
 	if n := controlsStat.requests.Load(); n > 0 {
 		t.recordStep(ControlsStep, controlsStart, n, "")
 	}
@@ -418,6 +421,7 @@ func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rule
 	queue := make(chan Probe)
 	for range t.Options.Concurrency {
 		wg.Go(func() {
+			growStack()
 			for p := range queue {
 				var res []rules.Outcome
 				cut := ""

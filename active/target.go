@@ -97,12 +97,15 @@ type Target struct {
 	mu        sync.Mutex
 	seq       int
 	exchanges []*wire.Exchange
-	outcomes  []rules.Outcome
-	history   *passive.History // guarded by gradeMu, not mu
-	gradeMu   sync.Mutex
-	grader    *grader // nil: every sender grades its own exchange
-	notes     []string
-	fresh     *http.Client
+	// graded holds each graded exchange's passive outcomes as Run returned them, flattened once
+	// by passiveOutcomes: appended into one slice, a scan's thousand-odd outcomes were copied at
+	// every doubling (about 280 KB of garbage per scan of the everything-server).
+	graded  [][]rules.Outcome
+	history *passive.History // guarded by gradeMu, not mu
+	gradeMu sync.Mutex
+	grader  *grader // nil: every sender grades its own exchange
+	notes   []string
+	fresh   *http.Client
 
 	shared    map[string]*sharedCall // first pages sent once per scan (shared.go)
 	slow      map[string]string      // tools/call that got no answer by their deadline, and why (slow.go)

@@ -54,11 +54,14 @@ func checkXMCPHeader(v *view, _ *History) []rules.Outcome {
 	seenAny := false
 	_, objs := v.tools()
 	for _, t := range objs {
+		if !mayHaveKey(t["inputSchema"], xMCPHeaderKey) {
+			continue // no member of any object in it can be named x-mcp-header: nothing to walk
+		}
 		name, _ := stringOf(t["name"])
 		var problems []string
 		found := map[string]bool{}
 		walkSchema(t["inputSchema"], true, 0, func(node map[string]json.RawMessage, propsPath bool) {
-			hv, ok := node["x-mcp-header"]
+			hv, ok := node[xMCPHeaderKey]
 			if !ok {
 				return
 			}
@@ -89,6 +92,17 @@ func checkXMCPHeader(v *view, _ *History) []rules.Outcome {
 		out = append(out, pass("x-mcp-header-valid", "every x-mcp-header is a valid, unique token on a primitive property"))
 	}
 	return out
+}
+
+// xMCPHeaderKey is the schema keyword checkXMCPHeader looks for.
+const xMCPHeaderKey = "x-mcp-header"
+
+// mayHaveKey reports whether some object in raw could have a member named key (a plain ASCII
+// name without quote or backslash): its bytes hold key literally, or hold an escape, through
+// which any name can be spelt. False means no object in raw has it, so a walk looking for it
+// finds nothing; a scan walked every tool's schema on each of its nine tools/list answers.
+func mayHaveKey(raw json.RawMessage, key string) bool {
+	return bytes.Contains(raw, []byte(key)) || bytes.IndexByte(raw, '\\') >= 0
 }
 
 // walkSchema visits every object in a JSON Schema, telling fn whether the path from the root

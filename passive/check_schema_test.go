@@ -23,3 +23,33 @@ func TestSchemaDialectBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestXMCPHeaderSkipsOnlySchemasWithoutTheKey holds checkXMCPHeader's shortcut (mayHaveKey) to
+// the walk it skips: a key spelt with an escape is still found, and a schema that cannot hold
+// the key gives no outcome at all.
+func TestXMCPHeaderSkipsOnlySchemasWithoutTheKey(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		want         rules.Status // "" for no outcome
+	}{
+		{"no header", `{"type":"object","properties":{"a":{"type":"string","description":"x-mcp header"}}}`, ""},
+		{"valid header", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}`, rules.Pass},
+		{"escaped key", `{"type":"object","properties":{"a":{"type":"object","x\u002dmcp-header":"A"}}}`, rules.Fail},
+		{"escape elsewhere, no header", `{"type":"object","properties":{"a":{"type":"string","description":"a \"b\""}}}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex := &wire.Exchange{ID: "x",
+				Request: wire.Request{Method: "POST", Header: http.Header{}, Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)},
+				Response: &wire.Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}},
+					Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"z","inputSchema":` + tt.schema + `}]}}`)}}
+			var got rules.Status
+			for _, o := range checkXMCPHeader(newView(ex), nil) {
+				got = o.Status
+			}
+			if got != tt.want {
+				t.Errorf("status %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

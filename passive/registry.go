@@ -138,7 +138,8 @@ func run(ex *wire.Exchange, h *History, es []entry) []rules.Outcome {
 		return nil
 	}
 	v := newView(ex)
-	out := make([]rules.Outcome, 0, len(es))
+	scratch := outcomeScratch.Get().(*[]rules.Outcome)
+	out := (*scratch)[:0]
 	for _, e := range es {
 		out = append(out, safe(e, v, h)...)
 		if len(out) > MaxOutcomes {
@@ -147,8 +148,18 @@ func run(ex *wire.Exchange, h *History, es []entry) []rules.Outcome {
 			break
 		}
 	}
-	return stamp(out, ex)
+	res := make([]rules.Outcome, len(out))
+	copy(res, out)
+	clear(out)
+	*scratch = out[:0]
+	outcomeScratch.Put(scratch)
+	return stamp(res, ex)
 }
+
+// outcomeScratch recycles the slice run collects an exchange's outcomes in, so that what it
+// returns is sized to the outcomes: sized for every check (about forty), each exchange's slice
+// was two-thirds empty, and a scan keeps every one of them until its result is built.
+var outcomeScratch = sync.Pool{New: func() any { s := make([]rules.Outcome, 0, 64); return &s }}
 
 // panicFormat is the Why of every outcome Run makes from a check that panicked; IsPanic is its
 // only reader, so callers that count such panics (the proxy's /metrics) never match prose.

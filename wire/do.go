@@ -89,6 +89,7 @@ func readBody(ctx context.Context, r *Response, body io.Reader, lim Limits, unti
 		return
 	}
 	p := newSSEParser(cr, lim.MaxBodyBytes)
+	defer p.release()
 	for {
 		ev, err := p.next()
 		if err == nil {

@@ -112,3 +112,25 @@ func FuzzParseSSE(f *testing.F) {
 }
 
 var _ io.Reader = endless{}
+
+// The parsers' first line buffers are recycled (sseBuffers): what one stream returned must not
+// change when the next stream reuses its buffer, and a line past the buffer still parses.
+func TestParseSSEEventsOutliveTheirRecycledBuffer(t *testing.T) {
+	first, _, err := ParseSSE(strings.NewReader("id: 1\nevent: a\ndata: first\n\n"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 3*sseBufferSize)
+	for range 3 {
+		if _, _, err := ParseSSE(strings.NewReader("id: 2\nevent: bbbbbbbbb\ndata: overwritten\n\ndata: "+long+"\n\n"), Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []Event{{ID: "1", Event: "a", Data: "first"}}; len(first) != 1 || first[0] != want[0] {
+		t.Fatalf("first stream's events after reuse = %+v, want %+v", first, want)
+	}
+	got, _, err := ParseSSE(strings.NewReader("data: "+long+"\n\n"), Limits{})
+	if err != nil || len(got) != 1 || got[0].Data != long {
+		t.Fatalf("a line of %d bytes: %d events, err %v", len(long), len(got), err)
+	}
+}
