@@ -44,6 +44,34 @@ type pattern struct {
 	// notAfter, when set, are words that cancel a match when they are the word just before the
 	// anchor: a negation ("jangan abaikan": do not ignore) turns the order into its opposite.
 	notAfter []string
+	// pre, when set, is a necessary condition for the expression to match a window: false
+	// proves it cannot, so the expression is not run. It must hold on every window the
+	// expression matches (TestPrefiltersNeverStopAMatch, FuzzInjectionMatchesReference).
+	pre func(window string) bool
+}
+
+// withPre sets the pattern's prefilter.
+func (p *pattern) withPre(f func(window string) bool) *pattern {
+	p.pre = f
+	return p
+}
+
+// punctAfterWords reports whether the first byte of w that is neither an ASCII lower-case
+// letter, a hyphen nor RE2's \s ([\t\n\f\r ]) is a colon, or, when comma is set, a comma. It
+// is the prefilter of the expressions that read `anchor (\s+[a-z-]+)* \s* [,:]`: everything
+// they match before that colon or comma is letters, hyphens and spaces, so the colon or comma
+// is the first byte outside them. The Go regexps have no (?i) and their classes are ASCII, so a
+// non-ASCII byte stops the scan as it stops the expression. A vocative order ("assistant:
+// ignore ...") needs one; ordinary prose ("the model was trained on ...") rarely has one there.
+func punctAfterWords(w string, comma bool) bool {
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'a' && c <= 'z', c == '-', c == ' ', c == '\t', c == '\n', c == '\f', c == '\r':
+		default:
+			return c == ':' || comma && c == ','
+		}
+	}
+	return false
 }
 
 // negatedBefore reports whether the word just before pos in t is one of words.
