@@ -63,10 +63,84 @@ func (p *pattern) withPre(f func(window string) bool) *pattern {
 // is the first byte outside them. The Go regexps have no (?i) and their classes are ASCII, so a
 // non-ASCII byte stops the scan as it stops the expression. A vocative order ("assistant:
 // ignore ...") needs one; ordinary prose ("the model was trained on ...") rarely has one there.
+// isRE2Space reports whether c is in RE2's \s, [\t\n\f\r ].
+func isRE2Space(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// sinkAfterPreposition is send-secret-to-sink's prefilter. Its expression ends in
+// `\s(?:to|at|into|via)\s+` and a sink: a token (the run of non-\s bytes after the spaces)
+// that starts with "http" or "attacker", holds an "@" or a ".", or is "the" or "this" followed by
+// spaces, an optional "following" and spaces, and a word starting url, endpoint, address,
+// server, webhook or link. So a window with no such preposition and token cannot match. Prose
+// has many "to the", few "to the endpoint".
+func sinkAfterPreposition(w string) bool {
+	for i := 1; i < len(w); i++ {
+		if !isRE2Space(w[i-1]) {
+			continue
+		}
+		for _, prep := range [...]string{"to", "at", "into", "via"} {
+			if j := i + len(prep); strings.HasPrefix(w[i:], prep) && j < len(w) && isRE2Space(w[j]) && sinkToken(w, j) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sinkToken reports whether the token after the spaces at w[j:] can start a sink of sinkObj.
+func sinkToken(w string, j int) bool {
+	j = skipRE2Space(w, j)
+	tok := w[j:tokenEnd(w, j)]
+	switch {
+	case strings.HasPrefix(tok, "http"), strings.HasPrefix(tok, "attacker"), strings.ContainsAny(tok, "@."):
+		return true
+	case tok != "the" && tok != "this":
+		return false
+	}
+	k := j + len(tok)
+	if k >= len(w) {
+		return false
+	}
+	m := skipRE2Space(w, k)
+	if next := w[m:tokenEnd(w, m)]; next == "following" && m+len(next) < len(w) {
+		if sinkNoun(w[skipRE2Space(w, m+len(next)):]) {
+			return true
+		}
+	}
+	return sinkNoun(w[m:])
+}
+
+// sinkNoun reports whether s starts with one of sinkObj's nouns.
+func sinkNoun(s string) bool {
+	for _, n := range [...]string{"url", "endpoint", "address", "server", "webhook", "link"} {
+		if strings.HasPrefix(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipRE2Space returns the index of the first byte at or after j that is not in \s.
+func skipRE2Space(w string, j int) int {
+	for j < len(w) && isRE2Space(w[j]) {
+		j++
+	}
+	return j
+}
+
+// tokenEnd returns the index of the first \s byte at or after j, or len(w).
+func tokenEnd(w string, j int) int {
+	for j < len(w) && !isRE2Space(w[j]) {
+		j++
+	}
+	return j
+}
+
 func punctAfterWords(w string, comma bool) bool {
 	for i := 0; i < len(w); i++ {
 		switch c := w[i]; {
-		case c >= 'a' && c <= 'z', c == '-', c == ' ', c == '\t', c == '\n', c == '\f', c == '\r':
+		case c >= 'a' && c <= 'z', c == '-', isRE2Space(c):
 		default:
 			return c == ':' || comma && c == ','
 		}
@@ -202,7 +276,7 @@ var patterns = sync.OnceValue(func() []*pattern {
 		pat(FamilyExfiltration, "image-url-query", 0.3, []string{"!["},
 			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=`),
 		pat(FamilyExfiltration, "send-secret-to-sink", 0.85, []string{"send", "post", "upload", "forward", "transmit", "exfiltrate", "leak", "email", "submit", "copy", "share"},
-			`[a-z]{0,3}\s+(?:\S+\s+){0,4}?`+secretObj+`\s+(?:\S+\s+){0,6}?(?:to|at|into|via)\s+`+sinkObj).needing(needSink...),
+			`[a-z]{0,3}\s+(?:\S+\s+){0,4}?`+secretObj+`\s+(?:\S+\s+){0,6}?(?:to|at|into|via)\s+`+sinkObj).needing(needSink...).withPre(sinkAfterPreposition),
 		pat(FamilyExfiltration, "reveal-system-prompt", 0.8, []string{"reveal", "print", "output", "repeat", "display", "show", "dump", "leak", "disclose", "tell me", "write out", "recite"},
 			`\s+(?:me\s+)?(?:your|the)\s+(?:entire\s+|full\s+|complete\s+|original\s+|hidden\s+|initial\s+|exact\s+|secret\s+)*(?:system\s+prompt|system\s+message|initial\s+instructions|hidden\s+instructions|instructions\s+above|prompt\s+above|text\s+above|api\s+keys?|secret\s+keys?|credentials|developer\s+message)`).needing("prompt", "instruction", "system", "key", "credential", "message", "above"),
 		pat(FamilyExfiltration, "embed-data-in-url", 0.8, []string{"append", "include", "embed", "encode", "insert", "put", "add"},
