@@ -63,6 +63,58 @@ func (p *pattern) withPre(f func(window string) bool) *pattern {
 // is the first byte outside them. The Go regexps have no (?i) and their classes are ASCII, so a
 // non-ASCII byte stops the scan as it stops the expression. A vocative order ("assistant:
 // ignore ...") needs one; ordinary prose ("the model was trained on ...") rarely has one there.
+// imageTarget returns the link target of a markdown image at the start of w ("![alt](//x/y)"),
+// the way the image-url expressions read it: the first "]" after "![" followed by "(", RE2
+// spaces, an optional "http:" or "https:", "//", and then the run of bytes that are neither
+// \s nor ")". Every match of those expressions lies inside that run after its first byte, so
+// ok false, or a run without what they need, proves they cannot match.
+func imageTarget(w string) (run string, ok bool) {
+	if !strings.HasPrefix(w, "![") {
+		return "", false
+	}
+	k := strings.IndexByte(w[2:], ']')
+	if k < 0 || 2+k+1 >= len(w) || w[2+k+1] != '(' {
+		return "", false
+	}
+	rest := w[skipRE2Space(w, 2+k+2):]
+	if r, found := strings.CutPrefix(rest, "https:"); found {
+		rest = r
+	} else if r, found := strings.CutPrefix(rest, "http:"); found {
+		rest = r
+	}
+	rest, found := strings.CutPrefix(rest, "//")
+	if !found {
+		return "", false
+	}
+	end := 0
+	for end < len(rest) && rest[end] != ')' && !isRE2Space(rest[end]) {
+		end++
+	}
+	if end < 2 {
+		return "", false
+	}
+	return rest[1:end], true
+}
+
+// imagePlaceholder is image-url-placeholder's prefilter: the target holds one of the
+// placeholder openings its expression ends with.
+func imagePlaceholder(w string) bool {
+	run, ok := imageTarget(w)
+	return ok && (strings.ContainsAny(run, "{$<[") || strings.Contains(run, "%7b") || strings.Contains(run, "%24"))
+}
+
+// imageQuery is the prefilter of image-url-query and image-url-secret-param: the target's
+// first "?" comes after at least one byte and an "=" follows it.
+func imageQuery(w string) bool {
+	run, ok := imageTarget(w)
+	if !ok {
+		return false
+	}
+	// run starts after the target's first byte, so a "?" at run[0] is still after one byte
+	q := strings.IndexByte(run, '?')
+	return q >= 0 && strings.IndexByte(run[q+1:], '=') >= 0
+}
+
 // isRE2Space reports whether c is in RE2's \s, [\t\n\f\r ].
 func isRE2Space(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
@@ -270,11 +322,11 @@ var patterns = sync.OnceValue(func() []*pattern {
 
 		// data exfiltration incl. markdown image and link leaks
 		pat(FamilyExfiltration, "image-url-placeholder", 0.9, []string{"!["},
-			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)]{1,400}(?:\{|\$|<|%7b|%24|\[)`),
+			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)]{1,400}(?:\{|\$|<|%7b|%24|\[)`).withPre(imagePlaceholder),
 		pat(FamilyExfiltration, "image-url-secret-param", 0.75, []string{"!["},
-			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=[^\s)&]{0,40}(?:token|secret|password|passwd|session|cookie|history|conversation|chat|email|apikey|api_key|credential)`).needing("token", "secret", "passw", "session", "cookie", "history", "conversation", "chat", "email", "key", "credential"),
+			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=[^\s)&]{0,40}(?:token|secret|password|passwd|session|cookie|history|conversation|chat|email|apikey|api_key|credential)`).needing("token", "secret", "passw", "session", "cookie", "history", "conversation", "chat", "email", "key", "credential").withPre(imageQuery),
 		pat(FamilyExfiltration, "image-url-query", 0.3, []string{"!["},
-			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=`),
+			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=`).withPre(imageQuery),
 		pat(FamilyExfiltration, "send-secret-to-sink", 0.85, []string{"send", "post", "upload", "forward", "transmit", "exfiltrate", "leak", "email", "submit", "copy", "share"},
 			`[a-z]{0,3}\s+(?:\S+\s+){0,4}?`+secretObj+`\s+(?:\S+\s+){0,6}?(?:to|at|into|via)\s+`+sinkObj).needing(needSink...).withPre(sinkAfterPreposition),
 		pat(FamilyExfiltration, "reveal-system-prompt", 0.8, []string{"reveal", "print", "output", "repeat", "display", "show", "dump", "leak", "disclose", "tell me", "write out", "recite"},
