@@ -15,7 +15,7 @@ import (
 
 // variedToolResult8KiB joins distinct benign training texts to about 8 KiB; poisoned appends one
 // injection from the same split at the end, as an attacker's line inside ordinary data.
-func variedToolResult8KiB(b *testing.B, poisoned bool) string {
+func variedToolResult8KiB(b testing.TB, poisoned bool) string {
 	b.Helper()
 	cases := readJSONL[injectionItem](b, "testdata/corpus/injection_train.jsonl")
 	var sb strings.Builder

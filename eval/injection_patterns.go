@@ -44,6 +44,160 @@ type pattern struct {
 	// notAfter, when set, are words that cancel a match when they are the word just before the
 	// anchor: a negation ("jangan abaikan": do not ignore) turns the order into its opposite.
 	notAfter []string
+	// pre, when set, is a necessary condition for the expression to match a window: false
+	// proves it cannot, so the expression is not run. It must hold on every window the
+	// expression matches (TestPrefiltersNeverStopAMatch, FuzzInjectionMatchesReference).
+	pre func(window string) bool
+}
+
+// withPre sets the pattern's prefilter.
+func (p *pattern) withPre(f func(window string) bool) *pattern {
+	p.pre = f
+	return p
+}
+
+// punctAfterWords reports whether the first byte of w that is neither an ASCII lower-case
+// letter, a hyphen nor RE2's \s ([\t\n\f\r ]) is a colon, or, when comma is set, a comma. It
+// is the prefilter of the expressions that read `anchor (\s+[a-z-]+)* \s* [,:]`: everything
+// they match before that colon or comma is letters, hyphens and spaces, so the colon or comma
+// is the first byte outside them. The Go regexps have no (?i) and their classes are ASCII, so a
+// non-ASCII byte stops the scan as it stops the expression. A vocative order ("assistant:
+// ignore ...") needs one; ordinary prose ("the model was trained on ...") rarely has one there.
+// imageTarget returns the link target of a markdown image at the start of w ("![alt](//x/y)"),
+// the way the image-url expressions read it: the first "]" after "![" followed by "(", RE2
+// spaces, an optional "http:" or "https:", "//", and then the run of bytes that are neither
+// \s nor ")". Every match of those expressions lies inside that run after its first byte, so
+// ok false, or a run without what they need, proves they cannot match.
+func imageTarget(w string) (run string, ok bool) {
+	if !strings.HasPrefix(w, "![") {
+		return "", false
+	}
+	k := strings.IndexByte(w[2:], ']')
+	if k < 0 || 2+k+1 >= len(w) || w[2+k+1] != '(' {
+		return "", false
+	}
+	rest := w[skipRE2Space(w, 2+k+2):]
+	if r, found := strings.CutPrefix(rest, "https:"); found {
+		rest = r
+	} else if r, found := strings.CutPrefix(rest, "http:"); found {
+		rest = r
+	}
+	rest, found := strings.CutPrefix(rest, "//")
+	if !found {
+		return "", false
+	}
+	end := 0
+	for end < len(rest) && rest[end] != ')' && !isRE2Space(rest[end]) {
+		end++
+	}
+	if end < 2 {
+		return "", false
+	}
+	return rest[1:end], true
+}
+
+// imagePlaceholder is image-url-placeholder's prefilter: the target holds one of the
+// placeholder openings its expression ends with.
+func imagePlaceholder(w string) bool {
+	run, ok := imageTarget(w)
+	return ok && (strings.ContainsAny(run, "{$<[") || strings.Contains(run, "%7b") || strings.Contains(run, "%24"))
+}
+
+// imageQuery is the prefilter of image-url-query and image-url-secret-param: the target's
+// first "?" comes after at least one byte and an "=" follows it.
+func imageQuery(w string) bool {
+	run, ok := imageTarget(w)
+	if !ok {
+		return false
+	}
+	// run starts after the target's first byte, so a "?" at run[0] is still after one byte
+	q := strings.IndexByte(run, '?')
+	return q >= 0 && strings.IndexByte(run[q+1:], '=') >= 0
+}
+
+// isRE2Space reports whether c is in RE2's \s, [\t\n\f\r ].
+func isRE2Space(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// sinkAfterPreposition is send-secret-to-sink's prefilter. Its expression ends in
+// `\s(?:to|at|into|via)\s+` and a sink: a token (the run of non-\s bytes after the spaces)
+// that starts with "http" or "attacker", holds an "@" or a ".", or is "the" or "this" followed by
+// spaces, an optional "following" and spaces, and a word starting url, endpoint, address,
+// server, webhook or link. So a window with no such preposition and token cannot match. Prose
+// has many "to the", few "to the endpoint".
+func sinkAfterPreposition(w string) bool {
+	for i := 1; i < len(w); i++ {
+		if !isRE2Space(w[i-1]) {
+			continue
+		}
+		for _, prep := range [...]string{"to", "at", "into", "via"} {
+			if j := i + len(prep); strings.HasPrefix(w[i:], prep) && j < len(w) && isRE2Space(w[j]) && sinkToken(w, j) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sinkToken reports whether the token after the spaces at w[j:] can start a sink of sinkObj.
+func sinkToken(w string, j int) bool {
+	j = skipRE2Space(w, j)
+	tok := w[j:tokenEnd(w, j)]
+	switch {
+	case strings.HasPrefix(tok, "http"), strings.HasPrefix(tok, "attacker"), strings.ContainsAny(tok, "@."):
+		return true
+	case tok != "the" && tok != "this":
+		return false
+	}
+	k := j + len(tok)
+	if k >= len(w) {
+		return false
+	}
+	m := skipRE2Space(w, k)
+	if next := w[m:tokenEnd(w, m)]; next == "following" && m+len(next) < len(w) {
+		if sinkNoun(w[skipRE2Space(w, m+len(next)):]) {
+			return true
+		}
+	}
+	return sinkNoun(w[m:])
+}
+
+// sinkNoun reports whether s starts with one of sinkObj's nouns.
+func sinkNoun(s string) bool {
+	for _, n := range [...]string{"url", "endpoint", "address", "server", "webhook", "link"} {
+		if strings.HasPrefix(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipRE2Space returns the index of the first byte at or after j that is not in \s.
+func skipRE2Space(w string, j int) int {
+	for j < len(w) && isRE2Space(w[j]) {
+		j++
+	}
+	return j
+}
+
+// tokenEnd returns the index of the first \s byte at or after j, or len(w).
+func tokenEnd(w string, j int) int {
+	for j < len(w) && !isRE2Space(w[j]) {
+		j++
+	}
+	return j
+}
+
+func punctAfterWords(w string, comma bool) bool {
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'a' && c <= 'z', c == '-', isRE2Space(c):
+		default:
+			return c == ':' || comma && c == ','
+		}
+	}
+	return false
 }
 
 // negatedBefore reports whether the word just before pos in t is one of words.
@@ -168,13 +322,13 @@ var patterns = sync.OnceValue(func() []*pattern {
 
 		// data exfiltration incl. markdown image and link leaks
 		pat(FamilyExfiltration, "image-url-placeholder", 0.9, []string{"!["},
-			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)]{1,400}(?:\{|\$|<|%7b|%24|\[)`),
+			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)]{1,400}(?:\{|\$|<|%7b|%24|\[)`).withPre(imagePlaceholder),
 		pat(FamilyExfiltration, "image-url-secret-param", 0.75, []string{"!["},
-			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=[^\s)&]{0,40}(?:token|secret|password|passwd|session|cookie|history|conversation|chat|email|apikey|api_key|credential)`).needing("token", "secret", "passw", "session", "cookie", "history", "conversation", "chat", "email", "key", "credential"),
+			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=[^\s)&]{0,40}(?:token|secret|password|passwd|session|cookie|history|conversation|chat|email|apikey|api_key|credential)`).needing("token", "secret", "passw", "session", "cookie", "history", "conversation", "chat", "email", "key", "credential").withPre(imageQuery),
 		pat(FamilyExfiltration, "image-url-query", 0.3, []string{"!["},
-			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=`),
+			`[^\]]{0,200}\]\(\s*(?:https?:)?//[^\s)?]{1,300}\?[^\s)]{0,300}=`).withPre(imageQuery),
 		pat(FamilyExfiltration, "send-secret-to-sink", 0.85, []string{"send", "post", "upload", "forward", "transmit", "exfiltrate", "leak", "email", "submit", "copy", "share"},
-			`[a-z]{0,3}\s+(?:\S+\s+){0,4}?`+secretObj+`\s+(?:\S+\s+){0,6}?(?:to|at|into|via)\s+`+sinkObj).needing(needSink...),
+			`[a-z]{0,3}\s+(?:\S+\s+){0,4}?`+secretObj+`\s+(?:\S+\s+){0,6}?(?:to|at|into|via)\s+`+sinkObj).needing(needSink...).withPre(sinkAfterPreposition),
 		pat(FamilyExfiltration, "reveal-system-prompt", 0.8, []string{"reveal", "print", "output", "repeat", "display", "show", "dump", "leak", "disclose", "tell me", "write out", "recite"},
 			`\s+(?:me\s+)?(?:your|the)\s+(?:entire\s+|full\s+|complete\s+|original\s+|hidden\s+|initial\s+|exact\s+|secret\s+)*(?:system\s+prompt|system\s+message|initial\s+instructions|hidden\s+instructions|instructions\s+above|prompt\s+above|text\s+above|api\s+keys?|secret\s+keys?|credentials|developer\s+message)`).needing("prompt", "instruction", "system", "key", "credential", "message", "above"),
 		pat(FamilyExfiltration, "embed-data-in-url", 0.8, []string{"append", "include", "embed", "encode", "insert", "put", "add"},
