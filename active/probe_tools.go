@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-sentinel/sentinel/internal/jsonschema"
 	"github.com/mcp-sentinel/sentinel/passive"
@@ -53,7 +54,13 @@ func probeToolProgress(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 			args, how := t.toolArguments(d.Name, d.InputSchema)
 			ex := t.Call(ctx, "tools/call", map[string]any{"name": d.Name, "arguments": args},
 				wire.WithMeta("progressToken", "sentinel-progress-"+d.Name), wire.WithLabel(fmt.Sprintf("tools/call %q with %s and a progressToken", d.Name, how)))
-			if !reportsProgress(ex) || ex.Reply() == nil {
+			if !reportsProgress(ex) {
+				return
+			}
+			if t.stdio != nil {
+				t.stdio.cancelMidway(ctx, t, d.Name, args, how, progressGap(ex))
+			}
+			if ex.Reply() == nil {
 				return
 			}
 			// A tool that reports progress is called once more without a token: progress
@@ -66,6 +73,18 @@ func probeToolProgress(ctx context.Context, t *Target) ([]rules.Outcome, error) 
 	}
 	wg.Wait()
 	return nil, nil
+}
+
+// progressGap estimates how far apart a call's progress notifications came: the time from the
+// request to its last message, over the number of progress notifications.
+func progressGap(ex *wire.Exchange) time.Duration {
+	n := 0
+	for _, m := range ex.Response.Messages {
+		if m.Method == "notifications/progress" {
+			n++
+		}
+	}
+	return ex.Duration / time.Duration(max(n, 1))
 }
 
 // reportsProgress reports whether ex carried a notifications/progress message.

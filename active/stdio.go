@@ -382,3 +382,57 @@ func stderrNote(s string) string {
 	}
 	return " Its stderr: " + s
 }
+
+// Bounds of the wait cancelMidway keeps for messages about the request it cancelled.
+const (
+	minAfterCancelWait = 250 * time.Millisecond
+	maxAfterCancelWait = 3 * time.Second
+)
+
+// cancelMidway gives stdio-nothing-after-cancel (passive.RunStdio) a cancellation to judge in
+// every scan of a server with a tool that reports progress. Otherwise the only cancellations were
+// those of calls cut at their deadline, and whether a call was cut depended on a race: server-
+// everything's long-running tool takes 10 s against the 10 s deadline, so a loaded scan could see
+// it answer and judge nothing (the same server failed the rule in one scan and was indeterminate
+// in the next). It calls the tool again with a progress token of its own, reads it only until the
+// first progress notification (the tool is then surely running) and cancels it there, as a client
+// that stops waiting does; then it sends two server/discover requests, each after the previous one
+// was answered — the two later answers the check needs before a message for the cancelled
+// request counts against the server — and waits, at most twice the gap the first call's progress
+// came at (bounded by minAfterCancelWait and maxAfterCancelWait), for anything more about the
+// cancelled request. The wait ends at the first such message; a server that honours the
+// cancellation costs the scan the whole wait.
+func (l *stdioLink) cancelMidway(ctx context.Context, t *Target, tool string, args map[string]any, how string, gap time.Duration) {
+	token := "sentinel-cancel-" + tool
+	ex := t.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": args},
+		wire.WithMeta("progressToken", token),
+		wire.ReadUntil(func(m *wire.Message) bool { return m.Method == "notifications/progress" }),
+		wire.WithLabel(fmt.Sprintf("tools/call %q with %s and a progressToken, cancelled at its first progress notification", tool, how)))
+	if ex.Request.Message == nil || !reportsProgress(ex) || ex.Reply() != nil {
+		return // it did not report progress this time, or finished first: nothing was cancelled
+	}
+	for i := range 2 {
+		t.Call(ctx, "server/discover", nil, wire.WithLabel(fmt.Sprintf("server/discover %d of 2 after cancelling the call of %q", i+1, tool)))
+	}
+	l.mu.Lock()
+	c := l.conn
+	l.mu.Unlock()
+	var seq int64
+	if frames := c.Frames(0, 0); len(frames) > 0 {
+		seq = frames[len(frames)-1].Seq
+	}
+	id := string(ex.Request.Message.ID)
+	wctx, stop := context.WithTimeout(ctx, min(max(2*gap, minAfterCancelWait), maxAfterCancelWait))
+	defer stop()
+	_, _ = c.WaitFor(wctx, seq, func(f wire.Frame) bool {
+		m := f.Message
+		switch {
+		case f.Dir != wire.ToClient || m == nil:
+			return false
+		case m.IsResponse():
+			return string(m.ID) == id
+		default:
+			return m.Method == "notifications/progress" && strings.Trim(string(m.ParamField("progressToken")), `"`) == token
+		}
+	})
+}

@@ -199,7 +199,9 @@ func (t *Target) sendOpts(ctx context.Context, c *http.Client, spec wire.Request
 		}
 	}
 	call, isCall := slowCallKey(spec)
-	if isCall {
+	// A call read only until a message it waits for (the first progress, an acknowledgement)
+	// does not wait for the tool's answer, so a tool's slowness does not hold it back.
+	if isCall && spec.Until == nil {
 		if ex := t.skipSlow(call, spec); ex != nil {
 			return ex
 		}

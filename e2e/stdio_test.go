@@ -576,6 +576,12 @@ func TestDefaultStdioScanOfServerEverythingFinishes(t *testing.T) {
 			t.Fatalf("exit %d, incomplete %+v; want a finished scan that fails the gate\n%s", out.ExitCode, res.Incomplete, tail(out.Stderr, 20))
 		}
 		st := ruleStatus(res)
+		// It keeps sending progress for a call after its cancellation: the scan cancels one call
+		// on purpose (active.cancelMidway), so every scan sees that, not only a scan whose
+		// 10 s call lost the race with the 10 s deadline.
+		if st["stdio-nothing-after-cancel"] != rules.Fail {
+			t.Errorf("stdio-nothing-after-cancel: %s, want fail (server-everything sends progress for a cancelled call)", st["stdio-nothing-after-cancel"])
+		}
 		if st["progress-token-scope"] == rules.Fail {
 			t.Errorf("progress-token-scope failed: the abandoned call's late progress was charged to another request")
 		}

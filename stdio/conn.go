@@ -275,12 +275,12 @@ func (c *Conn) CallUntil(ctx context.Context, msg []byte, until func(*wire.Messa
 		case wire.EndClosed:
 			return x, fmt.Errorf("waiting for the response to id %s: %w", key, c.closedErr())
 		case wire.EndUntil:
-			c.cancel(m.ID)
+			c.cancel(m.ID, "the client stopped reading the request")
 		}
 		return x, nil
 	case <-ctx.Done():
 		x := c.abandon(m.ID, req, w.ch)
-		c.cancel(m.ID)
+		c.cancel(m.ID, "the client's deadline passed")
 		return x, fmt.Errorf("waiting for the response to id %s: %w", key, ErrNoReply)
 	}
 }
@@ -301,12 +301,13 @@ func (c *Conn) abandon(id json.RawMessage, req wire.Frame, ch chan *wire.StdioEx
 	return &wire.StdioExchange{Request: req, End: wire.EndAbandoned}
 }
 
-// cancel tells the server the client stopped waiting for request id, within a short deadline of
-// its own (the caller's has passed).
-func (c *Conn) cancel(id json.RawMessage) {
+// cancel tells the server the client stopped waiting for request id, and why (a fixed
+// sentence: it is written into the JSON unescaped), within a short deadline of its own (the
+// caller's may have passed).
+func (c *Conn) cancel(id json.RawMessage, reason string) {
 	ctx, stop := context.WithTimeout(context.Background(), time.Second)
 	defer stop()
-	msg := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the client's deadline passed"}}`, idKey(id))
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":%q}}`, idKey(id), reason)
 	_, _ = c.Send(ctx, []byte(msg))
 }
 
