@@ -237,6 +237,9 @@ var everythingMustFailures = map[string]func(t *testing.T, argv []string) (bool,
 	// basic: servers MUST support this revision's request/response pattern; the same answer shows
 	// they do not.
 	"support-message-patterns": demonstrateNoDiscoverStdio,
+	// stdio cancellation: after notifications/cancelled the server sends nothing more for the
+	// request. It goes on sending the cancelled call's progress (the scan cancels one on purpose).
+	"stdio-nothing-after-cancel": demonstrateProgressAfterCancelStdio,
 	// changelog / versioning: initialize is removed on the 2026-07-28 path; a request in the new
 	// envelope is still served.
 	"removed-methods-absent": func(t *testing.T, argv []string) (bool, string) {
@@ -284,6 +287,37 @@ var everythingMustFailures = map[string]func(t *testing.T, argv []string) (bool,
 		}
 		return false, ex.Summary() + " without a notifications/message"
 	},
+}
+
+// demonstrateProgressAfterCancelStdio calls the long-running tool with a progress token in a
+// 2025 session, cancels it at its first progress notification (CallUntil does, as a client that
+// stops reading), answers two pings in turn, and waits for more progress for that token.
+func demonstrateProgressAfterCancelStdio(t *testing.T, argv []string) (bool, string) {
+	p := startPeer(t, argv).legacy()
+	p.n++
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.n, "method": "tools/call", "params": map[string]any{
+		"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 3, "steps": 6},
+		"_meta": map[string]any{"progressToken": "demo-cancel"}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	x, err := p.conn.CallUntil(ctx, b, func(m *wire.Message) bool { return m.Method == "notifications/progress" })
+	if x == nil || x.End != wire.EndUntil {
+		return false, fmt.Sprintf("the call did not report progress before it ended (%v)", err)
+	}
+	for range 2 {
+		p.call("ping", nil)
+	}
+	frames := p.conn.Frames(0, 0)
+	wctx, stop := context.WithTimeout(ctx, 3*time.Second)
+	defer stop()
+	f, err := p.conn.WaitFor(wctx, frames[len(frames)-1].Seq, func(f wire.Frame) bool {
+		return f.Dir == wire.ToClient && f.Message != nil && f.Message.Method == "notifications/progress" &&
+			strings.Contains(string(f.Message.ParamField("progressToken")), "demo-cancel")
+	})
+	if err != nil {
+		return false, "no progress for the cancelled call after two later answers: " + err.Error()
+	}
+	return true, "progress after the cancellation and two later answers: " + string(f.Line.Bytes)
 }
 
 func demonstrateNoDiscoverStdio(t *testing.T, argv []string) (bool, string) {
