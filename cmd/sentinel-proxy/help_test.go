@@ -1,48 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
-	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd/cmdtest"
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
-// runCLI runs the tree the binary builds for args, as main does.
+// runCLI runs the tree the binary builds for args, as main does (cmdtest.Main).
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	root := newRootFor(args)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	code = cli.Main(root, args, &errb)
-	return code, out.String(), errb.String()
+	return cmdtest.Main(newRootFor(args), args...)
 }
 
-// TestNoFlagShowsAFakeArgument: cobra reads a `backquoted` word in a flag's usage as the name of
-// its argument, so "--mitm sentinel ca init" looked like a flag taking three words. No usage in
-// the tree quotes with backticks, and a boolean flag shows no argument at all.
-func TestNoFlagShowsAFakeArgument(t *testing.T) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
-			if strings.Contains(f.Usage, "`") {
-				t.Errorf("%s --%s: usage %q has a backtick", c.CommandPath(), f.Name, f.Usage)
-			}
-			if name, _ := pflag.UnquoteUsage(f); f.Value.Type() == "bool" && name != "" {
-				t.Errorf("%s --%s is a boolean but shows the argument %q", c.CommandPath(), f.Name, name)
-			}
-		})
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(newRoot())
-}
+// TestNoFlagShowsAFakeArgument: see cmdtest.CheckNoFakeArgument.
+func TestNoFlagShowsAFakeArgument(t *testing.T) { cmdtest.CheckNoFakeArgument(t, newRoot()) }
 
 // TestFormatHelpComesFromTheRegistry: a format added to report is in findings' --format help.
 func TestFormatHelpComesFromTheRegistry(t *testing.T) {

@@ -1,30 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"slices"
 	"testing"
 
-	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd/cmdtest"
 )
 
-// runSentinel runs this program's command tree in process with args and returns what it printed
-// and its exit code.
+// runSentinel runs this program's command tree in process with args (cmdtest.Execute).
 func runSentinel(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	root := newRoot()
-	var out, errOut bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetArgs(args)
-	root.SilenceErrors, root.SilenceUsage = true, true
-	err := root.Execute()
-	if err != nil {
-		out.WriteString("error: " + err.Error())
-	}
-	return out.String(), cli.ExitCode(err)
+	return cmdtest.Execute(t, newRoot(), args...)
 }
 
 // TestLiveCommandsAreListed: the commands sentinel hands to this program are exactly the ones it

@@ -4,32 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd/cmdtest"
 	"github.com/mcp-sentinel/sentinel/report"
 )
 
-// TestNoFlagShowsAFakeArgument: cobra reads a `backquoted` word in a flag's usage as the name of
-// its argument, so "--mitm sentinel ca init" looked like a flag taking three words. No usage in
-// the tree quotes with backticks, and a boolean flag shows no argument at all.
-func TestNoFlagShowsAFakeArgument(t *testing.T) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
-			if strings.Contains(f.Usage, "`") {
-				t.Errorf("%s --%s: usage %q has a backtick", c.CommandPath(), f.Name, f.Usage)
-			}
-			if name, _ := pflag.UnquoteUsage(f); f.Value.Type() == "bool" && name != "" {
-				t.Errorf("%s --%s is a boolean but shows the argument %q", c.CommandPath(), f.Name, name)
-			}
-		})
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(newRoot())
-}
+// TestNoFlagShowsAFakeArgument: see cmdtest.CheckNoFakeArgument.
+func TestNoFlagShowsAFakeArgument(t *testing.T) { cmdtest.CheckNoFakeArgument(t, newRoot()) }
 
 func TestVersionFlag(t *testing.T) {
 	code, stdout, _ := runCLI(t, "--version")

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd/cmdtest"
 	"github.com/mcp-sentinel/sentinel/wire"
 )
 
@@ -42,14 +42,10 @@ func (d *discoverOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}`)
 }
 
+// runCLI runs the tree the binary builds for args, as main does (cmdtest.Main).
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	root := newRootFor(args) // the tree the binary builds for args
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	code = cli.Main(root, args, &errb)
-	return code, out.String(), errb.String()
+	return cmdtest.Main(newRootFor(args), args...)
 }
 
 func TestProbeExitsByTheGate(t *testing.T) {

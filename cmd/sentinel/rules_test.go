@@ -9,24 +9,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
+	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd/cmdtest"
 	"github.com/mcp-sentinel/sentinel/rules"
 )
 
-// runSentinel runs the real command tree in-process and returns stdout and the exit code the
-// contract maps the error to.
+// runSentinel runs the whole command tree in process with args (cmdtest.Execute).
 func runSentinel(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	root := newRoot()
-	var out, errOut bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetArgs(args)
-	root.SilenceErrors, root.SilenceUsage = true, true
-	err := root.Execute()
-	if err != nil {
-		out.WriteString("error: " + err.Error())
-	}
-	return out.String(), cli.ExitCode(err)
+	return cmdtest.Execute(t, newRoot(), args...)
 }
 
 func TestRulesListFilters(t *testing.T) {
