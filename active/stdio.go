@@ -417,10 +417,7 @@ func (l *stdioLink) cancelMidway(ctx context.Context, t *Target, tool string, ar
 	l.mu.Lock()
 	c := l.conn
 	l.mu.Unlock()
-	var seq int64
-	if frames := c.Frames(0, 0); len(frames) > 0 {
-		seq = frames[len(frames)-1].Seq
-	}
+	seq := c.Seq()
 	id := string(ex.Request.Message.ID)
 	wctx, stop := context.WithTimeout(ctx, min(max(2*gap, minAfterCancelWait), maxAfterCancelWait))
 	defer stop()

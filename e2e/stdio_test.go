@@ -307,10 +307,9 @@ func demonstrateProgressAfterCancelStdio(t *testing.T, argv []string) (bool, str
 	for range 2 {
 		p.call("ping", nil)
 	}
-	frames := p.conn.Frames(0, 0)
 	wctx, stop := context.WithTimeout(ctx, 3*time.Second)
 	defer stop()
-	f, err := p.conn.WaitFor(wctx, frames[len(frames)-1].Seq, func(f wire.Frame) bool {
+	f, err := p.conn.WaitFor(wctx, p.conn.Seq(), func(f wire.Frame) bool {
 		return f.Dir == wire.ToClient && f.Message != nil && f.Message.Method == "notifications/progress" &&
 			strings.Contains(string(f.Message.ParamField("progressToken")), "demo-cancel")
 	})
