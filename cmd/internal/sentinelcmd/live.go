@@ -78,7 +78,7 @@ func FindLive() (string, error) {
 		if real, err := filepath.EvalSymlinks(self); err == nil {
 			self = real
 		}
-		p := filepath.Join(filepath.Dir(self), LiveProgram+exeSuffix)
+		p := filepath.Join(filepath.Dir(self), LiveProgram)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			return p, nil
 		}
@@ -93,7 +93,7 @@ func FindLive() (string, error) {
 	return "", fmt.Errorf("the live-traffic commands (proxy, shim, tui, findings, ca) are in the %s program, found neither next to sentinel nor on PATH: install both with `go install github.com/mcp-sentinel/sentinel/cmd/...` or `make build`", LiveProgram)
 }
 
-// ExecLive runs LiveProgram with args in place of this process (on Unix the same process: its
+// ExecLive runs LiveProgram with args in place of this process (the same process: its
 // PID, signals, standard streams and exit status are the command's own, which a supervisor or
 // the desktop client of `sentinel shim` relies on). It returns only on failure.
 func ExecLive(args []string) error {

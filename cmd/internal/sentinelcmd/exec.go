@@ -1,5 +1,3 @@
-//go:build unix
-
 package sentinelcmd
 
 import (
@@ -8,9 +6,9 @@ import (
 	"syscall"
 )
 
-const exeSuffix = ""
-
-// execProgram replaces this process with path run with args.
+// execProgram replaces this process with path run with args. Sentinel builds for Unix only
+// (README: the stdio transport and the admin state use process groups and signals), so exec(2) is
+// always there.
 func execProgram(path string, args []string) error {
 	if err := syscall.Exec(path, append([]string{path}, args...), os.Environ()); err != nil {
 		return fmt.Errorf("starting %s: %w", path, err)
