@@ -41,8 +41,11 @@ var corpusSets = []struct {
 	{"retired held-out v2 (training material since 2026-12-02)", []string{"heldout2/injection.jsonl"}, []string{"heldout2/groundedness.jsonl"}, false, false},
 	// held-out v3, written by four authors without sight of the detectors and committed before
 	// any code scored it: the split the goals are measured on, reported and never gated
-	{heldout3Name, []string{"heldout3/injection_a.jsonl", "heldout3/injection_b.jsonl"},
-		[]string{"heldout3/groundedness_a.jsonl", "heldout3/groundedness_b.jsonl"}, true, true},
+	{heldout3Name, []string{"heldout3/injection_a.jsonl", "heldout3/injection_b.jsonl"}, nil, true, true},
+	// held-out v3's groundedness part, retired on 2026-12-04 after measured runs whose figures were
+	// read: training material since, so a tuner may read and score it
+	{"retired held-out v3 groundedness (training material since 2026-12-04)", nil,
+		[]string{"retired3/groundedness_a.jsonl", "retired3/groundedness_b.jsonl"}, false, false},
 	// held-out v4, written by three more authors without sight of the detectors and committed
 	// before any code scored it: the first unseen text for the detectors of this round
 	{heldout4Name, []string{"heldout4/injection_a.jsonl", "heldout4/injection_b.jsonl"},
@@ -116,7 +119,7 @@ func nearCopiesOfTraining(t *testing.T, held []injectionItem) map[string]bool {
 func TestMeasureEvalCorpus(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("### eval: corpus (deterministic tier)\n\n")
-	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl`, `heldout2/`, `heldout3/`, `heldout4/`, `heldout5/` and `heldout6/` "+
+	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl`, `heldout2/`, `heldout3/` (its injection part), `retired3/`, `heldout4/`, `heldout5/` and `heldout6/` "+
 		"with the deterministic tier alone (`ScreenInjection`, `ScoreGroundedness`; no judge) at threshold %.2f. Positive = the concern is present "+
 		"(an injection; an ungrounded response). Precision, recall and FPR count a score at or above the threshold as flagged; \"decided\" is the "+
 		"share whose score lies outside the metric's ambiguous band, [threshold−%.2f, threshold+%.2f) for flag_injection and [threshold−%.2f, threshold+%.2f) for check_groundedness, i.e. settled without a judge. Held-out v1 "+
@@ -124,7 +127,7 @@ func TestMeasureEvalCorpus(t *testing.T) {
 		"the training split's. Held-out v2 (`heldout2/{injection,groundedness}.jsonl`) was written by another author without sight of the "+
 		"detectors; it was retired on 2026-12-02 after its first run and one re-run and is training material now (the learned model is trained on it), "+
 		"so its figures are optimistic too; its first-run figures are the honest ones. Held-out v3 (`heldout3/`, 866 injection and 482 groundedness items) was written by four "+
-		"authors without sight of the detectors, committed before any code scored it, and is never tuned on. Held-out v4 (`heldout4/`, 722 injection and 424 groundedness items) was written the same way by three more authors on 2026-12-02 and committed before any code scored it; with v3 it is the held-out split, never tuned on, and its first run is the first unseen text for this round's detectors. Held-out v5 (`heldout5/`, 487 injection and 297 groundedness items) was written by two more authors on the afternoon of 2026-12-02, the same way, while that session changed the detectors, and committed before any code scored it; with v3 and v4 it is the held-out split. Held-out v6 (`heldout6/`, 342 injection and 259 groundedness items) was written by one more author on the evening of 2026-12-02, the same way, and committed before any code scored it; with v3 to v5 it is the held-out split. Held-out sets are scored only under `make measure` (SENTINEL_MEASURE), never by a developer's `go test ./eval`. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
+		"authors without sight of the detectors, committed before any code scored it, and is never tuned on. Held-out v4 (`heldout4/`, 722 injection and 424 groundedness items) was written the same way by three more authors on 2026-12-02 and committed before any code scored it; with v3 it is the held-out split, never tuned on, and its first run is the first unseen text for this round's detectors. Held-out v5 (`heldout5/`, 487 injection and 297 groundedness items) was written by two more authors on the afternoon of 2026-12-02, the same way, while that session changed the detectors, and committed before any code scored it; with v3 and v4 it is the held-out split. Held-out v6 (`heldout6/`, 342 injection and 259 groundedness items) was written by one more author on the evening of 2026-12-02, the same way, and committed before any code scored it; with v3 to v5 it is the held-out split. On 2026-12-04 held-out v3's groundedness part (`retired3/`) was retired into training material after several measured runs whose figures had been read, so that the groundedness tuner has blind-written text to learn from; v3's injection part stays held out. Held-out sets are scored only under `make measure` (SENTINEL_MEASURE), never by a developer's `go test ./eval`. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
 		"trained on, but its misses were read after its first run. First-run figures are recorded in docs/scoring.md. The training split is "+
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
 		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin, GroundednessMargin, GroundednessMargin)
@@ -143,8 +146,10 @@ func TestMeasureEvalCorpus(t *testing.T) {
 		if set.name == "training split" {
 			checkTrainingFloors(t, inj, gnd)
 		}
-		writeInjectionReport(&b, set.name, inj)
-		if set.nearCopies {
+		if len(set.injection) > 0 {
+			writeInjectionReport(&b, set.name, inj)
+		}
+		if len(set.injection) > 0 && set.nearCopies {
 			near := nearCopiesOfTraining(t, injItems)
 			var rest []injectionItem
 			for _, c := range injItems {
@@ -159,7 +164,9 @@ func TestMeasureEvalCorpus(t *testing.T) {
 				"see the set's README.md): %d items, precision %.3f, recall %.3f, FPR %.3f, decided without a judge %.3f.\n\n",
 				len(near), r.all.total(), r.all.precision(), r.all.recall(), r.all.fpr(), r.all.decidedRate())
 		}
-		writeGroundednessReport(&b, set.name, gnd)
+		if len(set.groundedness) > 0 {
+			writeGroundednessReport(&b, set.name, gnd)
+		}
 	}
 	probe := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/injection_tooltext_probe.jsonl")), corpusThreshold)
 	t.Logf("tool-text probe: injection P %.3f R %.3f FPR %.3f decided %.3f", probe.all.precision(), probe.all.recall(), probe.all.fpr(), probe.all.decidedRate())

@@ -3,9 +3,9 @@ package eval_test
 // This file checks only the shape of the third held-out corpus (testdata/corpus/heldout3): every
 // line decodes into the fields the labelling policy requires, ids are unique across the whole
 // corpus, and the files hold what their README promises — both labels in every family, the
-// languages, and at least 40% of the split (training split plus held-out v3). It scores nothing:
-// held-out v3 was committed before any code scored it, and TestMeasureEvalCorpus is the only
-// place its items meet the detectors.
+// languages — and of the later held-out sets, and that the held-out split is at least 40% of the
+// corpus's split (TestHeldoutSplitShare). It scores nothing: each held-out set was committed before
+// any code scored it, and TestMeasureEvalCorpus is the only place its items meet the detectors.
 
 import (
 	"bufio"
@@ -46,21 +46,53 @@ func countLines(t *testing.T, path string) int {
 	return n
 }
 
+// TestHeldout3CorpusShape checks held-out v3's injection files, still held out. Its groundedness
+// files were retired into training material on 2026-12-04 (retired3Dir), after measured runs had
+// been read: they are checked by TestRetired3GroundednessShape and count on the training side of
+// the split.
 func TestHeldout3CorpusShape(t *testing.T) {
-	checkHeldoutShape(t, heldoutShape{
-		dir:          heldout3Dir,
-		injection:    []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
-		groundedness: []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}},
-		minInjLangs:  10, minInjNonLatin: 5,
-	})
+	checkHeldoutShape(t, heldout3Files)
+}
+
+// retired3Dir holds held-out v3's groundedness files since their retirement on 2026-12-04. They
+// left the heldout3 directory so that the rule "never open heldout*" keeps meaning "never open
+// what is still held out".
+const retired3Dir = "testdata/corpus/retired3"
+
+// retired3Groundedness are the files and id prefixes of held-out v3's retired groundedness part.
+var retired3Groundedness = []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}}
+
+// TestRetired3GroundednessShape checks the retired groundedness files of held-out v3 against the
+// labelling policy as they were checked while held out: fields, ids and prefixes, and the 482
+// items and 67 denial cases its README counts (retirement moves items, it never edits them).
+func TestRetired3GroundednessShape(t *testing.T) {
+	items, denials := 0, 0
+	seen := map[string]bool{}
+	for _, part := range retired3Groundedness {
+		for _, it := range readH2[h2Groundedness](t, retired3Dir, part.file) {
+			items++
+			if !strings.HasPrefix(it.ID, part.prefix) || seen[it.ID] {
+				t.Errorf("%s: id %q repeated or without prefix %s", part.file, it.ID, part.prefix)
+			}
+			seen[it.ID] = true
+			if !h3GndFamilies[it.Family] {
+				t.Errorf("%s: family %q is not one of held-out v3's", it.ID, it.Family)
+			}
+			if checkH2Groundedness(t, it) && *it.Denial {
+				denials++
+			}
+		}
+	}
+	if items != 482 || denials != 67 {
+		t.Errorf("retired held-out v3 groundedness: %d items, %d denial cases; its README counts 482 and 67", items, denials)
+	}
 }
 
 // heldoutPart is one file of a held-out set and the prefix every id in it carries.
 type heldoutPart struct{ file, prefix string }
 
 // heldoutShape is what a held-out set's README promises about its files, checked by
-// checkHeldoutShape. Earlier held-out sets (sets, with their parts) still held out count with it
-// towards the 40% share of the split and are read for id collisions.
+// checkHeldoutShape. Earlier held-out sets (alsoHeldOut) are read for id collisions.
 type heldoutShape struct {
 	dir                         string
 	injection, groundedness     []heldoutPart
@@ -68,14 +100,13 @@ type heldoutShape struct {
 	// gndFamilies are the groundedness families the set's authors used; nil means those of
 	// held-out v2 to v4 (h3GndFamilies). Every family must hold both labels.
 	gndFamilies map[string]bool
-	// alsoHeldOut are the other held-out sets still never tuned on: with this one they make the
-	// held-out split whose share is checked.
+	// alsoHeldOut are the other held-out sets still never tuned on, whose ids this set's must not
+	// repeat (the retired sets are read for that anyway).
 	alsoHeldOut []heldoutShape
 }
 
 // checkHeldoutShape checks a held-out set's fields, ids unique across the corpus, both labels in
-// every family, its languages, and that the held-out split (this set and alsoHeldOut) is at least
-// 40% of the corpus's split. It scores nothing.
+// every family, and its languages. It scores nothing.
 func checkHeldoutShape(t *testing.T, h heldoutShape) {
 	t.Helper()
 	ids := map[string]string{}
@@ -85,6 +116,9 @@ func checkHeldoutShape(t *testing.T, h heldoutShape) {
 		t.Fatal(err)
 	}
 	others = append(others, filepath.Join(heldout2Dir, "injection.jsonl"), filepath.Join(heldout2Dir, "groundedness.jsonl"))
+	for _, part := range retired3Groundedness {
+		others = append(others, filepath.Join(retired3Dir, part.file))
+	}
 	for _, o := range h.alsoHeldOut {
 		for _, part := range append(append([]heldoutPart{}, o.injection...), o.groundedness...) {
 			others = append(others, filepath.Join(o.dir, part.file))
@@ -162,20 +196,31 @@ func checkHeldoutShape(t *testing.T, h heldoutShape) {
 		gfam[it.Family][it.Label] = true
 	}
 	for fam := range families {
+		if len(h.groundedness) == 0 {
+			break // an injection-only set (held-out v3 since its groundedness part retired)
+		}
 		if !gfam[fam]["grounded"] || !gfam[fam]["ungrounded"] {
 			t.Errorf("%s: groundedness family %s lacks one label: %v", h.dir, fam, gfam[fam])
 		}
 	}
-	if n, nl := nonLatinCount(denialLangs); len(denialLangs) < 6 || n < 2 {
+	if n, nl := nonLatinCount(denialLangs); len(h.groundedness) > 0 && (len(denialLangs) < 6 || n < 2) {
 		t.Errorf("%s: denial cases in %d languages (%d non-Latin: %v), want at least 6 with non-Latin scripts among them", h.dir, len(denialLangs), n, nl)
 	}
 
-	// The split: the training split is the training files, held-out v1 and held-out v2 (both
-	// retired into training after their first runs); the held-out split (this set and the other
-	// sets still held out) is at least 40% of it and them together, and the corpus holds at least
-	// 600 injection and 250 groundedness items.
-	heldInj, heldGnd := len(inj), len(gnd)
-	for _, o := range h.alsoHeldOut {
+}
+
+// heldoutSplit is the held-out split as it stands: every set still never tuned on. A set leaves
+// it only by retirement into training material, recorded in the corpus README.
+var heldoutSplit = []heldoutShape{heldout3Files, heldout4Files, heldout5Files, heldout6Files}
+
+// TestHeldoutSplitShare checks the split's proportions: the held-out split (heldoutSplit) is at
+// least 40% of it and the training split together, per metric, and the corpus holds at least
+// 600 injection and 250 groundedness items. The training split counted here is the training
+// files and the retired held-out sets (v1, v2, and v3's groundedness part), not the supplementary
+// files, which sit outside the split.
+func TestHeldoutSplitShare(t *testing.T) {
+	heldInj, heldGnd := 0, 0
+	for _, o := range heldoutSplit {
 		for _, part := range o.injection {
 			heldInj += countLines(t, filepath.Join(o.dir, part.file))
 		}
@@ -191,7 +236,8 @@ func checkHeldoutShape(t *testing.T, h heldoutShape) {
 		min   int
 	}{
 		{"injection", []string{c + "injection_train.jsonl", c + "injection_heldout.jsonl", c + "heldout2/injection.jsonl"}, heldInj, 600},
-		{"groundedness", []string{c + "groundedness_train.jsonl", c + "groundedness_heldout.jsonl", c + "heldout2/groundedness.jsonl"}, heldGnd, 250},
+		{"groundedness", []string{c + "groundedness_train.jsonl", c + "groundedness_heldout.jsonl", c + "heldout2/groundedness.jsonl",
+			c + "retired3/groundedness_a.jsonl", c + "retired3/groundedness_b.jsonl"}, heldGnd, 250},
 	} {
 		train := 0
 		for _, p := range s.train {
@@ -237,13 +283,13 @@ func nonLatinCount(langs map[string]bool) (int, []string) {
 	return len(out), out
 }
 
-// The files and id prefixes of held-out v3 to v5, which each later set's shape test checks its
+// The files and id prefixes of held-out v3 to v6, which each later set's shape test checks its
 // ids against (no id may repeat across the held-out split).
 var (
 	heldout3Files = heldoutShape{
-		dir:          heldout3Dir,
-		injection:    []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
-		groundedness: []heldoutPart{{"groundedness_a.jsonl", "h3-gnd-a-"}, {"groundedness_b.jsonl", "h3-gnd-b-"}},
+		dir:         heldout3Dir,
+		injection:   []heldoutPart{{"injection_a.jsonl", "h3-inj-a-"}, {"injection_b.jsonl", "h3-inj-b-"}},
+		minInjLangs: 10, minInjNonLatin: 5,
 	}
 	heldout4Files = heldoutShape{
 		dir:          "testdata/corpus/heldout4",
@@ -254,6 +300,14 @@ var (
 		dir:          "testdata/corpus/heldout5",
 		injection:    []heldoutPart{{"injection.jsonl", "h5-inj-"}},
 		groundedness: []heldoutPart{{"groundedness.jsonl", "h5-gnd-"}},
+	}
+	heldout6Files = heldoutShape{
+		dir:          "testdata/corpus/heldout6",
+		injection:    []heldoutPart{{"injection.jsonl", "h6-inj-"}},
+		groundedness: []heldoutPart{{"groundedness.jsonl", "h6-gnd-"}},
+		minInjLangs:  18, minInjNonLatin: 9,
+		gndFamilies: h6GndFamilies,
+		alsoHeldOut: []heldoutShape{heldout3Files, heldout4Files, heldout5Files},
 	}
 )
 
@@ -291,17 +345,10 @@ var h6GndFamilies = h5GndFamilies
 // TestHeldout6CorpusShape checks held-out v6 (testdata/corpus/heldout6) as v3 to v5 are checked,
 // and the sizes its README promises: at least 300 injection items, about half of them attacks,
 // at least 200 groundedness items with at least 70 denial cases. The held-out split is v3 to v6
-// together, none of them tuned on. It scores nothing.
+// together (v3 for injection only since 2026-12-04), none of them tuned on. It scores nothing.
 func TestHeldout6CorpusShape(t *testing.T) {
-	const dir = "testdata/corpus/heldout6"
-	checkHeldoutShape(t, heldoutShape{
-		dir:          dir,
-		injection:    []heldoutPart{{"injection.jsonl", "h6-inj-"}},
-		groundedness: []heldoutPart{{"groundedness.jsonl", "h6-gnd-"}},
-		minInjLangs:  18, minInjNonLatin: 9,
-		gndFamilies: h6GndFamilies,
-		alsoHeldOut: []heldoutShape{heldout3Files, heldout4Files, heldout5Files},
-	})
+	dir := heldout6Files.dir
+	checkHeldoutShape(t, heldout6Files)
 
 	inj := readH2[h2Injection](t, dir, "injection.jsonl")
 	attacks := 0
