@@ -56,14 +56,18 @@ var corpusSets = []struct {
 	// held-out v6, written by one more author without sight of the detectors, committed before
 	// any code scored it
 	{heldout6Name, []string{"heldout6/injection.jsonl"}, []string{"heldout6/groundedness.jsonl"}, true, true},
+	// held-out v7, written on 2026-12-04 by two more authors without sight of the detectors or
+	// of any other held-out item, committed before any code scored it
+	{heldout7Name, []string{"heldout7/injection.jsonl"}, []string{"heldout7/groundedness.jsonl"}, true, true},
 }
 
-// heldout3Name to heldout6Name name the held-out sets in the report.
+// heldout3Name to heldout7Name name the held-out sets in the report.
 const (
 	heldout3Name = "held-out v3 (never tuned on)"
 	heldout4Name = "held-out v4 (never tuned on)"
 	heldout5Name = "held-out v5 (never tuned on)"
 	heldout6Name = "held-out v6 (never tuned on)"
+	heldout7Name = "held-out v7 (never tuned on)"
 )
 
 // readSet reads and concatenates the corpus files of one set.
@@ -119,7 +123,7 @@ func nearCopiesOfTraining(t *testing.T, held []injectionItem) map[string]bool {
 func TestMeasureEvalCorpus(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("### eval: corpus (deterministic tier)\n\n")
-	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl`, `heldout2/`, `heldout3/` (its injection part), `retired3/`, `heldout4/`, `heldout5/` and `heldout6/` "+
+	fmt.Fprintf(&b, "Method: `go test -run TestMeasureEvalCorpus ./eval` scores every item of `eval/testdata/corpus/{injection,groundedness}_{train,heldout}.jsonl`, `heldout2/`, `heldout3/` (its injection part), `retired3/`, `heldout4/`, `heldout5/`, `heldout6/` and `heldout7/` "+
 		"with the deterministic tier alone (`ScreenInjection`, `ScoreGroundedness`; no judge) at threshold %.2f. Positive = the concern is present "+
 		"(an injection; an ungrounded response). Precision, recall and FPR count a score at or above the threshold as flagged; \"decided\" is the "+
 		"share whose score lies outside the metric's ambiguous band, [threshold−%.2f, threshold+%.2f) for flag_injection and [threshold−%.2f, threshold+%.2f) for check_groundedness, i.e. settled without a judge. Held-out v1 "+
@@ -127,7 +131,7 @@ func TestMeasureEvalCorpus(t *testing.T) {
 		"the training split's. Held-out v2 (`heldout2/{injection,groundedness}.jsonl`) was written by another author without sight of the "+
 		"detectors; it was retired on 2026-12-02 after its first run and one re-run and is training material now (the learned model is trained on it), "+
 		"so its figures are optimistic too; its first-run figures are the honest ones. Held-out v3 (`heldout3/`, 866 injection and 482 groundedness items) was written by four "+
-		"authors without sight of the detectors, committed before any code scored it, and is never tuned on. Held-out v4 (`heldout4/`, 722 injection and 424 groundedness items) was written the same way by three more authors on 2026-12-02 and committed before any code scored it; with v3 it is the held-out split, never tuned on, and its first run is the first unseen text for this round's detectors. Held-out v5 (`heldout5/`, 487 injection and 297 groundedness items) was written by two more authors on the afternoon of 2026-12-02, the same way, while that session changed the detectors, and committed before any code scored it; with v3 and v4 it is the held-out split. Held-out v6 (`heldout6/`, 342 injection and 259 groundedness items) was written by one more author on the evening of 2026-12-02, the same way, and committed before any code scored it; with v3 to v5 it is the held-out split. On 2026-12-04 held-out v3's groundedness part (`retired3/`) was retired into training material after several measured runs whose figures had been read, so that the groundedness tuner has blind-written text to learn from; v3's injection part stays held out. Held-out sets are scored only under `make measure` (SENTINEL_MEASURE), never by a developer's `go test ./eval`. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
+		"authors without sight of the detectors, committed before any code scored it, and is never tuned on. Held-out v4 (`heldout4/`, 722 injection and 424 groundedness items) was written the same way by three more authors on 2026-12-02 and committed before any code scored it; with v3 it is the held-out split, never tuned on, and its first run is the first unseen text for this round's detectors. Held-out v5 (`heldout5/`, 487 injection and 297 groundedness items) was written by two more authors on the afternoon of 2026-12-02, the same way, while that session changed the detectors, and committed before any code scored it; with v3 and v4 it is the held-out split. Held-out v6 (`heldout6/`, 342 injection and 259 groundedness items) was written by one more author on the evening of 2026-12-02, the same way, and committed before any code scored it; with v3 to v5 it is the held-out split. On 2026-12-04 held-out v3's groundedness part (`retired3/`) was retired into training material after several measured runs whose figures had been read, so that the groundedness tuner has blind-written text to learn from; v3's injection part stays held out. Held-out v7 (`heldout7/`, 362 injection and 394 groundedness items) was written on 2026-12-04 by two more authors, the same way, without sight of any other held-out item, after that retirement, and committed before any code scored it; with v3 to v6 it is the held-out split. Held-out sets are scored only under `make measure` (SENTINEL_MEASURE), never by a developer's `go test ./eval`. The tool-text probe (`injection_tooltext_probe.jsonl`) was committed before any code scored it and is never "+
 		"trained on, but its misses were read after its first run. First-run figures are recorded in docs/scoring.md. The training split is "+
 		"what the metrics were tuned on, so its figures are optimistic. Latency is per item, measured in this test run (the 8 KiB figure is the "+
 		"benchmark below). \"—\" is a ratio with nothing to count (no positives, or no negatives).\n\n", corpusThreshold, AmbiguousMargin, AmbiguousMargin, GroundednessMargin, GroundednessMargin)

@@ -211,7 +211,7 @@ func checkHeldoutShape(t *testing.T, h heldoutShape) {
 
 // heldoutSplit is the held-out split as it stands: every set still never tuned on. A set leaves
 // it only by retirement into training material, recorded in the corpus README.
-var heldoutSplit = []heldoutShape{heldout3Files, heldout4Files, heldout5Files, heldout6Files}
+var heldoutSplit = []heldoutShape{heldout3Files, heldout4Files, heldout5Files, heldout6Files, heldout7Files}
 
 // TestHeldoutSplitShare checks the split's proportions: the held-out split (heldoutSplit) is at
 // least 40% of it and the training split together, per metric, and the corpus holds at least
@@ -309,6 +309,14 @@ var (
 		gndFamilies: h6GndFamilies,
 		alsoHeldOut: []heldoutShape{heldout3Files, heldout4Files, heldout5Files},
 	}
+	heldout7Files = heldoutShape{
+		dir:          "testdata/corpus/heldout7",
+		injection:    []heldoutPart{{"injection.jsonl", "h7-inj-"}},
+		groundedness: []heldoutPart{{"groundedness.jsonl", "h7-gnd-"}},
+		minInjLangs:  20, minInjNonLatin: 10,
+		gndFamilies: h5GndFamilies,
+		alsoHeldOut: []heldoutShape{heldout3Files, heldout4Files, heldout5Files, heldout6Files},
+	}
 )
 
 // TestHeldout4CorpusShape checks held-out v4 (testdata/corpus/heldout4) as v3 is checked; the
@@ -372,5 +380,45 @@ func TestHeldout6CorpusShape(t *testing.T) {
 	}
 	if len(gnd) < 200 || denials < 70 {
 		t.Errorf("%s/groundedness.jsonl has %d items and %d denial cases, want at least 200 and 70", dir, len(gnd), denials)
+	}
+}
+
+// TestHeldout7CorpusShape checks held-out v7 (testdata/corpus/heldout7) as v3 to v6 are checked,
+// and the sizes its README promises: at least 300 injection items, about half of them attacks,
+// at least 260 groundedness items with at least 100 denial cases written in at least 12
+// languages. v7 was written on 2026-12-04 by two authors without sight of the detectors or of
+// any other held-out item, after held-out v3's groundedness part retired, so that the
+// groundedness detector of that day has unseen text to be judged on. It scores nothing.
+func TestHeldout7CorpusShape(t *testing.T) {
+	dir := heldout7Files.dir
+	checkHeldoutShape(t, heldout7Files)
+
+	inj := readH2[h2Injection](t, dir, "injection.jsonl")
+	attacks := 0
+	for _, it := range inj {
+		if it.Label == "injection" {
+			attacks++
+		}
+	}
+	if len(inj) < 300 {
+		t.Errorf("%s/injection.jsonl has %d items, want at least 300", dir, len(inj))
+	}
+	if share := float64(attacks) / float64(max(len(inj), 1)); share < 0.4 || share > 0.6 {
+		t.Errorf("%s: injection share %.2f, want about half", dir, share)
+	}
+	gnd := readH2[h2Groundedness](t, dir, "groundedness.jsonl")
+	denials := 0
+	denialLangs := map[string]bool{}
+	for _, it := range gnd {
+		if it.Denial != nil && *it.Denial {
+			denials++
+			denialLangs[it.Lang] = true
+		}
+	}
+	if len(gnd) < 260 || denials < 100 {
+		t.Errorf("%s/groundedness.jsonl has %d items and %d denial cases, want at least 260 and 100", dir, len(gnd), denials)
+	}
+	if len(denialLangs) < 12 {
+		t.Errorf("%s: denial cases in %d languages, want at least 12", dir, len(denialLangs))
 	}
 }
