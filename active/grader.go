@@ -2,6 +2,7 @@ package active
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-sentinel/sentinel/rules"
 	"github.com/mcp-sentinel/sentinel/wire"
@@ -114,8 +115,9 @@ func (t *Target) passiveOutcomes(prefix []rules.Outcome) []rules.Outcome {
 	return all
 }
 
-// stackSink keeps growStack's frame from being optimised away.
-var stackSink byte
+// stackSink keeps growStack's frame from being optimised away. It is atomic because the grader
+// and every probe worker call growStack concurrently (a plain byte was a data race under -race).
+var stackSink atomic.Uint32
 
 // growStack grows the calling goroutine's stack in one step, while it is shallow and the copy
 // costs nothing, to the size the grader's and the probe workers' deepest calls reach
@@ -125,6 +127,6 @@ var stackSink byte
 //go:noinline
 func growStack() {
 	var frame [48 << 10]byte
-	frame[len(frame)-1] = stackSink
-	stackSink = frame[0]
+	frame[len(frame)-1] = byte(stackSink.Load())
+	stackSink.Store(uint32(frame[0]))
 }
