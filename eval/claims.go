@@ -36,6 +36,12 @@ func extractClaims(response string, context []ContextItem) []claim {
 		if strings.HasSuffix(sentence, "?") || strings.HasSuffix(sentence, "？") {
 			continue
 		}
+		// The frame that names the claim's source is not part of the claim (attribution.go); the
+		// markers it names are the sentence's citations all the same.
+		if b := blankAttribution(sentence); b != sentence {
+			masked = masked[:sent[0]] + b + masked[sent[1]:]
+			sentence = b
+		}
 		var cites []int
 		for _, m := range markers {
 			if m.pos >= sent[0] && m.pos <= sent[1] && m.item >= 0 {

@@ -108,20 +108,24 @@ func TestFlagInjectionWithoutAJudgeWarnsOnTheAmbiguousBand(t *testing.T) {
 	}
 }
 
-// TestDecideUsesTheMetricsBand: a score inside Band's margin but outside GroundednessMargin is
-// decided by the heuristic for check_groundedness and still goes to the judge for flag_injection.
+// TestDecideUsesTheMetricsBand: each metric sends the judge only what lies inside its own band —
+// GroundednessMargin for check_groundedness, AmbiguousMargin for flag_injection — and decides
+// the rest by the heuristic.
 func TestDecideUsesTheMetricsBand(t *testing.T) {
+	g, a := GroundednessMargin, AmbiguousMargin
 	tests := []struct {
 		metric      string
 		score       float64
 		want        Outcome
 		wantDecided DecidedBy
 	}{
-		{MetricGroundedness, 0.72, OutcomeBlock, DecidedByHeuristic},
-		{MetricGroundedness, 0.27, OutcomePass, DecidedByHeuristic},
-		{MetricGroundedness, 0.6, OutcomeBlock, DecidedByJudge},
-		{MetricInjection, 0.72, OutcomeBlock, DecidedByJudge},
-		{MetricInjection, 0.27, OutcomeBlock, DecidedByJudge},
+		{MetricGroundedness, 0.5 + g + 0.02, OutcomeBlock, DecidedByHeuristic},
+		{MetricGroundedness, 0.5 - g - 0.02, OutcomePass, DecidedByHeuristic},
+		{MetricGroundedness, 0.5 + g - 0.02, OutcomeBlock, DecidedByJudge},
+		{MetricGroundedness, 0.5 - g + 0.02, OutcomeBlock, DecidedByJudge},
+		{MetricInjection, 0.5 + a - 0.03, OutcomeBlock, DecidedByJudge},
+		{MetricInjection, 0.5 - a + 0.02, OutcomeBlock, DecidedByJudge},
+		{MetricInjection, 0.5 + a + 0.02, OutcomeBlock, DecidedByHeuristic},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%.2f", tt.metric, tt.score), func(t *testing.T) {

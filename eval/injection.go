@@ -60,10 +60,12 @@ func Band(score, threshold float64) int { return bandWithin(score, threshold, Am
 // 14 asks for at least 90% decided without a judge). HEURISTIC, chosen on the groundedness
 // training material alone (TestGroundednessBandMargins, leave-one-source-out cross-validation of
 // the training recipe) as the widest margin that decides at least 90% while the accuracy of the
-// decided responses stays within about a point of that at ±0.25: 0.946 decided at 0.940
-// accuracy, against 0.892 at 0.945 (the other candidates, the figures on the sources nearest new
-// text and the first held-out run are in docs/scoring.md).
-const GroundednessMargin = 0.20
+// decided responses stays within about a point of that at ±0.25. Under check_groundedness/7
+// that was ±0.20 (0.946 decided at 0.940 accuracy, against 0.892 at 0.945); under /8, whose
+// claims leave attribution frames out, ±0.25 itself decides 0.914 at 0.946 accuracy (0.947 at
+// 0.944 for ±0.20), so the rule widens the band (the other candidates, the figures on the sources
+// nearest new text and the held-out runs are in docs/scoring.md).
+const GroundednessMargin = 0.25
 
 // MarginFor is the half-width of metric's ambiguous band: GroundednessMargin for
 // check_groundedness, AmbiguousMargin for every other metric.

@@ -133,26 +133,27 @@ func TestBand(t *testing.T) {
 	}
 }
 
-// TestBandFor: check_groundedness has its own, narrower band (GroundednessMargin) and every other
-// metric keeps Band's.
+// TestBandFor: check_groundedness has its own band (GroundednessMargin, which its derivation may
+// set narrower than Band's) and every other metric keeps Band's.
 func TestBandFor(t *testing.T) {
+	g := GroundednessMargin
 	tests := []struct {
 		name             string
 		metric           string
 		score, threshold float64
 		want             int
 	}{
-		{"groundedness: below the lower edge is clear", MetricGroundedness, 0.299, 0.5, -1},
-		{"groundedness: the lower edge is ambiguous", MetricGroundedness, 0.3, 0.5, 0},
+		{"groundedness: below the lower edge is clear", MetricGroundedness, 0.5 - g - 0.001, 0.5, -1},
+		{"groundedness: the lower edge is ambiguous", MetricGroundedness, 0.5 - g, 0.5, 0},
 		{"groundedness: just below the threshold is ambiguous", MetricGroundedness, 0.45, 0.5, 0},
 		{"groundedness: the threshold is ambiguous", MetricGroundedness, 0.5, 0.5, 0},
-		{"groundedness: just below the upper edge is ambiguous", MetricGroundedness, 0.699, 0.5, 0},
-		{"groundedness: the upper edge is clear", MetricGroundedness, 0.7, 0.5, 1},
-		{"groundedness: inside Band's margin but outside its own is clear (pass)", MetricGroundedness, 0.27, 0.5, -1},
-		{"groundedness: inside Band's margin but outside its own is clear (block)", MetricGroundedness, 0.72, 0.5, 1},
+		{"groundedness: just below the upper edge is ambiguous", MetricGroundedness, 0.5 + g - 0.001, 0.5, 0},
+		{"groundedness: the upper edge is clear", MetricGroundedness, 0.5 + g, 0.5, 1},
+		{"groundedness: past its own margin is clear (pass)", MetricGroundedness, 0.5 - g - 0.02, 0.5, -1},
+		{"groundedness: past its own margin is clear (block)", MetricGroundedness, 0.5 + g + 0.02, 0.5, 1},
 		{"groundedness: no evidence is clear under a strict threshold", MetricGroundedness, 0, 0.1, -1},
 		{"groundedness: reaching a threshold above 1-margin is clear", MetricGroundedness, 0.85, 0.85, 1},
-		{"groundedness: just under a threshold above 1-margin is ambiguous", MetricGroundedness, 0.84, 0.85, 0},
+		{"groundedness: just under a threshold above 1-margin is ambiguous", MetricGroundedness, 0.849, 0.85, 0},
 		{"injection: Band's lower edge is unchanged", MetricInjection, 0.25, 0.5, 0},
 		{"injection: below Band's lower edge is clear", MetricInjection, 0.249, 0.5, -1},
 		{"injection: inside Band's margin stays ambiguous", MetricInjection, 0.72, 0.5, 0},
