@@ -155,3 +155,15 @@ func FuzzScoreGroundedness(f *testing.F) {
 		}
 	})
 }
+
+// TestGreetingsOfTheDayMakeNoClaim: a greeting of the day or a short offer to go on is not a
+// claim, so a response made of them passes (check_groundedness/8), in several languages.
+func TestGreetingsOfTheDayMakeNoClaim(t *testing.T) {
+	ctx := []ContextItem{{ID: "booking-88", Content: "Booking 88-1142: 2 nights, 14–16 May, double room, breakfast included."}}
+	for _, r := range []string{"Good morning!", "Good evening! Please ask.", "Buenos días.", "Guten Morgen!", "Доброе утро!"} {
+		s := ScoreGroundedness(GroundednessInput{Response: r, Context: ctx})
+		if len(s.Claims) != 0 || s.Score >= 0.5 {
+			t.Errorf("%q: %d claims, score %.3f; want no claim and a pass", r, len(s.Claims), s.Score)
+		}
+	}
+}

@@ -192,6 +192,10 @@ var pleasantries = []string{
 	"any questions", "more questions", "other questions", "further questions", "any other questions", "más preguntas",
 	"otras preguntas", "alguna pregunta", "escríbanos", "autres questions", "d'autres questions", "weitere fragen",
 	"другие вопросы", "ещё вопросы", "еще вопросы",
+	// greetings of the day and offers to go on (check_groundedness/8)
+	"good morning", "good afternoon", "good evening", "buenos días", "buenas tardes", "bonsoir", "guten morgen",
+	"guten tag", "доброе утро", "добрый день", "happy to look", "glad to look", "happy to take a look",
+	"please check with", "please ask", "please contact",
 }
 
 // pleasantriesCJK are pleasantries in Chinese and Japanese, matched as substrings.
