@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ClaimState is the outcome of checking one claim against the context.
@@ -85,7 +86,7 @@ type ctxStatement struct {
 	// charGrams on the reference path), computed when a claim first needs them, and their
 	// signature (gramSignature)
 	grams   []uint32
-	gramSig *gramSig
+	gramSig gramSig
 	// own and ownSalient count its own words and the salient ones among them (ownKeys), counted
 	// when a claim is first aligned with it, after the index is complete
 	own, ownSalient int
@@ -117,6 +118,67 @@ type contextIndex struct {
 	itemGram [][]uint32
 	// gramArena holds every statement's grams (grams), one after another
 	gramArena []uint32
+	// what indexContext builds the index with, kept for the next index (indexPool): the memo of
+	// statement texts, the slab its entries live in, the pieces of each clause text, the clauses
+	// of each item and the duplicate check's set
+	memo     map[string]*stmtMemo
+	memoSlab []stmtMemo
+	pieceOf  map[string][][2]int
+	clauses  [][][2]int
+	seenText map[dupKey]bool
+}
+
+// dupKey is what marks a statement as a duplicate: an earlier one of the same item and level
+// with the same text.
+type dupKey struct {
+	item, level int
+	text        string
+}
+
+// indexPool keeps contextIndexes for reuse: a check on an 8 KiB context made a few hundred KB of
+// tables and slices (the statements, the word set, the gram arena, the memo) only to drop them
+// when it returned, and the collector's work for them showed in the tail latency. An index is
+// returned to the pool by release once its check is done; nothing of it outlives the check (a
+// claim's status keeps strings only).
+var indexPool = sync.Pool{New: func() any { return new(contextIndex) }}
+
+// Bounds on what a pooled index keeps, so one huge context does not pin its tables for good.
+const (
+	maxPooledStmts     = 2 * maxContextStatements
+	maxPooledWords     = 1 << 15
+	maxPooledGramArena = 1 << 18
+)
+
+// release returns ix to indexPool, cleared: its tables keep their capacity, not their contents
+// (which would pin the context's strings).
+func (ix *contextIndex) release() {
+	if groundednessReference {
+		return
+	}
+	clear(ix.stmts)
+	clear(ix.memoSlab)
+	clear(ix.clauses)
+	clear(ix.words)
+	clear(ix.topicFigs)
+	clear(ix.topicKeys)
+	clear(ix.memo)
+	clear(ix.pieceOf)
+	clear(ix.seenText)
+	ix.items, ix.itemGram = nil, nil
+	ix.stmts, ix.memoSlab, ix.clauses, ix.gramArena = ix.stmts[:0], ix.memoSlab[:0], ix.clauses[:0], ix.gramArena[:0]
+	if cap(ix.stmts) > maxPooledStmts {
+		ix.stmts = nil
+	}
+	if cap(ix.memoSlab) > maxPooledStmts {
+		ix.memoSlab = nil
+	}
+	if cap(ix.clauses) > maxPooledStmts {
+		ix.clauses = nil
+	}
+	if cap(ix.gramArena) > maxPooledGramArena {
+		ix.gramArena = nil
+	}
+	indexPool.Put(ix)
 }
 
 // maxContextStatements bounds the work on large contexts: statements beyond it are not aligned.
@@ -130,11 +192,26 @@ func indexContext(items []ContextItem) *contextIndex {
 		size += len(it.Content)
 	}
 	words := min(size, 1<<20) / 10
-	ix := &contextIndex{items: items, words: make(map[string]uint8, words), topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
+	var ix *contextIndex
+	if groundednessReference {
+		ix = new(contextIndex)
+	} else {
+		ix = indexPool.Get().(*contextIndex)
+	}
+	ix.items = items
+	if ix.words == nil || len(ix.words) > maxPooledWords {
+		ix.words = make(map[string]uint8, words)
+	}
+	if ix.topicFigs == nil {
+		ix.topicFigs, ix.topicKeys = map[int][]figure{}, map[int]map[string]bool{}
+	}
+	if ix.memo == nil {
+		ix.memo, ix.pieceOf = map[string]*stmtMemo{}, map[string][][2]int{}
+	}
 	// repeated boilerplate is analysed, split and keyed once: a repeat's analysis is the first's
 	// (with its own copy of the figures, which retirePrevious marks), and its words are the
 	// first's, already added to the index's word sets
-	seen := map[string]*stmtMemo{}
+	seen := ix.memo
 	repeats := 0
 	analyze := func(s string) (statement, *stmtMemo) {
 		if m, ok := seen[s]; ok {
@@ -146,14 +223,23 @@ func indexContext(items []ContextItem) *contextIndex {
 			}
 			return st, m
 		}
-		m := &stmtMemo{st: analyze(s)}
+		var m *stmtMemo
+		if len(ix.memoSlab) < cap(ix.memoSlab) { // the slab is made large enough below, never grown: its entries stay put
+			ix.memoSlab = append(ix.memoSlab, stmtMemo{st: analyze(s)})
+			m = &ix.memoSlab[len(ix.memoSlab)-1]
+		} else {
+			m = &stmtMemo{st: analyze(s)}
+		}
 		seen[s] = m
 		return m.st, m
 	}
 	// the clauses of every item and the pieces of every clause text, first: they say how many
 	// statements the index holds, so its slice is made once rather than grown by copying
-	clauses := make([][][2]int, len(items))
-	pieces := map[string][][2]int{}
+	if cap(ix.clauses) < len(items) {
+		ix.clauses = make([][][2]int, len(items))
+	}
+	clauses := ix.clauses[:len(items)]
+	pieces := ix.pieceOf
 	want := 0
 	for i, it := range items {
 		clauses[i] = splitStatements(it.Content, splitClauses)
@@ -173,7 +259,12 @@ func indexContext(items []ContextItem) *contextIndex {
 			}
 		}
 	}
-	ix.stmts = make([]ctxStatement, 0, want+1)
+	if cap(ix.stmts) < want+1 {
+		ix.stmts = make([]ctxStatement, 0, want+1)
+	}
+	if cap(ix.memoSlab) < want {
+		ix.memoSlab = make([]stmtMemo, 0, want)
+	}
 	for i, it := range items {
 		text := it.Content
 		prev := -1
@@ -247,13 +338,12 @@ func indexContext(items []ContextItem) *contextIndex {
 			prev = ci
 		}
 	}
-	type dupKey struct {
-		item, level int
-		text        string
-	}
 	var seenText map[dupKey]bool
 	if repeats > 0 {
-		seenText = map[dupKey]bool{}
+		if ix.seenText == nil {
+			ix.seenText = map[dupKey]bool{}
+		}
+		seenText = ix.seenText
 	}
 	for i := 0; repeats > 0 && i < len(ix.stmts); i++ {
 		cs := &ix.stmts[i]
