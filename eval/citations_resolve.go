@@ -37,8 +37,10 @@ func ResolveCitations(citations []Citation, context []ContextItem) []CitationSta
 		citations = citations[:MaxCitations]
 	}
 	r := &resolver{context: context, lowered: make([]string, len(context)), res: map[string]*regexp.Regexp{}}
-	for i, c := range context {
-		r.lowered[i] = foldSpaces(c.Content)
+	if len(citations) > 0 { // a response that cites nothing (most) needs no folded context
+		for i, c := range context {
+			r.lowered[i] = foldSpaces(c.Content)
+		}
 	}
 	out := make([]CitationStatus, 0, len(citations))
 	for _, c := range citations {

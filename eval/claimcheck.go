@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ClaimState is the outcome of checking one claim against the context.
@@ -75,7 +76,7 @@ type ClaimStatus struct {
 type ctxStatement struct {
 	item   int
 	st     statement
-	keys   map[string]keyUse
+	keys   stmtKeys
 	pieces []int // for a clause: its finer pieces (indexes into the index's statements)
 	level  int   // 0 a clause, 1 a piece of a clause, 2 a clause joined to the one before (its pronoun's referent)
 	// dup: an earlier statement of the same item and level has the same text and no figures, so
@@ -85,7 +86,7 @@ type ctxStatement struct {
 	// charGrams on the reference path), computed when a claim first needs them, and their
 	// signature (gramSignature)
 	grams   []uint32
-	gramSig *gramSig
+	gramSig gramSig
 	// own and ownSalient count its own words and the salient ones among them (ownKeys), counted
 	// when a claim is first aligned with it, after the index is complete
 	own, ownSalient int
@@ -99,6 +100,68 @@ type keyUse struct {
 	// denied: a word the statement before a correction denied ("nicht mehr dienstags, sondern
 	// donnerstags" denies Tuesdays to the second statement's subject)
 	denied bool
+}
+
+// keyEntry is one word of a statement and how the statement uses it.
+type keyEntry struct {
+	key string
+	use keyUse
+}
+
+// stmtKeys are the words a statement uses, each once. A statement has a few words, and every
+// claim asks every statement about each of its own: a short list compared in order costs less to
+// build and to ask than a map (and the lists of a whole index share one arena), while a long
+// statement (keyIndexMin words or more) gets a map beside its list, so that asking stays cheap.
+type stmtKeys struct {
+	list  []keyEntry
+	index map[string]int32 // position in list of each key, for a long list only
+}
+
+// keyIndexMin is the number of words from which a statement's keys are indexed by a map.
+const keyIndexMin = 24
+
+func (k *stmtKeys) find(key string) int {
+	if k.index != nil {
+		if i, ok := k.index[key]; ok {
+			return int(i)
+		}
+		return -1
+	}
+	for i := range k.list {
+		if k.list[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// get is how the statement uses key, and whether it does.
+func (k *stmtKeys) get(key string) (keyUse, bool) {
+	if i := k.find(key); i >= 0 {
+		return k.list[i].use, true
+	}
+	return keyUse{}, false
+}
+
+// has reports whether the statement uses key.
+func (k *stmtKeys) has(key string) bool { return k.find(key) >= 0 }
+
+// put records key's use, adding the key when it is new (only while the statement is built).
+func (k *stmtKeys) put(key string, u keyUse) {
+	if i := k.find(key); i >= 0 {
+		k.list[i].use = u
+		return
+	}
+	k.list = append(k.list, keyEntry{key, u})
+	switch {
+	case k.index != nil:
+		k.index[key] = int32(len(k.list) - 1)
+	case len(k.list) >= keyIndexMin:
+		k.index = make(map[string]int32, 2*len(k.list))
+		for i, e := range k.list {
+			k.index[e.key] = int32(i)
+		}
+	}
 }
 
 // contextIndex is the context prepared once per check.
@@ -117,6 +180,75 @@ type contextIndex struct {
 	itemGram [][]uint32
 	// gramArena holds every statement's grams (grams), one after another
 	gramArena []uint32
+	// keyArena holds every statement's keys (stmtKeys.list), one after another
+	keyArena []keyEntry
+	// what indexContext builds the index with, kept for the next index (indexPool): the memo of
+	// statement texts, the slab its entries live in, the pieces of each clause text, the clauses
+	// of each item and the duplicate check's set
+	memo     map[string]*stmtMemo
+	memoSlab []stmtMemo
+	pieceOf  map[string][][2]int
+	clauses  [][][2]int
+	seenText map[dupKey]bool
+}
+
+// dupKey is what marks a statement as a duplicate: an earlier one of the same item and level
+// with the same text.
+type dupKey struct {
+	item, level int
+	text        string
+}
+
+// indexPool keeps contextIndexes for reuse: a check on an 8 KiB context made a few hundred KB of
+// tables and slices (the statements, the word set, the gram arena, the memo) only to drop them
+// when it returned, and the collector's work for them showed in the tail latency. An index is
+// returned to the pool by release once its check is done; nothing of it outlives the check (a
+// claim's status keeps strings only).
+var indexPool = sync.Pool{New: func() any { return new(contextIndex) }}
+
+// Bounds on what a pooled index keeps, so one huge context does not pin its tables for good.
+const (
+	maxPooledStmts     = 2 * maxContextStatements
+	maxPooledWords     = 1 << 15
+	maxPooledGramArena = 1 << 18
+	maxPooledKeyArena  = 1 << 15
+)
+
+// release returns ix to indexPool, cleared: its tables keep their capacity, not their contents
+// (which would pin the context's strings).
+func (ix *contextIndex) release() {
+	if groundednessReference {
+		return
+	}
+	clear(ix.stmts)
+	clear(ix.keyArena[:cap(ix.keyArena)]) // a list left outside the arena may have begun in it
+	clear(ix.memoSlab)
+	clear(ix.clauses)
+	clear(ix.words)
+	clear(ix.topicFigs)
+	clear(ix.topicKeys)
+	clear(ix.memo)
+	clear(ix.pieceOf)
+	clear(ix.seenText)
+	ix.items, ix.itemGram = nil, nil
+	ix.stmts, ix.memoSlab, ix.clauses, ix.gramArena = ix.stmts[:0], ix.memoSlab[:0], ix.clauses[:0], ix.gramArena[:0]
+	ix.keyArena = ix.keyArena[:0]
+	if cap(ix.keyArena) > maxPooledKeyArena {
+		ix.keyArena = nil
+	}
+	if cap(ix.stmts) > maxPooledStmts {
+		ix.stmts = nil
+	}
+	if cap(ix.memoSlab) > maxPooledStmts {
+		ix.memoSlab = nil
+	}
+	if cap(ix.clauses) > maxPooledStmts {
+		ix.clauses = nil
+	}
+	if cap(ix.gramArena) > maxPooledGramArena {
+		ix.gramArena = nil
+	}
+	indexPool.Put(ix)
 }
 
 // maxContextStatements bounds the work on large contexts: statements beyond it are not aligned.
@@ -130,11 +262,26 @@ func indexContext(items []ContextItem) *contextIndex {
 		size += len(it.Content)
 	}
 	words := min(size, 1<<20) / 10
-	ix := &contextIndex{items: items, words: make(map[string]uint8, words), topicFigs: map[int][]figure{}, topicKeys: map[int]map[string]bool{}}
+	var ix *contextIndex
+	if groundednessReference {
+		ix = new(contextIndex)
+	} else {
+		ix = indexPool.Get().(*contextIndex)
+	}
+	ix.items = items
+	if ix.words == nil || len(ix.words) > maxPooledWords {
+		ix.words = make(map[string]uint8, words)
+	}
+	if ix.topicFigs == nil {
+		ix.topicFigs, ix.topicKeys = map[int][]figure{}, map[int]map[string]bool{}
+	}
+	if ix.memo == nil {
+		ix.memo, ix.pieceOf = map[string]*stmtMemo{}, map[string][][2]int{}
+	}
 	// repeated boilerplate is analysed, split and keyed once: a repeat's analysis is the first's
 	// (with its own copy of the figures, which retirePrevious marks), and its words are the
 	// first's, already added to the index's word sets
-	seen := map[string]*stmtMemo{}
+	seen := ix.memo
 	repeats := 0
 	analyze := func(s string) (statement, *stmtMemo) {
 		if m, ok := seen[s]; ok {
@@ -146,14 +293,23 @@ func indexContext(items []ContextItem) *contextIndex {
 			}
 			return st, m
 		}
-		m := &stmtMemo{st: analyze(s)}
+		var m *stmtMemo
+		if len(ix.memoSlab) < cap(ix.memoSlab) { // the slab is made large enough below, never grown: its entries stay put
+			ix.memoSlab = append(ix.memoSlab, stmtMemo{st: analyze(s)})
+			m = &ix.memoSlab[len(ix.memoSlab)-1]
+		} else {
+			m = &stmtMemo{st: analyze(s)}
+		}
 		seen[s] = m
 		return m.st, m
 	}
 	// the clauses of every item and the pieces of every clause text, first: they say how many
 	// statements the index holds, so its slice is made once rather than grown by copying
-	clauses := make([][][2]int, len(items))
-	pieces := map[string][][2]int{}
+	if cap(ix.clauses) < len(items) {
+		ix.clauses = make([][][2]int, len(items))
+	}
+	clauses := ix.clauses[:len(items)]
+	pieces := ix.pieceOf
 	want := 0
 	for i, it := range items {
 		clauses[i] = splitStatements(it.Content, splitClauses)
@@ -173,7 +329,16 @@ func indexContext(items []ContextItem) *contextIndex {
 			}
 		}
 	}
-	ix.stmts = make([]ctxStatement, 0, want+1)
+	if cap(ix.stmts) < want+1 {
+		ix.stmts = make([]ctxStatement, 0, want+1)
+	}
+	if cap(ix.memoSlab) < want {
+		ix.memoSlab = make([]stmtMemo, 0, want)
+	}
+	// about one word in six bytes of the statements' text (a clause's pieces say its words again)
+	if need := min(size, 1<<20)/3 + 16; cap(ix.keyArena) < need {
+		ix.keyArena = make([]keyEntry, 0, need)
+	}
 	for i, it := range items {
 		text := it.Content
 		prev := -1
@@ -204,7 +369,7 @@ func indexContext(items []ContextItem) *contextIndex {
 			}
 			if prev >= 0 && (st.anaphoric || continuesChange(ix.stmts[prev].st, st) || corrects(ix.stmts[prev].st, st)) {
 				merged := ix.stmts[ci]
-				merged.level, merged.pieces, merged.keys = 2, nil, copyKeys(merged.keys)
+				merged.level, merged.pieces, merged.keys = 2, nil, ix.copyKeys(merged.keys)
 				// a correction inherits what the statement before it said, except the words its
 				// value replaces: the last words after the negation cue, as many as the correction
 				// has ("does not deliver parcels on Saturdays, but on Sundays" denies Saturdays)
@@ -226,19 +391,20 @@ func indexContext(items []ContextItem) *contextIndex {
 				}
 				for _, tk := range ix.stmts[prev].st.tokens {
 					if cut >= 0 && tk.pos >= cut {
-						if _, ok := merged.keys[tk.key]; !ok {
-							merged.keys[tk.key] = keyUse{inherited: true, denied: true}
+						if !merged.keys.has(tk.key) {
+							merged.keys.put(tk.key, keyUse{inherited: true, denied: true})
 						}
 						continue
 					}
-					if _, ok := merged.keys[tk.key]; !ok {
-						merged.keys[tk.key] = keyUse{inherited: true, oldOnly: ix.stmts[prev].keys[tk.key].oldOnly}
+					if !merged.keys.has(tk.key) {
+						pu, _ := ix.stmts[prev].keys.get(tk.key)
+						merged.keys.put(tk.key, keyUse{inherited: true, oldOnly: pu.oldOnly})
 					}
 				}
 				if cut < 0 {
-					for k, u := range ix.stmts[prev].keys {
-						if _, ok := merged.keys[k]; !ok {
-							merged.keys[k] = keyUse{inherited: true, oldOnly: u.oldOnly}
+					for _, e := range ix.stmts[prev].keys.list {
+						if !merged.keys.has(e.key) {
+							merged.keys.put(e.key, keyUse{inherited: true, oldOnly: e.use.oldOnly})
 						}
 					}
 				}
@@ -247,13 +413,12 @@ func indexContext(items []ContextItem) *contextIndex {
 			prev = ci
 		}
 	}
-	type dupKey struct {
-		item, level int
-		text        string
-	}
 	var seenText map[dupKey]bool
 	if repeats > 0 {
-		seenText = map[dupKey]bool{}
+		if ix.seenText == nil {
+			ix.seenText = map[dupKey]bool{}
+		}
+		seenText = ix.seenText
 	}
 	for i := 0; repeats > 0 && i < len(ix.stmts); i++ {
 		cs := &ix.stmts[i]
@@ -341,7 +506,7 @@ func (ix *contextIndex) polarity(c *claim, s int) bool {
 	for _, p := range cs.pieces {
 		n := 0
 		for _, tk := range c.st.tokens {
-			if _, ok := ix.stmts[p].keys[tk.key]; ok {
+			if ix.stmts[p].keys.has(tk.key) {
 				n++
 			}
 		}
@@ -443,7 +608,7 @@ func (ix *contextIndex) negatesShared(c *claim, a alignment) bool {
 			continue
 		}
 		after++
-		if _, ok := cs.keys[tk.key]; ok {
+		if cs.keys.has(tk.key) {
 			shared = true
 		}
 	}
@@ -470,10 +635,15 @@ func negationAt(s string) int {
 	return 0
 }
 
-func copyKeys(m map[string]keyUse) map[string]keyUse {
-	out := make(map[string]keyUse, len(m))
-	for k, v := range m {
-		out[k] = v
+// copyKeys copies k, for a joined statement to add its referent's words to: into a list of its
+// own (a fresh one, not the arena, as the words added grow it) and a map of its own.
+func (ix *contextIndex) copyKeys(k stmtKeys) stmtKeys {
+	out := stmtKeys{list: slices.Clone(k.list)}
+	if k.index != nil {
+		out.index = make(map[string]int32, len(k.index))
+		for key, i := range k.index {
+			out.index[key] = i
+		}
 	}
 	return out
 }
@@ -481,27 +651,30 @@ func copyKeys(m map[string]keyUse) map[string]keyUse {
 // stmtMemo is what indexContext keeps of a statement text it has met: the analysis and the
 // words add made of it.
 type stmtMemo struct {
-	st   statement
-	keys map[string]keyUse
+	st    statement
+	keys  stmtKeys
+	keyed bool // keys are made
 }
 
 // addMemo adds st, whose text m is the memo of: the first time through add, later with the keys
 // the first made, which no statement changes (a joined statement copies them first).
 func (ix *contextIndex) addMemo(item int, st statement, level int, m *stmtMemo) int {
-	if m.keys != nil {
+	if m.keyed {
 		ix.stmts = append(ix.stmts, ctxStatement{item: item, st: st, keys: m.keys, level: level})
 		return len(ix.stmts) - 1
 	}
 	n := ix.add(item, st, level)
-	m.keys = ix.stmts[n].keys
+	m.keys, m.keyed = ix.stmts[n].keys, true
 	return n
 }
 
 // add appends st to the index with the words it uses, and adds them to the index's word sets.
 func (ix *contextIndex) add(item int, st statement, level int) int {
-	keys := make(map[string]keyUse, len(st.tokens))
+	// the list is written at the arena's end (and left there when the arena has no room for it)
+	start := len(ix.keyArena)
+	keys := stmtKeys{list: ix.keyArena[start:start]}
 	for _, tk := range st.tokens {
-		u, seen := keys[tk.key]
+		u, seen := keys.get(tk.key)
 		if !seen {
 			u.oldOnly = tk.old
 		} else {
@@ -509,7 +682,7 @@ func (ix *contextIndex) add(item int, st statement, level int) int {
 		}
 		u.own = true
 		u.salient = u.salient || tk.salient
-		keys[tk.key] = u
+		keys.put(tk.key, u)
 		f := ix.words[tk.key]
 		nf := f | wordKnown
 		if tk.salient {
@@ -524,6 +697,10 @@ func (ix *contextIndex) add(item int, st statement, level int) int {
 		if nf != f {
 			ix.words[tk.key] = nf
 		}
+	}
+	if n := len(keys.list); n > 0 && start+n <= cap(ix.keyArena) && &keys.list[0] == &ix.keyArena[start : start+1][0] {
+		ix.keyArena = ix.keyArena[:start+n]
+		keys.list = keys.list[:n:n]
 	}
 	ix.stmts = append(ix.stmts, ctxStatement{item: item, st: st, keys: keys, level: level})
 	return len(ix.stmts) - 1
@@ -619,7 +796,7 @@ func (ix *contextIndex) alignWords(c *claim, s int, a *alignment) {
 		if ck.known[i] {
 			a.known++
 		}
-		u, ok := cs.keys[tk.key]
+		u, ok := cs.keys.get(tk.key)
 		if ok && u.own {
 			shared++
 			if u.salient || ix.isSalientWord(tk.key) {
@@ -687,10 +864,10 @@ func (ix *contextIndex) ownKeys(s int) (own, salient int) {
 	cs := &ix.stmts[s]
 	if !cs.counted || groundednessReference {
 		cs.own, cs.ownSalient, cs.counted = 0, 0, true
-		for k, u := range cs.keys {
-			if u.own {
+		for _, e := range cs.keys.list {
+			if u := e.use; u.own {
 				cs.own++
-				if u.salient || ix.isSalientWord(k) {
+				if u.salient || ix.isSalientWord(e.key) {
 					cs.ownSalient++
 				}
 			}
@@ -758,10 +935,10 @@ func (ix *contextIndex) conflicted(c *claim, s int, figKnown []bool) bool {
 		q := ix.stmts[p]
 		holds := false
 		for _, tk := range c.st.tokens {
-			if _, inBest := bp.keys[tk.key]; inBest {
+			if bp.keys.has(tk.key) {
 				continue
 			}
-			if _, ok := q.keys[tk.key]; ok && ix.isSalient(tk) {
+			if q.keys.has(tk.key) && ix.isSalient(tk) {
 				holds = true
 			}
 		}
@@ -933,7 +1110,7 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 func (ix *contextIndex) missingElsewhere(c *claim, a alignment) bool {
 	cs := ix.stmts[a.stmt]
 	for _, tk := range c.st.tokens {
-		if _, ok := cs.keys[tk.key]; !ok && ix.isKnown(tk.key) && ix.isSalient(tk) {
+		if !cs.keys.has(tk.key) && ix.isKnown(tk.key) && ix.isSalient(tk) {
 			return true
 		}
 	}
@@ -1037,7 +1214,7 @@ func (ix *contextIndex) paraphraseCoverage(c *claim, a alignment) float64 {
 	// of them count as one word; a matching figure counts as one.
 	anchors, cjk := 0, 0
 	for _, tk := range c.st.tokens {
-		if _, ok := cs.keys[tk.key]; !ok {
+		if !cs.keys.has(tk.key) {
 			continue
 		}
 		if tk.cjk {

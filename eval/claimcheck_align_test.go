@@ -19,7 +19,7 @@ func (ix *contextIndex) alignWordsReference(c *claim, s int, a *alignment) {
 		if ix.isKnown(tk.key) {
 			a.known++
 		}
-		u, ok := cs.keys[tk.key]
+		u, ok := cs.keys.get(tk.key)
 		switch {
 		case ok && u.denied:
 			a.denied = true
@@ -30,8 +30,8 @@ func (ix *contextIndex) alignWordsReference(c *claim, s int, a *alignment) {
 			a.matched++
 		}
 	}
-	for k, u := range cs.keys {
-		if u.own && !claimKeys[k] {
+	for _, e := range cs.keys.list {
+		if k, u := e.key, e.use; u.own && !claimKeys[k] {
 			a.unmatchedOwn++
 			if u.salient || ix.isSalientWord(k) {
 				a.unmatchedSalient++

@@ -215,7 +215,10 @@ const cjkClassifiers = "人名元円天日年月个個次倍岁歳米克层楼�
 // and analyze need not scan it again.
 func extractFiguresInto(buf []word, t string) ([]figure, string, []word) {
 	var figs []figure
-	var blank []byte // t, copied when the first figure is blanked
+	// the spans of t the figures take, blanked when the words are found: t is copied once, with
+	// spaces for them, instead of copied to bytes, blanked and copied again to a string
+	var spanBuf [8][2]int
+	blanks := spanBuf[:0]
 	words := scanWordsInto(buf, t)
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -224,12 +227,7 @@ func extractFiguresInto(buf []word, t string) ([]figure, string, []word) {
 			if y.cat != "" {
 				figs = append(figs, y)
 			}
-			if blank == nil {
-				blank = []byte(t)
-			}
-			for k := range blank[d.start:d.end] {
-				blank[d.start+k] = ' '
-			}
+			blanks = append(blanks, [2]int{d.start, d.end})
 			i += used - 1
 			continue
 		}
@@ -238,21 +236,48 @@ func extractFiguresInto(buf []word, t string) ([]figure, string, []word) {
 			continue
 		}
 		figs = append(figs, f)
-		if blank == nil {
-			blank = []byte(t)
-		}
-		for k := range blank[f.start:f.end] {
-			blank[f.start+k] = ' '
-		}
+		blanks = append(blanks, [2]int{f.start, f.end})
 		i += used - 1
 		_ = w
 	}
 	figs = joinRanges(figs, t)
 	figs = mergeDurations(figs, t)
-	if blank == nil {
+	if len(blanks) == 0 {
 		return figs, t, words
 	}
-	return figs, string(blank), words
+	return figs, blankSpans(t, blanks), words
+}
+
+// blankSpans is t with every byte of the spans replaced by a space.
+func blankSpans(t string, spans [][2]int) string {
+	ordered := true // in order and apart, as figures are found: written in one pass
+	for k := 1; k < len(spans) && ordered; k++ {
+		ordered = spans[k][0] >= spans[k-1][1]
+	}
+	if !ordered {
+		b := []byte(t)
+		for _, sp := range spans {
+			for k := range b[sp[0]:sp[1]] {
+				b[sp[0]+k] = ' '
+			}
+		}
+		return string(b)
+	}
+	var sb strings.Builder
+	sb.Grow(len(t))
+	at := 0
+	for _, sp := range spans {
+		if sp[1] <= sp[0] {
+			continue
+		}
+		sb.WriteString(t[at:sp[0]])
+		for range sp[1] - sp[0] {
+			sb.WriteByte(' ')
+		}
+		at = sp[1]
+	}
+	sb.WriteString(t[at:])
+	return sb.String()
 }
 
 // word is one run of the statement: letters, digits (with separators), a symbol, or a CJK run.
@@ -715,7 +740,9 @@ var groupSpaces = sync.OnceValue(func() *strings.Replacer {
 // parseNumber returns the values a digit string can mean: "1,200" is 1200, "12,5" is 12.5,
 // "1.250" is 1.25 or 1250, "1 200" is 1200.
 func parseNumber(s string) []float64 {
-	s = groupSpaces().Replace(s)
+	if strings.ContainsAny(s, " \u00a0\u202f\u2009") { // the Replacer copies s even when it replaces nothing
+		s = groupSpaces().Replace(s)
+	}
 	commas, dots := strings.Count(s, ","), strings.Count(s, ".")
 	parse := func(x string) []float64 {
 		f, err := strconv.ParseFloat(x, 64)
@@ -725,13 +752,17 @@ func parseNumber(s string) []float64 {
 		return []float64{f}
 	}
 	groups3 := func(sep string) bool {
-		parts := strings.Split(s, sep)
-		for _, p := range parts[1:] {
+		// strings.Split(s, sep)'s parts, read in place: every part after the first three bytes
+		// long, the first one to three
+		first, rest, found := strings.Cut(s, sep)
+		for found {
+			var p string
+			p, rest, found = strings.Cut(rest, sep)
 			if len(p) != 3 {
 				return false
 			}
 		}
-		return len(parts[0]) <= 3 && len(parts[0]) > 0
+		return len(first) <= 3 && len(first) > 0
 	}
 	switch {
 	case commas > 0 && dots > 0:

@@ -126,6 +126,7 @@ func groundednessParts(in GroundednessInput) GroundednessScore {
 	cites = slices.DeleteFunc(slices.Clone(cites), func(c Citation) bool { return c.Kind == CitationNumber })
 	g.Statuses = ResolveCitations(cites, in.Context)
 	ix := indexContext(in.Context)
+	defer ix.release()
 	for _, c := range extractClaims(in.Response, in.Context) {
 		g.Claims = append(g.Claims, ix.checkClaim(&c))
 	}

@@ -172,8 +172,8 @@ func TestGroundednessDevShow(t *testing.T) {
 			if a, ok := ix.bestAlignment(&cl, figKnown, func(int) bool { return true }); ok {
 				st := ix.stmts[a.stmt]
 				var sk []string
-				for k := range st.keys {
-					sk = append(sk, k)
+				for _, e := range st.keys.list {
+					sk = append(sk, e.key)
 				}
 				var sf []string
 				for _, f := range st.st.figs {

@@ -299,7 +299,7 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 			continue // a duplicate has the grams of the statement it repeats
 		}
 		ix.grams(s) // its signature, for the bound
-		if !groundednessReference && len(cg) > 0 && float64(bound.shared(cs.gramSig))/float64(len(cg)) <= f[fCharBest] {
+		if !groundednessReference && len(cg) > 0 && float64(bound.shared(&cs.gramSig))/float64(len(cg)) <= f[fCharBest] {
 			continue // it cannot hold a larger share of the claim's grams than the best so far
 		}
 		f[fCharBest] = math.Max(f[fCharBest], ix.share(cg, table, s))
@@ -421,12 +421,15 @@ func (ix *contextIndex) grams(s int) []uint32 {
 		} else {
 			// counted through a claim's gramTable, unsorted; appended to one slice for the
 			// whole index, sized from the context, instead of one allocation a statement
-			if ix.gramArena == nil {
+			// (a pooled index brings the arena of an earlier check, kept if it is large enough)
+			if len(ix.gramArena) == 0 {
 				size := 0
 				for _, it := range ix.items {
 					size += len(it.Content)
 				}
-				ix.gramArena = make([]uint32, 0, 2*min(size, 1<<20)+64)
+				if need := 2*min(size, 1<<20) + 64; cap(ix.gramArena) < need {
+					ix.gramArena = make([]uint32, 0, need)
+				}
 			}
 			from := len(ix.gramArena)
 			ix.gramArena = appendCharGrams(ix.gramArena, cs.st.text)
@@ -435,8 +438,7 @@ func (ix *contextIndex) grams(s int) []uint32 {
 		if cs.grams == nil {
 			cs.grams = []uint32{}
 		}
-		sig := gramSignature(cs.grams)
-		cs.gramSig = &sig
+		cs.gramSig = gramSignature(cs.grams)
 	}
 	return cs.grams
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -168,13 +169,20 @@ func (n *Normalized) foldRunes(src string) (out []foldedRune, ascii bool) {
 			start++
 			continue
 		}
-		end := start + norm.NFKC.NextBoundaryInString(src[start:], true)
-		if end <= start {
-			_, size := utf8.DecodeRuneInString(src[start:])
+		var end int
+		if r, size := utf8.DecodeRuneInString(src[start:]); size > 1 && !normalizeReference && nfkcInert(r) && segmentStartsAt(src, start+size) {
+			// a letter NFKC leaves as it is, before the end or a rune that starts a segment
+			// of its own: its own segment, normalised to itself
 			end = start + size
+			seg = append(seg[:0], src[start:end]...)
+		} else {
+			end = start + norm.NFKC.NextBoundaryInString(src[start:], true)
+			if end <= start {
+				end = start + size
+			}
+			seg = norm.NFKC.AppendString(seg[:0], src[start:end])
 		}
 		orig := src[start:end]
-		seg = norm.NFKC.AppendString(seg[:0], orig)
 		changed := string(seg) != orig
 		for i := 0; i < len(seg); {
 			r, size := utf8.DecodeRune(seg[i:])
@@ -218,6 +226,74 @@ func (n *Normalized) foldRunes(src string) (out []foldedRune, ascii bool) {
 			Decoded: strings.ToLower(string(tags)), offsets: tagOffs})
 	}
 	return out, ascii
+}
+
+// normalizeReference turns foldRunes' inert-rune shortcut off, so that a test can compare it with
+// the norm package's own segmentation. Only tests set it.
+var normalizeReference bool
+
+// inertCache remembers, two bits a rune of the Basic Multilingual Plane, whether nfkcInert holds
+// (01 no, 11 yes, 00 not yet asked): the answer is the norm package's, asked once a rune and
+// process, so a text in another script costs foldRunes one table read a letter instead of a
+// segment search and a normalisation. Nothing is built in advance (the table is zero until asked).
+var inertCache [1 << 16 / 32]atomic.Uint64
+
+// nfkcInert reports whether r, before the end or a rune that starts a segment (segmentStartsAt),
+// is its own NFKC segment and normalises to itself (TestNFKCInertRunesAreTheirOwnSegment checks every rune).
+func nfkcInert(r rune) bool {
+	return cachedRuneProperty(&inertCache, r, func(buf []byte) bool {
+		n := utf8.EncodeRune(buf, r)
+		buf[n] = 'a'
+		return norm.NFKC.NextBoundary(buf[:n+1], true) == n && norm.NFKC.IsNormal(buf[:n])
+	})
+}
+
+// segmentStartsAt reports whether an NFKC segment starts at src[i:] whatever precedes it: at the
+// end, at an ASCII byte, or at a rune nfkcStarts accepts (the norm package ends a segment before
+// a rune with no leading non-starters, whatever the rune before it is).
+func segmentStartsAt(src string, i int) bool {
+	if i == len(src) || src[i] < utf8.RuneSelf {
+		return true
+	}
+	r, size := utf8.DecodeRuneInString(src[i:])
+	return size > 1 && nfkcStarts(r)
+}
+
+// startsCache is inertCache for nfkcStarts.
+var startsCache [1 << 16 / 32]atomic.Uint64
+
+// nfkcStarts reports whether r, after any rune, starts an NFKC segment of its own
+// (TestNFKCInertRunesAreTheirOwnSegment checks every rune after a sample of others).
+func nfkcStarts(r rune) bool {
+	return cachedRuneProperty(&startsCache, r, func(buf []byte) bool {
+		n := utf8.EncodeRune(buf[1:], r)
+		buf[0] = 'a'
+		return norm.NFKC.NextBoundary(buf[:n+1], true) == 1
+	})
+}
+
+// cachedRuneProperty answers prop for r from cache, asking prop (with a scratch buffer of
+// utf8.UTFMax+1 bytes) the first time; runes outside the Basic Multilingual Plane, ASCII and
+// U+FFFD are never accepted.
+func cachedRuneProperty(cache *[1 << 16 / 32]atomic.Uint64, r rune, prop func(buf []byte) bool) bool {
+	if r >= 1<<16 || r < utf8.RuneSelf || r == utf8.RuneError {
+		return false
+	}
+	w, shift := &cache[r/32], uint(r%32)*2
+	switch w.Load() >> shift & 3 {
+	case 3:
+		return true
+	case 1:
+		return false
+	}
+	var buf [utf8.UTFMax + 1]byte
+	ok := prop(buf[:])
+	bits := uint64(1)
+	if ok {
+		bits = 3
+	}
+	w.Or(bits << shift)
+	return ok
 }
 
 // runePool keeps foldRunes' scratch slices: they live only until buildText has read them.

@@ -86,6 +86,9 @@ func splitStatements(text string, level int) [][2]int {
 	emit := func(end int) {
 		s, e := trimSpan(text, start, end)
 		if e > s {
+			if out == nil {
+				out = make([][2]int, 0, splitEstimate(text[start:]))
+			}
 			out = append(out, [2]int{s, e})
 		}
 	}
@@ -134,6 +137,20 @@ func splitStatements(text string, level int) [][2]int {
 	}
 	emit(len(text))
 	return out
+}
+
+// splitEstimate bounds, for most texts, how many statements splitStatements finds in text: one
+// more than its ASCII sentence ends, semicolons, commas and brackets. The slice is sized once from
+// it instead of grown from one span (a contrastive word or a CJK end beyond it grows it as before).
+func splitEstimate(text string) int {
+	n := 1
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '.', '\n', ';', '!', '?', ',', '(':
+			n++
+		}
+	}
+	return n
 }
 
 // splitsBefore reports whether the word at the start of s starts a statement of its own after a
@@ -385,24 +402,28 @@ func lowerSameLength(s string) string {
 	if ascii && !upper {
 		return s
 	}
+	// written once into a Builder, which hands its bytes over, rather than into a slice
+	// converted (copied) to a string
+	var b strings.Builder
+	b.Grow(len(s))
 	if ascii {
-		b := []byte(s)
-		for i, c := range b {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
 			if c >= 'A' && c <= 'Z' {
-				b[i] = c + 'a' - 'A'
+				c += 'a' - 'A'
 			}
+			b.WriteByte(c)
 		}
-		return string(b)
+		return b.String()
 	}
-	b := make([]byte, 0, len(s))
 	for _, r := range s {
 		l := unicode.ToLower(r)
 		if utf8.RuneLen(l) != utf8.RuneLen(r) {
 			l = r
 		}
-		b = utf8.AppendRune(b, l)
+		b.WriteRune(l)
 	}
-	return string(b)
+	return b.String()
 }
 
 // maskedPhrases indexes every phrase maskExceptions and maskFraming blank: a statement that holds
@@ -573,7 +594,9 @@ func contentTokens(t string, words []word) []token {
 // cjkTokens turns a Han/kana run into tokens: hiragana (particles, endings) and negation cues
 // split the run; each piece gives its character bigrams, or itself when it is one character.
 func cjkTokens(s string) []token {
-	s = synonymReplacerCJK().Replace(s)
+	if synonymIndexCJK().anyIn(s) { // the Replacer copies s even when it replaces nothing
+		s = synonymReplacerCJK().Replace(s)
+	}
 	for _, list := range [][]string{negationCuesCJK, changeVerbsCJK, oldCuesCJK, newCuesCJK, permissionWordsCJK, {"现已", "現在", "以前"}} {
 		for _, c := range list {
 			s = strings.ReplaceAll(s, c, "・")

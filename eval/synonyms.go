@@ -116,6 +116,16 @@ var synonymKeys = sync.OnceValue(func() map[string]string {
 	return m
 })
 
+// synonymIndexCJK finds the words synonymReplacerCJK rewrites: a run that holds none of them is
+// left as it is without the Replacer's copy.
+var synonymIndexCJK = sync.OnceValue(func() *multiIndex {
+	var words []string
+	for _, g := range synonymsCJK {
+		words = append(words, g[1:]...)
+	}
+	return newMultiIndex(words)
+})
+
 // synonymReplacerCJK rewrites CJK synonyms to their group's first word.
 var synonymReplacerCJK = sync.OnceValue(func() *strings.Replacer {
 	var pairs []string
