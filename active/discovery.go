@@ -23,8 +23,10 @@ const LegacyVersion = "2025-11-25"
 
 // discover runs the era gate: a well-formed server/discover that lists 2026-07-28 makes the
 // target modern; otherwise a legacy initialize characterises it. Only a transport failure on
-// every attempt is an error.
-func (t *Target) discover(ctx context.Context) error {
+// every attempt is an error. On a modern target eraPassed (if not nil) is called once the
+// discover's answer is recorded and before the lists are read, on this goroutine: what it starts
+// may read the era and the capabilities, nothing discovery sets after them.
+func (t *Target) discover(ctx context.Context, eraPassed func()) error {
 	ex := t.Call(ctx, "server/discover", nil, wire.WithLabel("well-formed server/discover"))
 	t.Discover = ex
 	if ex.Response == nil && t.stdio != nil {
@@ -50,6 +52,9 @@ func (t *Target) discover(ctx context.Context) error {
 		}
 		if slices.Contains(t.SupportedVersions, wire.ProtocolVersion) {
 			t.Era, t.Modern = EraModern, true
+			if eraPassed != nil {
+				eraPassed()
+			}
 			// The lists and the legacy initialize (which settles the legacy-clients feature
 			// before gating) depend on nothing but the discover: they go at once.
 			t.parallel(ctx, t.listPrimitives, func(ctx context.Context) { t.ServesLegacy(ctx) })

@@ -22,8 +22,28 @@ type Probe struct {
 	// which is what fails such a server). Other probes are not run then: their rules become
 	// indeterminate, because a rejection from a server that rejects everything proves nothing.
 	AnyEra bool
+	// DiscoverOnly marks a probe that needs nothing discovery learns after server/discover: it
+	// reads no list, callable tool or legacy handshake from the Target (t.Tools, t.Prompts,
+	// t.Resources, t.Callable, t.MRTRTool, t.Paginated, Listed, ServesLegacy and what reads
+	// them) and sends no request whose meaning depends on them. On an HTTP target it starts as
+	// soon as the era gate has passed, while discovery reads the lists, instead of after them:
+	// the scan's workers would otherwise sit idle for those round trips. Its Requires must be
+	// one the DiscoverResult settles (discoverSettles; TestDiscoverOnlyProbesNeedOnlyTheDiscover).
+	DiscoverOnly bool
 	// Run performs the probe.
 	Run func(ctx context.Context, t *Target) ([]rules.Outcome, error)
+}
+
+// discoverSettles reports whether the DiscoverResult alone decides whether feature f is present
+// and usable (a declared capability), so that a DiscoverOnly probe needing it can be gated before
+// discovery has read the lists.
+func discoverSettles(f rules.Feature) bool {
+	switch f {
+	case rules.FeatureNone, rules.FeatureTools, rules.FeatureResources, rules.FeaturePrompts, rules.FeatureCompletions,
+		rules.FeatureLogging, rules.FeatureExtensions, rules.FeatureSubscribe, rules.FeatureListChanged, rules.FeatureListen:
+		return true
+	}
+	return false
 }
 
 // Probes returns every probe, built fresh on each call (callers may filter the slice). Each

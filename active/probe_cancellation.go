@@ -10,7 +10,7 @@ import (
 // cancellationProbes cover the server's handling of cancellation notices it cannot act on.
 func cancellationProbes() []Probe {
 	return []Probe{
-		{Name: "invalid-cancel", RuleIDs: ids("ignore-invalid-cancel"), Run: probeInvalidCancel},
+		{Name: "invalid-cancel", DiscoverOnly: true, RuleIDs: ids("ignore-invalid-cancel"), Run: probeInvalidCancel},
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // errorProbes cover unknown methods and the id echo of error responses.
 func errorProbes() []Probe {
 	return []Probe{
-		{Name: "unknown-method", RuleIDs: ids("unknown-method-404", "error-id-echo"), Run: probeUnknownMethod},
+		{Name: "unknown-method", DiscoverOnly: true, RuleIDs: ids("unknown-method-404", "error-id-echo"), Run: probeUnknownMethod},
 	}
 }
 

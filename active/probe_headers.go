@@ -17,8 +17,8 @@ import (
 func headerProbes() []Probe {
 	return []Probe{
 		{Name: "pv-header", RuleIDs: ids("pv-header-required", "pv-header-body-match"), Run: probePVHeader},
-		{Name: "mcp-method-header", RuleIDs: ids("mcp-method-required", "mcp-method-match"), Run: probeMethodHeader},
-		{Name: "header-name-case", RuleIDs: ids("header-names-case-insensitive"), Run: probeHeaderNameCase},
+		{Name: "mcp-method-header", DiscoverOnly: true, RuleIDs: ids("mcp-method-required", "mcp-method-match"), Run: probeMethodHeader},
+		{Name: "header-name-case", DiscoverOnly: true, RuleIDs: ids("header-names-case-insensitive"), Run: probeHeaderNameCase},
 		{Name: "mcp-name-header", RuleIDs: ids("mcp-name-required", "mcp-name-match", "mcp-name-base64-decoded", "header-malformed-reject"), Run: probeNameHeader},
 		{Name: "header-value-ows", RuleIDs: ids("header-value-ows"), Run: probeHeaderOWS},
 		{Name: "legacy-headers-ignored", RuleIDs: ids("ignore-session-id", "ignore-last-event-id"), Run: probeLegacyHeaders},

@@ -12,7 +12,7 @@ import (
 // per-request level is validated and honoured, so the feature keeps behaving while it lasts.
 func loggingProbes() []Probe {
 	return []Probe{
-		{Name: "log-level-invalid", Requires: rules.FeatureLogging, RuleIDs: ids("invalid-loglevel-32602"), Run: probeInvalidLogLevel},
+		{Name: "log-level-invalid", DiscoverOnly: true, Requires: rules.FeatureLogging, RuleIDs: ids("invalid-loglevel-32602"), Run: probeInvalidLogLevel},
 		{Name: "log-level-honoured", Requires: rules.FeatureCallableTool, RuleIDs: ids("log-at-or-above-level", "deprecated-features-correct"), Run: probeLogLevelHonoured},
 	}
 }

@@ -11,8 +11,8 @@ import (
 // metaProbes cover the required params._meta keys and the optional clientInfo.
 func metaProbes() []Probe {
 	return []Probe{
-		{Name: "meta-required", RuleIDs: ids("meta-required-reject", "meta-required-http-400"), Run: probeMetaRequired},
-		{Name: "client-info-optional", RuleIDs: ids("client-info-optional"), Run: probeClientInfoOptional},
+		{Name: "meta-required", DiscoverOnly: true, RuleIDs: ids("meta-required-reject", "meta-required-http-400"), Run: probeMetaRequired},
+		{Name: "client-info-optional", DiscoverOnly: true, RuleIDs: ids("client-info-optional"), Run: probeClientInfoOptional},
 	}
 }
 

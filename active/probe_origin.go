@@ -14,7 +14,7 @@ const ForeignOrigin = "http://sentinel-foreign-origin.invalid"
 // originProbes cover DNS-rebinding protection.
 func originProbes() []Probe {
 	return []Probe{
-		{Name: "origin", RuleIDs: ids("origin-invalid-403", "origin-validated"), Run: probeOrigin},
+		{Name: "origin", DiscoverOnly: true, RuleIDs: ids("origin-invalid-403", "origin-validated"), Run: probeOrigin},
 	}
 }
 

@@ -18,7 +18,7 @@ func transportProbes() []Probe {
 		{Name: "post-endpoint", RuleIDs: ids("single-post-endpoint"), Run: probePostEndpoint},
 		{Name: "get-delete-405", RuleIDs: ids("get-delete-405"), Run: probeGetDelete},
 		{Name: "notification-post", RuleIDs: ids("notification-202", "notification-reject-status", "no-response-to-notification"), Run: probeNotification},
-		{Name: "malformed-bodies", RuleIDs: ids("jsonrpc-envelope", "error-object-shape", "request-reply-content-type"), Run: probeMalformedBodies},
+		{Name: "malformed-bodies", DiscoverOnly: true, RuleIDs: ids("jsonrpc-envelope", "error-object-shape", "request-reply-content-type"), Run: probeMalformedBodies},
 		{Name: "concurrent-requests", RuleIDs: ids("concurrent-streams", "multi-conversation-ready", "no-connection-affinity"), Run: probeConcurrent},
 	}
 }

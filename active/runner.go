@@ -164,28 +164,99 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 	defer cancel()
 
 	t := &Target{Endpoint: opts.Endpoint, Options: opts, Client: opts.Client, history: passive.NewHistory(), stdio: link, started: started}
+	want := make(map[string]bool, len(selected))
+	for _, r := range selected {
+		want[r.ID] = true
+	}
+	probes := opts.Probes
+	if probes == nil {
+		probes = Probes()
+	}
+	// Rules of the other transport's binding are n/a, once each, with the reason; a probe with
+	// no rule that binds this transport is not run at all.
+	// Which probes bind is decided over every rule, not only the selected ones: a restricted
+	// scan that needs every probe (a rule with a passive check) runs each probe a full scan of
+	// this transport runs. None of this depends on discovery.
+	catalogue := selected // SelectRules' copy of the whole registry when no rule or area was named
+	if len(opts.Rules) > 0 || len(opts.Areas) > 0 {
+		catalogue = rules.All()
+	}
+	applies := make(map[string]bool, len(catalogue))
+	for _, r := range catalogue {
+		if ok, _ := r.AppliesOver(transport); ok {
+			applies[r.ID] = true
+		}
+	}
+	var outcomes []rules.Outcome
+	for _, r := range selected {
+		if ok, why := r.AppliesOver(transport); !ok {
+			outcomes = append(outcomes, rules.Absent(r.ID, why))
+		}
+	}
+	everyProbe := needsEveryProbe(want, len(catalogue))
+	cands := make([]Probe, 0, len(probes)) // the probes to gate, in the registry's order
+	for _, p := range probes {
+		if !everyProbe && !touches(p, want) {
+			continue
+		}
+		if !touches(p, applies) {
+			continue
+		}
+		cands = append(cands, p)
+	}
+	gated := make([][]rules.Outcome, len(cands)) // each gated candidate's outcomes
+	early := make([]bool, len(cands))            // gated, and started if it could run, by eraPassed
+	var runner *probeRunner
+	// eraPassed is called by discovery once a modern HTTP target's server/discover is in and
+	// before the lists are read: the probes that need nothing more (Probe.DiscoverOnly) are gated
+	// and started then, so the workers send them while discovery waits for the lists. Over stdio
+	// (one channel) and at --concurrency 1 every probe waits for discovery, as it always did.
+	eraPassed := func() {
+		if link != nil || opts.Concurrency <= 1 {
+			return
+		}
+		var first []Probe
+		for i, p := range cands {
+			if !p.DiscoverOnly || !discoverSettles(p.Requires) {
+				continue
+			}
+			early[i] = true
+			if g := t.gate(p); g != nil {
+				gated[i] = g
+				continue
+			}
+			first = append(first, p)
+		}
+		runner = t.startRunner(scanCtx, ctx)
+		runner.add(first)
+	}
+	// stopEarly waits for the probes eraPassed started, on a way out that runs no others.
+	stopEarly := func() {
+		if runner != nil {
+			runner.last(nil)
+			runner.wait()
+		}
+	}
+
 	if link == nil {
 		// Over stdio one probe runs at a time on one channel: nothing to overlap the grading with.
 		t.startGrader()
 		defer t.drainGrader()
 	}
 	discoverCtx, discoverStat := withStep(scanCtx)
-	err = t.discover(discoverCtx)
+	err = t.discover(discoverCtx, eraPassed)
 	discoverCut := ""
 	if scanCtx.Err() != nil {
 		discoverCut = scanCut(ctx)
 	}
 	t.recordStep(report.DiscoveryStep, started, discoverStat.requests.Load(), discoverCut)
 	if err != nil {
+		stopEarly() // none started: discovery fails only before the era gate passes
 		if scanCtx.Err() == nil {
 			return nil, err
 		}
 		// The deadline or the caller ended the scan before the server answered discovery:
 		// nothing was graded, and the scan did not finish.
-		probes := opts.Probes
-		if probes == nil {
-			probes = Probes()
-		}
 		cut := scanCut(ctx)
 		unfinished := make([]unfinishedProbe, len(probes))
 		for i, p := range probes {
@@ -205,6 +276,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		Era:     t.Era,
 	}
 	if t.couldNotRun != "" {
+		stopEarly() // none started: only a target outside the era cannot be graded
 		reason := wire.RedactString(t.couldNotRun, opts.Secrets...)
 		res.CouldNotRun = &report.CouldNotRun{Reason: reason}
 		res.Notes = t.notesCopy()
@@ -221,51 +293,27 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		t.Note("Era gate: this server does not speak %s (%s). Rules of the new era that it cannot meet fail; negative checks are indeterminate, because a rejection from a server that rejects everything proves nothing.", wire.ProtocolVersion, t.EraWhy)
 	}
 
-	want := make(map[string]bool, len(selected))
-	for _, r := range selected {
-		want[r.ID] = true
-	}
-	probes := opts.Probes
-	if probes == nil {
-		probes = Probes()
-	}
-	// Rules of the other transport's binding are n/a, once each, with the reason; a probe with
-	// no rule that binds this transport is not run at all.
-	// Which probes bind is decided over every rule, not only the selected ones: a restricted
-	// scan that needs every probe (a rule with a passive check) runs each probe a full scan of
-	// this transport runs.
-	catalogue := selected // SelectRules' copy of the whole registry when no rule or area was named
-	if len(opts.Rules) > 0 || len(opts.Areas) > 0 {
-		catalogue = rules.All()
-	}
-	applies := make(map[string]bool, len(catalogue))
-	for _, r := range catalogue {
-		if ok, _ := r.AppliesOver(transport); ok {
-			applies[r.ID] = true
-		}
-	}
-	var outcomes []rules.Outcome
-	for _, r := range selected {
-		if ok, why := r.AppliesOver(transport); !ok {
-			outcomes = append(outcomes, rules.Absent(r.ID, why))
-		}
-	}
-	everyProbe := needsEveryProbe(want, len(catalogue))
-	var run []Probe
-	for _, p := range probes {
-		if !everyProbe && !touches(p, want) {
+	late := make([]Probe, 0, len(cands))
+	for i, p := range cands {
+		if early[i] {
 			continue
 		}
-		if !touches(p, applies) {
+		if g := t.gate(p); g != nil {
+			gated[i] = g
 			continue
 		}
-		if gated := t.gate(p); gated != nil {
-			outcomes = append(outcomes, gated...)
-			continue
-		}
-		run = append(run, p)
+		late = append(late, p)
 	}
-	probed, unfinished := t.runAll(scanCtx, ctx, run)
+	// The gated outcomes in the registry's order whichever batch a probe was in, after the other
+	// binding's rules, as when every probe was gated at once.
+	for _, g := range gated {
+		outcomes = append(outcomes, g...)
+	}
+	if runner == nil {
+		runner = t.startRunner(scanCtx, ctx)
+	}
+	runner.last(late)
+	probed, unfinished := runner.wait()
 	outcomes = append(outcomes, probed...)
 
 	t.drainGrader()
@@ -307,7 +355,7 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		}
 	}
 	if len(unfinished) > 0 {
-		res.Incomplete = incomplete(unfinished, len(run), opts.Timeout, t.probeTimeout())
+		res.Incomplete = incomplete(unfinished, runner.total, opts.Timeout, t.probeTimeout())
 	}
 	res.Duration = time.Since(started)
 	res.Notes = t.notesCopy()
@@ -387,71 +435,180 @@ const (
 // unfinishedProbe names a probe that did not finish and why.
 type unfinishedProbe struct{ name, cut string }
 
-// runAll runs the probes with bounded concurrency, each under its own deadline, and returns their
-// outcomes and the probes that did not finish. scanCtx carries the scan's deadline; parent is the
-// caller's context, which tells an interruption from a timeout.
-func (t *Target) runAll(scanCtx, parent context.Context, probes []Probe) ([]rules.Outcome, []unfinishedProbe) {
-	var (
-		mu         sync.Mutex
-		out        []rules.Outcome
-		unfinished []unfinishedProbe
-		done       int
-		wg         sync.WaitGroup
-	)
-	finish := func(p Probe, res []rules.Outcome, cut string) {
-		if cut != "" {
-			why := unfinishedWhy(p.Name, cut, t.Options.Timeout, t.probeTimeout())
-			res = each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
-		}
-		mu.Lock()
-		out = append(out, res...)
-		if cut != "" {
-			unfinished = append(unfinished, unfinishedProbe{p.Name, cut})
-		}
-		done++
-		n := done
-		mu.Unlock()
-		if t.Options.Progress != nil {
-			t.Options.Progress(n, len(probes), p.Name)
-		}
-	}
-	// Concurrency workers take the probes heaviest first (startOrder): the order is decided here,
-	// not by which of fifty goroutines wins a semaphore, and a worker's stack, once grown by a
-	// probe's JSON, serves the next probe instead of being grown again from 8 KiB.
-	queue := make(chan Probe)
+// probeRunner runs probes on Options.Concurrency workers, each under its own deadline, handing
+// the heaviest waiting probe (startOrder) to the next free worker. Probes arrive in batches: on an
+// HTTP target the probes that need only server/discover (Probe.DiscoverOnly) as soon as the era
+// gate has passed, while discovery still reads the lists, and every other probe once discovery
+// has finished, so the workers are not idle for the lists' round trips. A heavy probe of the
+// second batch still goes before the light ones of the first that are waiting.
+type probeRunner struct {
+	t       *Target
+	scanCtx context.Context // the scan's deadline
+	parent  context.Context // the caller's context, which tells an interruption from a timeout
+	batches chan []Probe    // closed by last
+	queue   chan Probe
+	workers sync.WaitGroup
+	fed     chan struct{} // closed when the feeder has handed out or cut every probe
+
+	mu         sync.Mutex
+	out        []rules.Outcome
+	unfinished []unfinishedProbe
+	added      int // probes in the batches so far
+	total      int // every probe, once last was called; -1 before
+	reported   int // probes Progress was told of
+	// held are the probes that finished before the total was known, in order: Progress reports
+	// them once it is.
+	held       []string
+	progressMu sync.Mutex // keeps Progress calls in the order of done
+}
+
+// startRunner starts the workers and the feeder; add hands them probes, last the final batch, and
+// wait collects the outcomes.
+func (t *Target) startRunner(scanCtx, parent context.Context) *probeRunner {
+	r := &probeRunner{t: t, scanCtx: scanCtx, parent: parent, batches: make(chan []Probe), queue: make(chan Probe),
+		fed: make(chan struct{}), total: -1}
+	// The order is decided by the feeder, not by which of fifty goroutines wins a semaphore, and
+	// a worker's stack, once grown by a probe's JSON, serves the next probe instead of being
+	// grown again from 8 KiB.
 	for range t.Options.Concurrency {
-		wg.Go(func() {
+		r.workers.Go(func() {
 			growStack()
-			for p := range queue {
-				var res []rules.Outcome
-				cut := ""
-				if scanCtx.Err() == nil {
-					start := time.Now()
-					stepCtx, stat := withStep(scanCtx)
-					res, cut = t.runOne(stepCtx, parent, p)
-					if cut == "" {
-						res = t.controlled(stepCtx, p, res)
-					}
-					t.recordStep(p.Name, start, stat.requests.Load(), cut)
-				} else {
-					cut = scanCut(parent)
-				}
-				finish(p, res, cut)
+			for p := range r.queue {
+				r.runProbe(p)
 			}
 		})
 	}
-	for _, p := range startOrder(probes) {
+	go r.feed()
+	return r
+}
+
+// add hands probes to the workers; it does not wait for them to start.
+func (r *probeRunner) add(probes []Probe) {
+	r.mu.Lock()
+	r.added += len(probes)
+	r.mu.Unlock()
+	if len(probes) > 0 {
+		r.batches <- probes
+	}
+}
+
+// last hands the final batch to the workers: after it the number of probes is known.
+func (r *probeRunner) last(probes []Probe) {
+	r.add(probes)
+	close(r.batches)
+	r.mu.Lock()
+	r.total = r.added
+	held := r.held
+	r.held = nil
+	r.mu.Unlock()
+	r.progress(held)
+}
+
+// wait returns, once every probe added has finished or been cut, their outcomes (by rule ID) and
+// the probes that did not finish (by name). last must have been called.
+func (r *probeRunner) wait() ([]rules.Outcome, []unfinishedProbe) {
+	<-r.fed
+	r.workers.Wait()
+	sort.SliceStable(r.out, func(i, j int) bool { return r.out[i].RuleID < r.out[j].RuleID })
+	sort.Slice(r.unfinished, func(i, j int) bool { return r.unfinished[i].name < r.unfinished[j].name })
+	return r.out, r.unfinished
+}
+
+// feed hands the waiting probes to free workers, heaviest first, merging each batch into the
+// waiting ones as it arrives; once the scan's context ends, every probe not yet started is cut.
+func (r *probeRunner) feed() {
+	defer close(r.fed)
+	defer close(r.queue)
+	var waiting []Probe
+	batches := r.batches
+	for batches != nil || len(waiting) > 0 {
+		var queue chan<- Probe
+		var next Probe
+		if len(waiting) > 0 {
+			queue, next = r.queue, waiting[0]
+		}
 		select {
-		case queue <- p:
-		case <-scanCtx.Done():
-			finish(p, nil, scanCut(parent))
+		case queue <- next:
+			waiting = waiting[1:]
+		case b, ok := <-batches:
+			if !ok {
+				batches = nil
+				continue
+			}
+			waiting = startOrder(append(waiting, b...))
+		case <-r.scanCtx.Done():
+			cut := scanCut(r.parent)
+			for _, p := range waiting {
+				r.finish(p, nil, cut)
+			}
+			if batches != nil {
+				for b := range batches {
+					for _, p := range b {
+						r.finish(p, nil, cut)
+					}
+				}
+			}
+			return
 		}
 	}
-	close(queue)
-	wg.Wait()
-	sort.SliceStable(out, func(i, j int) bool { return out[i].RuleID < out[j].RuleID })
-	sort.Slice(unfinished, func(i, j int) bool { return unfinished[i].name < unfinished[j].name })
-	return out, unfinished
+}
+
+// runProbe runs one probe on a worker and records how it went.
+func (r *probeRunner) runProbe(p Probe) {
+	t := r.t
+	var res []rules.Outcome
+	cut := ""
+	if r.scanCtx.Err() == nil {
+		start := time.Now()
+		stepCtx, stat := withStep(r.scanCtx)
+		res, cut = t.runOne(stepCtx, r.parent, p)
+		if cut == "" {
+			res = t.controlled(stepCtx, p, res)
+		}
+		t.recordStep(p.Name, start, stat.requests.Load(), cut)
+	} else {
+		cut = scanCut(r.parent)
+	}
+	r.finish(p, res, cut)
+}
+
+// finish records a probe's outcomes, or indeterminate outcomes for its rules when it did not
+// finish, and reports progress.
+func (r *probeRunner) finish(p Probe, res []rules.Outcome, cut string) {
+	t := r.t
+	if cut != "" {
+		why := unfinishedWhy(p.Name, cut, t.Options.Timeout, t.probeTimeout())
+		res = each(p.RuleIDs, func(id string) rules.Outcome { return rules.Undecided(id, why) })
+	}
+	r.mu.Lock()
+	r.out = append(r.out, res...)
+	if cut != "" {
+		r.unfinished = append(r.unfinished, unfinishedProbe{p.Name, cut})
+	}
+	if r.total < 0 {
+		r.held = append(r.held, p.Name)
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
+	r.progress([]string{p.Name})
+}
+
+// progress reports the probes named as finished, in order, once the total is known.
+func (r *probeRunner) progress(names []string) {
+	if r.t.Options.Progress == nil || len(names) == 0 {
+		return
+	}
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.mu.Lock()
+	total := r.total
+	r.reported += len(names)
+	n := r.reported
+	r.mu.Unlock()
+	for i, name := range names {
+		r.t.Options.Progress(n-len(names)+i+1, total, name)
+	}
 }
 
 // scanCut says why the scan context ended: the caller cancelled it, or its deadline passed.

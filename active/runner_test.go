@@ -476,6 +476,17 @@ func TestScanRecordsEveryStepWithItsTimeAndRequests(t *testing.T) {
 	if len(steps) == 0 || steps[0].Name != report.DiscoveryStep || steps[0].StartMs != 0 || steps[0].Requests == 0 {
 		t.Fatalf("first step %+v, want discovery at 0 ms with its requests", steps)
 	}
+	// A probe that needs only server/discover may start once it is answered; every other probe
+	// waits for the whole of discovery.
+	discoverOnly := map[string]bool{}
+	for _, p := range Probes() {
+		discoverOnly[p.Name] = p.DiscoverOnly
+	}
+	first := out.Exchanges[0]
+	if first.Request.Message == nil || first.Request.Message.Method != "server/discover" {
+		t.Fatalf("the scan's first exchange is not its server/discover")
+	}
+	discoverEnd := report.Millis(first.Started.Add(first.Duration).Sub(out.Target.started))
 	seen := map[string]bool{}
 	total := 0
 	for _, s := range steps {
@@ -486,7 +497,13 @@ func TestScanRecordsEveryStepWithItsTimeAndRequests(t *testing.T) {
 		if s.DurationMs < 0 || s.StartMs < 0 || s.Cut != "" {
 			t.Errorf("step %+v", s)
 		}
-		if s.Name != report.DiscoveryStep && s.StartMs < steps[0].DurationMs {
+		switch {
+		case s.Name == report.DiscoveryStep:
+		case discoverOnly[s.Name]:
+			if s.StartMs < discoverEnd {
+				t.Errorf("probe %q started at %.3f ms, before server/discover was answered at %.3f ms", s.Name, s.StartMs, discoverEnd)
+			}
+		case s.StartMs < steps[0].DurationMs:
 			t.Errorf("probe %q started at %.3f ms, before discovery ended at %.3f ms", s.Name, s.StartMs, steps[0].DurationMs)
 		}
 		total += s.Requests

@@ -95,7 +95,8 @@ type Incomplete struct {
 // ProbeRun is how one step of a scan ran. Times are milliseconds with microsecond precision.
 type ProbeRun struct {
 	// Name is the probe's name, or DiscoveryStep for the era gate and the reading of the lists
-	// that every probe waits for.
+	// that every probe waits for, but those that need only server/discover: over HTTP they may
+	// start while the lists are read.
 	Name string `json:"name"`
 	// StartMs is when the step started, after the start of the scan.
 	StartMs float64 `json:"startMs"`
@@ -109,7 +110,8 @@ type ProbeRun struct {
 }
 
 // DiscoveryStep names the ProbeRun of discovery: server/discover, the legacy initialize and the
-// first page of each declared list, which every probe depends on.
+// first page of each declared list, which every probe depends on (those that need only
+// server/discover start, over HTTP, once it is answered).
 const DiscoveryStep = "discovery"
 
 // Millis converts d to milliseconds with microsecond precision, the unit of ProbeRun.
