@@ -90,8 +90,7 @@ func attributionPrefixEnd(lower string, lead int) int {
 	// The source runs to the first comma; a blanked marker right after the frame is the source
 	// itself ("Laut [satzung] tritt …").
 	rest := lower[frameEnd:]
-	if strings.TrimLeft(rest, " ") != rest && len(rest)-len(strings.TrimLeft(rest, " ")) > 2 {
-		k := len(rest) - len(strings.TrimLeft(rest, " "))
+	if k := len(rest) - len(strings.TrimLeft(rest, " ")); k > 2 {
 		return frameEnd + k + commaAfter(rest[k:])
 	}
 	c := firstComma(rest)
