@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,19 @@ const sweepRounds = 8
 
 // sweepConcurrency are the --concurrency values the sweep compares; the default is among them.
 var sweepConcurrency = []int{1, 2, 4, 8, 16, 32}
+
+// orderSeed seeds the order TestMeasureScanSpeed runs its commands in, so that two runs of the
+// measurement run them in the same orders and differ only in what the machine did.
+const orderSeed = 17
+
+// roundOrder is the order of n commands in round r: a fresh permutation each round. Rotating a
+// fixed list by one each round, as the measurement first did, keeps every command behind the
+// same neighbour in every round but one (the scan of the conformant fixture always followed the
+// suite's Node process, and the everything-server scan always came one suite run after the
+// last), so whatever a command leaves behind fell on the same victim every time.
+func roundOrder(n, r int) []int {
+	return rand.New(rand.NewPCG(orderSeed, uint64(r))).Perm(n)
+}
 
 // speedGoals are issue 17's goals, checked against this run's figures in the fragment.
 const (
@@ -84,9 +98,9 @@ func TestMeasureScanSpeed(t *testing.T) {
 	samples := map[string][]time.Duration{}
 	cpu := map[string][]time.Duration{}
 	for round := range speedRounds {
-		// Rotate the order each round, so no command always follows the suite's Node process.
-		for k := range cmds {
-			c := cmds[(k+round)%len(cmds)]
+		// A new order each round, so no command always follows the suite's Node process.
+		for _, k := range roundOrder(len(cmds), round) {
+			c := cmds[k]
 			runs := 1
 			if c.suite == "" && len(c.args) > 0 && c.args[0] != "probe" {
 				runs = startupRuns
@@ -110,10 +124,10 @@ func TestMeasureScanSpeed(t *testing.T) {
 	}
 	sweep := map[string][]time.Duration{}
 	for round := range sweepRounds {
-		for k := range sweepTargets {
-			tg := sweepTargets[(k+round)%len(sweepTargets)]
-			for j := range sweepConcurrency {
-				c := sweepConcurrency[(j+round)%len(sweepConcurrency)]
+		for _, k := range roundOrder(len(sweepTargets), round) {
+			tg := sweepTargets[k]
+			for _, j := range roundOrder(len(sweepConcurrency), speedRounds+round*len(sweepTargets)+k) {
+				c := sweepConcurrency[j]
 				run := tg
 				run.args = append(slices.Clone(tg.args), "--concurrency", strconv.Itoa(c))
 				key := fmt.Sprintf("%s\x00%d", tg.name, c)
@@ -128,7 +142,7 @@ func TestMeasureScanSpeed(t *testing.T) {
 	fmt.Fprintf(&b, "## Scan speed: whole processes, interleaved\n\n")
 	fmt.Fprintf(&b, "Measured %s by `TestMeasureScanSpeed` (e2e/measure_speed_test.go) on this machine (%d CPUs), in %s. Load average (1, 5, 15 min) %s at the start, %s after the timed rounds, %s after the sweep: figures from a loaded machine are slower than a quiet one's, for every command alike.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), numCPU(), elapsed.Round(time.Second), load0, load1, load2)
-	fmt.Fprintf(&b, "Method: %d rounds; each round starts every command below as a new process, one after another, in an order rotated by one each round, and times it from start to exit (`sentinel version` and `sentinel rules list` %d times per round). Scans are `sentinel probe --format json --gate none` with the default concurrency, over loopback; the suite is `conformance server --requirements 2026-07-28` under Node 22 (`RunConformance`). Percentiles are nearest-rank. *CPU p50* is the process's user plus system time (for the suite, not measured: it runs under a Node process of the harness): a loaded machine delays a process more than it makes it work harder, so CPU is the steadier figure for start-up.\n\n", speedRounds, startupRuns)
+	fmt.Fprintf(&b, "Method: %d rounds; each round starts every command below as a new process, one after another, in a new order each round (a seeded permutation, the same in every run of the measurement), and times it from start to exit (`sentinel version` and `sentinel rules list` %d times per round). Scans are `sentinel probe --format json --gate none` with the default concurrency, over loopback; the suite is `conformance server --requirements 2026-07-28` under Node 22 (`RunConformance`). Percentiles are nearest-rank. *CPU p50* is the process's user plus system time (for the suite, not measured: it runs under a Node process of the harness): a loaded machine delays a process more than it makes it work harder, so CPU is the steadier figure for start-up.\n\n", speedRounds, startupRuns)
 	fmt.Fprintf(&b, "| command | runs | p50 | p95 | max | CPU p50 |\n|---|---|---|---|---|---|\n")
 	for _, c := range cmds {
 		d := sorted(samples[c.name])
@@ -154,7 +168,7 @@ func TestMeasureScanSpeed(t *testing.T) {
 	fmt.Fprintf(&b, "- unmigrated fixture with grants ≤ %s: %s — %s.\n\n", msf(goalUnmigratedGrant), msf(grants), met(grants <= goalUnmigratedGrant))
 
 	fmt.Fprintf(&b, "### --concurrency sweep\n\n")
-	fmt.Fprintf(&b, "Method: %d rounds; each round scans each server once at every value, values and servers in an order rotated each round; p50 of the whole process. Each value is scored by its worst p50 relative to the best value's on the same server; the default is the value with the lowest score, or the smallest value within 2%% of that score (fewer requests in flight at once are kinder to the server under test for the same wall-clock).\n\n", sweepRounds)
+	fmt.Fprintf(&b, "Method: %d rounds; each round scans each server once at every value, values and servers in a new order each round (seeded permutations); p50 of the whole process. Each value is scored by its worst p50 relative to the best value's on the same server; the default is the value with the lowest score, or the smallest value within 2%% of that score (fewer requests in flight at once are kinder to the server under test for the same wall-clock).\n\n", sweepRounds)
 	fmt.Fprintf(&b, "| server |")
 	for _, c := range sweepConcurrency {
 		fmt.Fprintf(&b, " %d |", c)
