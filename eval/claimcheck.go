@@ -366,6 +366,16 @@ func indexContext(items []ContextItem) *contextIndex {
 					ix.stmts[ci].pieces = append(ix.stmts[ci].pieces, pi)
 				}
 				ix.spreadRefutation(ix.stmts[ci].pieces)
+				if !st.verdict {
+					ix.applyVerdict(ix.stmts[ci].pieces)
+				}
+			}
+			if st.verdict && prev >= 0 {
+				// "… said the library would close in June. That was wrong.": what the statement
+				// before reports (with its pieces and what was joined to it) is denied
+				for j := prev; j < ci; j++ {
+					ix.stmts[j].st.neg = !ix.stmts[j].st.neg
+				}
 			}
 			if prev >= 0 && (st.anaphoric || continuesChange(ix.stmts[prev].st, st) || corrects(ix.stmts[prev].st, st)) {
 				merged := ix.stmts[ci]
@@ -489,6 +499,21 @@ func (ix *contextIndex) spreadRefutation(pieces []int) {
 		for j := k + 1; j < len(pieces) && !ix.stmts[pieces[j]].st.conjStart; j++ {
 			ix.stmts[pieces[j]].st.neg = true
 		}
+	}
+}
+
+// applyVerdict reverses the pieces of a clause before a piece that pronounces them false
+// ("…と報じましたが、誤りでした", "it was reported that the line would close, which is false"):
+// the verdict is on what the clause reported before it (check_groundedness/9).
+func (ix *contextIndex) applyVerdict(pieces []int) {
+	for k := 1; k < len(pieces); k++ {
+		if !ix.stmts[pieces[k]].st.verdict || ix.stmts[pieces[k]].st.refutes {
+			continue // a refuting piece has reached what it refutes already (spreadRefutation)
+		}
+		for j := range k {
+			ix.stmts[pieces[j]].st.neg = !ix.stmts[pieces[j]].st.neg
+		}
+		return
 	}
 }
 

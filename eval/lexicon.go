@@ -16,7 +16,7 @@ var negationCues = []string{
 	"isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "hasn't", "haven't", "hadn't", "mustn't",
 	"shouldn't", "couldn't", "wouldn't", "lacks", "lack", "absent", "prohibited", "prohibits", "forbidden",
 	"forbids", "banned", "bans", "disallowed", "excluded", "excludes", "denied", "denies", "deny", "refuted",
-	"debunked", "disproved", "myth", "untrue", "false", "incorrect", "retracted", "withdrawn", "rescinded",
+	"debunked", "disproved", "myth", "untrue", "false", "incorrect", "unfounded", "baseless", "groundless", "retracted", "withdrawn", "rescinded",
 	"revoked", "repealed", "discontinued", "abolished", "unavailable", "unsupported", "closed", "disabled",
 	"impossible", "unable", "retract", "retracts", "retraction", "refute", "refutes", "disprove", "disproves",
 	"debunk", "withdraws", "rescinds", "rétracte", "réfute", "dément", "retracta", "retractó", "refuta",
@@ -277,10 +277,45 @@ var refutationCues = []string{"refuted", "debunked", "disproved", "myth", "untru
 	"withdrawn", "rescinded", "denied", "denies", "deny", "widerlegt", "zurückgezogen", "dementiert", "réfuté",
 	"réfutée", "rétracté", "rétractée", "démenti", "démentie", "refutado", "retirado", "desmintió", "desmentido",
 	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана",
+	// check_groundedness/9: a report found to have no basis is refuted as a whole
+	"unfounded", "baseless", "groundless", "infondé", "infondée", "infundado", "infundada", "haltlos",
 	// check_groundedness/6: a rule or an offer that was repealed or abolished is denied in the
 	// whole clause that describes it ("Article 14, which allowed postal votes, was repealed")
 	"repealed", "abolished", "revoked", "rescinded", "abrogé", "abrogée", "aboli", "abolie", "derogado", "derogada",
 	"abolido", "abolida", "aufgehoben", "abgeschafft", "отменён", "отменен", "отменена", "отменено", "упразднён"}
+
+// falsityVerdicts pronounce a report false ("That was wrong.", "Cette information est fausse.",
+// "Эта информация не соответствует действительности."). In a statement that says nothing else
+// (verdictFrames and reportNouns aside) they are a verdict on the statement before it, which then
+// reports a claim the context denies (check_groundedness/9). Elsewhere they are ordinary words:
+// "enter the wrong PIN" is no verdict.
+var falsityVerdicts = []string{"wrong", "false", "untrue", "incorrect", "inaccurate", "unfounded", "baseless",
+	"groundless", "erroneous", "mistaken", "fake", "not true", "not correct",
+	"faux", "fausse", "erroné", "erronée", "inexact", "inexacte", "infondé", "infondée", "pas vrai",
+	"falso", "falsa", "erróneo", "errónea", "incorrecto", "incorrecta", "inexacto", "inexacta", "infundado",
+	"infundada", "incorreto", "incorreta", "no es cierto", "no es verdad", "não é verdade",
+	"falsch", "unzutreffend", "unrichtig", "unwahr", "haltlos", "nicht zutreffend", "nicht wahr",
+	"неверно", "неверна", "неверный", "неверная", "ложь", "ложная", "ложный", "ложно", "недостоверна",
+	"недостоверный", "недостоверная", "фейк", "не соответствует действительности",
+	"не соответствуют действительности", "не подтвердилась", "не подтвердились", "не подтвердилось"}
+
+// falsityVerdictsCJK are falsity verdicts in Chinese and Japanese.
+var falsityVerdictsCJK = []string{"不实", "不属实", "失实", "谣言", "虚假", "误报", "有误", "不正确",
+	"誤り", "誤報", "事実無根", "間違い", "デマ", "事実ではありません", "事実ではない"}
+
+// verdictFrames and reportNouns are the rest of a bare verdict: what it calls the report and how
+// it says it checked ("经核实，该消息不实", "The report is inaccurate").
+var verdictFrames = []string{"that", "this", "it", "was", "is", "were", "are", "found", "proved", "proven",
+	"turned", "out", "be", "been", "ce", "cette", "cet", "c'est", "était", "est", "esta", "este", "eso", "es",
+	"era", "fue", "diese", "dieser", "dies", "das", "ist", "war", "эта", "этот", "это", "была", "был", "оказалась",
+	"оказался", "经核实", "经查", "经调查", "核实", "调查", "でした", "です", "だった"}
+
+// reportNouns name a report, as a bare verdict calls it.
+var reportNouns = []string{"report", "reports", "claim", "claims", "statement", "information", "news", "story",
+	"rumour", "rumor", "article", "message", "post", "information", "nouvelle", "rumeur", "annonce", "article",
+	"información", "noticia", "rumor", "afirmación", "informação", "notícia", "meldung", "nachricht",
+	"behauptung", "bericht", "angabe", "информация", "сообщение", "новость", "утверждение", "слух",
+	"消息", "传言", "传闻", "报道", "报导", "说法", "信息", "新闻", "该", "此", "記事", "報道", "情報", "この"}
 
 // refutationCuesCJK are refutation cues in Chinese and Japanese.
 var refutationCuesCJK = []string{"证伪", "撤回", "否认", "否定", "废除", "废止", "廃止"}

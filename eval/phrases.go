@@ -85,6 +85,9 @@ var (
 	refutationPhrases = sync.OnceValue(func() *phraseList {
 		return newPhraseList(refutationCues, refutationCuesCJK)
 	})
+	verdictPhrases = sync.OnceValue(func() *phraseList {
+		return newPhraseList(falsityVerdicts, falsityVerdictsCJK)
+	})
 	historyPhrases = sync.OnceValue(func() *phraseList {
 		return newPhraseList(historyCues)
 	})
@@ -138,6 +141,7 @@ const (
 	cueFrom
 	cueTo
 	cueEnd
+	cueVerdict
 	numCues
 )
 
@@ -152,7 +156,7 @@ var analyzeCues = sync.OnceValue(func() *stmtCueIndex {
 	cx.lists = [numCues]*phraseList{
 		cueRefutation: refutationPhrases(), cueHistory: historyPhrases(), cuePast: pastPhrases(),
 		cueChange: changePhrases(), cueNow: nowPhrases(), cueOld: oldPhrases(), cueNew: newPhrases(),
-		cueFrom: fromPhrases(), cueTo: toPhrases(), cueEnd: endPhrases(),
+		cueFrom: fromPhrases(), cueTo: toPhrases(), cueEnd: endPhrases(), cueVerdict: verdictPhrases(),
 	}
 	for k, p := range cx.lists {
 		for w := range p.first {

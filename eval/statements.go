@@ -19,6 +19,7 @@ type statement struct {
 	figs      []figure
 	neg       bool
 	refutes   bool // carries a refutation cue, whose scope is the whole reported proposition
+	verdict   bool // says nothing but that a report is false ("That was wrong."): a verdict on the statement before
 	conjStart bool // opens with "and" (or its equivalents): a new predicate, outside a refutation's scope
 	anaphoric bool // opens with a pronoun whose referent is in the statement before
 	history   bool // says it reports a past value ("used to", "previously", "was")
@@ -349,6 +350,7 @@ func analyze(raw string) statement {
 	st.history = cues.has(cueHistory)
 	st.past = cues.has(cuePast)
 	st.tokens = contentTokens(t, ws)
+	st.verdict = cues.has(cueVerdict) && bareVerdict(st)
 	markOldTokens(&st, &cues)
 	if w := leadingWord(lower); anaphorSet()[w] || proDropNegation(lower, w) {
 		st.anaphoric = true
@@ -891,3 +893,35 @@ func proDropNegation(lower, first string) bool {
 	}
 	return false
 }
+
+// bareVerdict reports whether st, which holds a falsity verdict, holds nothing else: no figure,
+// and only the words of verdicts, their frames and the nouns that name a report ("The report is
+// inaccurate.", "经核实，该消息不实。"). A statement with words of its own ("enter the wrong PIN")
+// makes a claim of its own and is no verdict on another.
+func bareVerdict(st statement) bool {
+	if len(st.figs) > 0 || len(st.tokens) == 0 {
+		return false
+	}
+	keys := verdictKeys()
+	for _, tk := range st.tokens {
+		if !keys[tk.key] {
+			return false
+		}
+	}
+	return true
+}
+
+// verdictKeys are the token keys of the words a bare verdict is made of, keyed as a statement's
+// words are (contentTokens), so that inflection and CJK bigrams meet as they do in alignment.
+var verdictKeys = sync.OnceValue(func() map[string]bool {
+	keys := map[string]bool{}
+	for _, list := range [][]string{falsityVerdicts, falsityVerdictsCJK, verdictFrames, reportNouns} {
+		for _, w := range list {
+			t := foldDigits(norm.NFKC.String(w))
+			for _, tk := range contentTokens(t, scanWords(lowerSameLength(t))) {
+				keys[tk.key] = true
+			}
+		}
+	}
+	return keys
+})
