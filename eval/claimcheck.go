@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ClaimState is the outcome of checking one claim against the context.
@@ -369,6 +371,17 @@ func indexContext(items []ContextItem) *contextIndex {
 				if !st.verdict {
 					ix.applyVerdict(ix.stmts[ci].pieces)
 				}
+				// an exception clause's rule is outside it (below), unless the exception leads
+				// into it ("除周一外，博物馆每天开放", or an item's first clause)
+				if !isException(st.text) || exceptionLeads(st.text) || prev < 0 {
+					ix.mergeExceptions(ix.stmts[ci].pieces)
+				}
+			}
+			switch {
+			case prev >= 0 && isException(st.text) && !exceptionLeads(st.text) && !isException(ix.stmts[prev].st.text):
+				ix.mergeClauseException(ci, prev) // "The shop is open every day", "except Sunday."
+			case n == 1 && isException(ix.stmts[prev].st.text) && len(ix.stmts[prev].pieces) < 2 && !isException(st.text):
+				ix.mergeClauseException(prev, ci) // "Außer montags", "ist das Museum täglich geöffnet."
 			}
 			if st.verdict && prev >= 0 {
 				// "… said the library would close in June. That was wrong.": what the statement
@@ -515,6 +528,78 @@ func (ix *contextIndex) applyVerdict(pieces []int) {
 		}
 		return
 	}
+}
+
+// mergeExceptions gives each exception piece of a clause ("except Sunday", "sauf pour les
+// billets Prem's", "кроме воскресенья", "除周一外") the rule it qualifies: the piece before it, or
+// after it when the exception comes first (mergeException).
+func (ix *contextIndex) mergeExceptions(pieces []int) {
+	for k, p := range pieces {
+		if !isException(ix.stmts[p].st.text) {
+			continue
+		}
+		r := k - 1
+		if k == 0 {
+			r = 1
+		}
+		if r < len(pieces) && !isException(ix.stmts[pieces[r]].st.text) {
+			ix.mergeException(p, pieces[r])
+		}
+	}
+}
+
+// mergeClauseException merges the rule clause into exception clause ex and into the piece that
+// opens it ("salvo el IB3170 a Oporto", of "salvo el IB3170 a Oporto, que ha sido cancelado").
+func (ix *contextIndex) mergeClauseException(ex, rule int) {
+	ix.mergeException(ex, rule)
+	if ps := ix.stmts[ex].pieces; len(ps) > 0 {
+		ix.mergeException(ps[0], rule)
+	}
+}
+
+// mergeException gives exception statement ex the words of the rule it qualifies and the rule's
+// opposite polarity: "open every day except Sunday" denies that it is open on Sunday, which the
+// exception's own words do not say (check_groundedness/9).
+func (ix *contextIndex) mergeException(ex, rule int) {
+	e, r := &ix.stmts[ex], &ix.stmts[rule]
+	e.keys = ix.copyKeys(e.keys)
+	for _, en := range r.keys.list {
+		if !e.keys.has(en.key) {
+			e.keys.put(en.key, keyUse{inherited: true, oldOnly: en.use.oldOnly})
+		}
+	}
+	e.st.neg = !r.st.neg
+}
+
+// exceptionOpeners open a piece that exempts something from the rule beside it.
+var exceptionOpeners = []string{"except", "excepting", "sauf", "excepté", "exceptée", "hormis", "à l'exception",
+	"excepto", "salvo", "a excepción", "con excepción", "exceto", "eccetto", "tranne", "außer", "ausser",
+	"ausgenommen", "mit ausnahme", "bis auf", "кроме", "за исключением"}
+
+// exceptionLeads reports whether an exception is one that leads into its rule within its own
+// sentence ("除周一外，博物馆每天开放"), rather than following the rule it qualifies.
+func exceptionLeads(text string) bool {
+	return strings.HasPrefix(strings.TrimLeft(text, " \t,;:()–—-"), "除")
+}
+
+// isException reports whether a piece opens with an exception ("except Sunday", "除周一外").
+func isException(text string) bool {
+	t := strings.TrimLeft(strings.ToLower(text), " \t,;:()–—-")
+	for _, o := range exceptionOpeners {
+		if rest, ok := strings.CutPrefix(t, o); ok {
+			if o == "bis auf" && strings.HasPrefix(rest, " weiteres") {
+				return false // "bis auf Weiteres": until further notice
+			}
+			r, _ := utf8.DecodeRuneInString(rest)
+			if rest == "" || !unicode.IsLetter(r) {
+				return true
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(t, "除"); ok {
+		return strings.HasPrefix(rest, "了") || strings.Contains(rest, "外")
+	}
+	return false
 }
 
 // polarity is the polarity of statement s for a claim: for a clause made of pieces, the

@@ -53,12 +53,18 @@ func extractClaims(response string, context []ContextItem) []claim {
 				continue // "Thanks for your patience while I looked into this."
 			}
 		}
+		first := len(out) // the sentence's first claim
 		for _, cl := range splitStatements(sentence, splitClauses) {
 			for _, part := range splitConjuncts(sentence[cl[0]:cl[1]], memo) {
 				s, e := sent[0]+cl[0]+part[0], sent[0]+cl[0]+part[1]
 				c := claim{start: s, end: e, text: response[s:e], cites: cites, st: memo.analyze(masked[s:e])}
 				if !makesClaim(c.st, scanWords(lowerSameLength(masked[s:e]))) {
 					continue
+				}
+				if len(out) > first && isException(c.text) && !exceptionLeads(c.text) && !isException(out[len(out)-1].text) {
+					// "…, bis auf die am Hauptbahnhof": the exception says the opposite of the
+					// claim before it, as a context's exception does (mergeException)
+					c.st.neg = !out[len(out)-1].st.neg
 				}
 				out = append(out, c)
 				if len(out) == maxClaims {
