@@ -383,7 +383,7 @@ func indexContext(items []ContextItem) *contextIndex {
 			case n == 1 && isException(ix.stmts[prev].st.text) && len(ix.stmts[prev].pieces) < 2 && !isException(st.text):
 				ix.mergeClauseException(prev, ci) // "Außer montags", "ist das Museum täglich geöffnet."
 			}
-			if st.verdict && prev >= 0 {
+			if prev >= 0 && (st.verdict || ix.opensWithVerdict(ix.stmts[ci].pieces)) {
 				// "… said the library would close in June. That was wrong.": what the statement
 				// before reports (with its pieces and what was joined to it) is denied
 				for j := prev; j < ci; j++ {
@@ -528,6 +528,22 @@ func (ix *contextIndex) applyVerdict(pieces []int) {
 		}
 		return
 	}
+}
+
+// opensWithVerdict reports whether a clause's pieces open with a bare verdict, after nothing
+// but its frame ("经核实，此消息不实，地铁票价维持不变"; "That was wrong; no date has been set"):
+// the verdict is then on the statement before the clause, whatever the clause goes on to say.
+func (ix *contextIndex) opensWithVerdict(pieces []int) bool {
+	for _, p := range pieces {
+		st := &ix.stmts[p].st
+		if st.verdict {
+			return true
+		}
+		if len(st.figs) > 0 || !onlyVerdictWords(st.tokens) {
+			return false
+		}
+	}
+	return false
 }
 
 // mergeExceptions gives each exception piece of a clause ("except Sunday", "sauf pour les

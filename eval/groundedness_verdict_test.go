@@ -20,6 +20,8 @@ func TestAStatementThatPronouncesTheOneBeforeItFalseDeniesIt(t *testing.T) {
 		{"de falsch", "Es hieß, die Brücke werde im Mai gesperrt. Diese Meldung ist falsch.", "Die Brücke wird im Mai gesperrt.", false, "Brücke"},
 		{"ru не соответствует действительности", "Сообщалось, что завод закроют в мае. Эта информация не соответствует действительности.", "Завод закроют в мае.", false, "Завод"},
 		{"zh 不实", "网上传言本市公交将于下月停运。经核实，该消息不实。", "本市公交将于下月停运。", false, "公交"},
+		{"zh 不实, then the truth", "近日网传本市地铁将于下月起涨价。经核实，此消息不实，票价维持不变。", "本市地铁将于下月起涨价。", false, "涨价"},
+		{"en that was wrong; then the truth", "An earlier notice said the pool would reopen in May. That was wrong; no date has been set.", "The pool will reopen in May.", false, "reopen"},
 		{"zh verified", "本市公交将于下月停运。该消息已经核实。", "本市公交将于下月停运。", true, ""},
 		{"ja 誤り", "先週の記事で図書館は六月に閉館すると報じましたが、誤りでした。", "図書館は六月に閉館します。", false, "閉館"},
 	})

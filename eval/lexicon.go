@@ -268,6 +268,14 @@ var contrastWords = []string{"but", "however", "whereas", "while", "although", "
 	"cependant", "tandis", "pero", "sino", "aunque", "mientras", "aber", "sondern", "jedoch", "während", "но",
 	"однако", "зато", "а", "except", "sauf", "excepto", "salvo", "außer", "ausser", "кроме"}
 
+// negators are the negation cues that negate the word after them rather than deny by their own
+// meaning: "not cancelled" affirms, "cancelled" denies (hasNegation).
+var negators = []string{"not", "no", "never", "none", "neither", "nor", "without", "cannot",
+	"ne", "n'", "pas", "jamais", "aucun", "aucune", "sans", "ni",
+	"nunca", "jamás", "ningún", "ninguna", "ninguno", "sin", "tampoco", "não", "nem", "senza",
+	"nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals", "ohne", "weder",
+	"не", "ни", "нет", "никогда", "без"}
+
 // refutationCues deny a whole reported proposition ("the claim that the tower was built in 1850
 // was refuted"), so they reach across the commas of their sentence, unlike a plain "not".
 var refutationCues = []string{"refuted", "debunked", "disproved", "myth", "untrue", "false", "retracted",

@@ -49,6 +49,9 @@ var (
 	negationSet = sync.OnceValue(func() map[string]bool {
 		return setOf(negationCues)
 	})
+	negatorSet = sync.OnceValue(func() map[string]bool {
+		return setOf(negators)
+	})
 	anaphorSet = sync.OnceValue(func() map[string]bool {
 		return setOf(anaphors)
 	})
@@ -478,6 +481,10 @@ func maskFraming(s string) string {
 // part of a name ("404 Not Found") does not count: capitalised inside the statement and followed
 // by another capitalised word.
 func hasNegation(s, cased string, words []word) bool {
+	// the word cues, by word index: a word of denial that a negator just before it negates
+	// ("not cancelled", "n'a pas interdit") affirms, and the pair says nothing (check_groundedness/9)
+	var cueBuf [8]negCue
+	cues := cueBuf[:0]
 	for k, w := range words {
 		switch w.kind {
 		case 'w':
@@ -487,7 +494,7 @@ func hasNegation(s, cased string, words []word) bool {
 			parts, n := elisions(w.s)
 			for _, part := range parts[:n] {
 				if negationSet()[part] || strings.HasSuffix(part, "n't") {
-					return true
+					cues = append(cues, negCue{at: k, negator: strings.HasSuffix(part, "n't") || negatorSet()[part]})
 				}
 			}
 			if r, _ := utf8.DecodeRuneInString(w.s); unicode.Is(unicode.Hangul, r) {
@@ -510,7 +517,44 @@ func hasNegation(s, cased string, words []word) bool {
 			}
 		}
 	}
-	return false
+	return !negatedDenialsOnly(cues)
+}
+
+// negCue is one negation cue of a statement: its word's index, and whether it is a negator
+// ("not", "ne", "pas", "nicht", "не") rather than a word of denial ("cancelled", "interdit").
+type negCue struct {
+	at      int
+	negator bool
+}
+
+// negatedDenialWindow is how many words before a word of denial a negator negates it: "was not
+// cancelled", "n'a pas interdit", "não foi cancelada".
+const negatedDenialWindow = 3
+
+// negatedDenialsOnly reports whether every cue is part of a negated word of denial: each word
+// of denial with a negator at most negatedDenialWindow words before it takes every negator there
+// with it (negative concord and "ne … pas" are one negation). An empty list is all consumed.
+func negatedDenialsOnly(cues []negCue) bool {
+	var used [8]bool
+	if len(cues) > len(used) {
+		return false
+	}
+	for i, c := range cues {
+		if c.negator {
+			continue
+		}
+		for j := i - 1; j >= 0 && cues[j].at >= c.at-negatedDenialWindow; j-- {
+			if cues[j].negator && !used[j] {
+				used[i], used[j] = true, true
+			}
+		}
+	}
+	for i := range cues {
+		if !used[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func titleCase(w string) bool {
@@ -902,8 +946,13 @@ func bareVerdict(st statement) bool {
 	if len(st.figs) > 0 || len(st.tokens) == 0 {
 		return false
 	}
+	return onlyVerdictWords(st.tokens)
+}
+
+// onlyVerdictWords reports whether every token is a word a bare verdict is made of.
+func onlyVerdictWords(tokens []token) bool {
 	keys := verdictKeys()
-	for _, tk := range st.tokens {
+	for _, tk := range tokens {
 		if !keys[tk.key] {
 			return false
 		}
