@@ -503,14 +503,21 @@ func (ix *contextIndex) spreadRefutation(pieces []int) {
 		// a refuting piece with no object of its own ("…, and found to be false") refutes what
 		// the pieces before it report, across its own "and" (check_groundedness/6)
 		bare := len(ix.stmts[p].st.tokens) <= 1 && len(ix.stmts[p].st.figs) == 0
+		// the refuting piece is negated by its cue; the pieces it reaches report the refuted
+		// proposition, whose own polarity it reverses ("the rumour that the pool is closed, …,
+		// was debunked": the pool is open)
 		for j := k; j >= 0; j-- {
-			ix.stmts[pieces[j]].st.neg = true
+			if j != k && !ix.stmts[pieces[j]].st.refutes {
+				ix.stmts[pieces[j]].st.neg = !ix.stmts[pieces[j]].st.neg
+			}
 			if ix.stmts[pieces[j]].st.conjStart && (j != k || !bare) {
 				break
 			}
 		}
 		for j := k + 1; j < len(pieces) && !ix.stmts[pieces[j]].st.conjStart; j++ {
-			ix.stmts[pieces[j]].st.neg = true
+			if !ix.stmts[pieces[j]].st.refutes {
+				ix.stmts[pieces[j]].st.neg = !ix.stmts[pieces[j]].st.neg
+			}
 		}
 	}
 }

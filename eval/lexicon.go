@@ -52,7 +52,7 @@ var negationCues = []string{
 	// Arabic, Hebrew (with the particle "and" written on), Hindi
 	"لا", "ليس", "ليست", "لم", "لن", "غير", "بدون", "دون", "ممنوع", "محظور", "يحظر", "أبدا", "ولا", "ولم",
 	"ولن", "وليس", "לא", "אין", "אסור", "ללא", "בלי", "מעולם", "אינו", "אינה", "אינם", "ולא", "नहीं", "नही",
-	"न", "बिना", "मना", "प्रतिबंधित", "निषिद्ध", "वर्जित",
+	"न", "बिना", "मना", "प्रतिबंधित", "निषिद्ध", "वर्जित", "खंडन", "इनकार",
 	// "closed" in the languages above (check_groundedness/5): the negation of "open", a permission
 	// word, as English "closed" is
 	"chiuso", "chiusa", "chiusi", "gesloten", "zamknięty", "zamknięta", "zamknięte", "закритий", "закрита",
@@ -284,7 +284,7 @@ var refutationCues = []string{"refuted", "debunked", "disproved", "myth", "untru
 	"опровергает", "опровергли", "отозвали",
 	"withdrawn", "rescinded", "denied", "denies", "deny", "widerlegt", "zurückgezogen", "dementiert", "réfuté",
 	"réfutée", "rétracté", "rétractée", "démenti", "démentie", "refutado", "retirado", "desmintió", "desmentido",
-	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана",
+	"опровергнуто", "опровергнут", "отозвано", "отозван", "отозвана", "نفت", "نفى", "ينفي", "تنفي", "खंडन",
 	// check_groundedness/9: a report found to have no basis is refuted as a whole
 	"unfounded", "baseless", "groundless", "infondé", "infondée", "infundado", "infundada", "haltlos",
 	// check_groundedness/6: a rule or an offer that was repealed or abolished is denied in the

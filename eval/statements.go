@@ -52,6 +52,9 @@ var (
 	negatorSet = sync.OnceValue(func() map[string]bool {
 		return setOf(negators)
 	})
+	refutationSet = sync.OnceValue(func() map[string]bool {
+		return setOf(refutationCues)
+	})
 	anaphorSet = sync.OnceValue(func() map[string]bool {
 		return setOf(anaphors)
 	})
@@ -493,8 +496,14 @@ func hasNegation(s, cased string, words []word) bool {
 			}
 			parts, n := elisions(w.s)
 			for _, part := range parts[:n] {
+				if hasArabicMarks(part) {
+					part = stripArabicMarks(part) // "يُمنع" is "يمنع" with a vowel written
+				}
+				if part == "no" && portuguese(scanWords(lowerSameLength(cased))) { // every word: a figure ("18 anos") is blanked in words
+					continue // "no clube": "in the"
+				}
 				if negationSet()[part] || strings.HasSuffix(part, "n't") {
-					cues = append(cues, negCue{at: k, negator: strings.HasSuffix(part, "n't") || negatorSet()[part]})
+					cues = append(cues, negCue{at: k, negator: strings.HasSuffix(part, "n't") || negatorSet()[part], refutes: refutationSet()[part]})
 				}
 			}
 			if r, _ := utf8.DecodeRuneInString(w.s); unicode.Is(unicode.Hangul, r) {
@@ -517,7 +526,51 @@ func hasNegation(s, cased string, words []word) bool {
 			}
 		}
 	}
-	return !negatedDenialsOnly(cues)
+	return polarityOf(cues)
+}
+
+// portugueseMarkers are words that only Portuguese, of the languages whose "no" negates, uses.
+var portugueseMarkers = map[string]bool{"anos": true, "em": true, "uma": true, "um": true, "ao": true, "aos": true,
+	"pelo": true, "pela": true, "são": true, "é": true, "não": true, "também": true, "você": true, "o": true,
+	"os": true, "do": true, "da": true, "das": true}
+
+// portuguese reports whether a statement's words are Portuguese, where "no" and "na" mean "in
+// the" ("no clube"), not "no" as in Spanish and English: a marker word, or ã, õ or ç in a word,
+// and no English function word. HEURISTIC: a guess from a few words, not language detection.
+func portuguese(words []word) bool {
+	found := false
+	for _, w := range words {
+		if w.kind != 'w' {
+			continue
+		}
+		if englishMarkers[w.s] {
+			return false // "What do I do if no one answers": English "do", English "no"
+		}
+		found = found || portugueseMarkers[w.s] || strings.ContainsAny(w.s, "ãõç")
+	}
+	return found
+}
+
+// englishMarkers are English function words: a statement with one is not Portuguese.
+var englishMarkers = map[string]bool{"the": true, "is": true, "are": true, "and": true, "of": true, "to": true,
+	"you": true, "if": true, "one": true, "in": true, "with": true, "for": true}
+
+// hasArabicMarks reports whether w carries Arabic vowel marks (harakat, U+064B–U+065F, U+0670),
+// which a text may write or leave out: "يُمنع" and "يمنع" are one word.
+func hasArabicMarks(w string) bool {
+	return strings.ContainsFunc(w, isArabicMark)
+}
+
+func isArabicMark(r rune) bool { return r >= 0x064B && r <= 0x065F || r == 0x0670 }
+
+// stripArabicMarks removes Arabic vowel marks.
+func stripArabicMarks(w string) string {
+	return strings.Map(func(r rune) rune {
+		if isArabicMark(r) {
+			return -1
+		}
+		return r
+	}, w)
 }
 
 // negCue is one negation cue of a statement: its word's index, and whether it is a negator
@@ -525,19 +578,24 @@ func hasNegation(s, cased string, words []word) bool {
 type negCue struct {
 	at      int
 	negator bool
+	refutes bool // a refutation cue ("denied", "debunked", "खंडन"), which reverses what it reports
 }
 
 // negatedDenialWindow is how many words before a word of denial a negator negates it: "was not
 // cancelled", "n'a pas interdit", "não foi cancelada".
 const negatedDenialWindow = 3
 
-// negatedDenialsOnly reports whether every cue is part of a negated word of denial: each word
-// of denial with a negator at most negatedDenialWindow words before it takes every negator there
-// with it (negative concord and "ne … pas" are one negation). An empty list is all consumed.
-func negatedDenialsOnly(cues []negCue) bool {
-	var used [8]bool
-	if len(cues) > len(used) {
-		return false
+// polarityOf is a statement's polarity from its word cues: a word of denial with a negator at most
+// negatedDenialWindow words before it takes every negator there with it and says nothing (negative
+// concord and "ne … pas" are one negation); of the cues left, a negator negates, and otherwise a
+// refutation reverses the word of denial it reports: "denied reports that it is closing the
+// plant" affirms what "closing" denies. HEURISTIC: a negator's scope is not parsed, so beside a
+// refutation it is taken to negate the statement ("contrary to the myth, it cannot be seen").
+func polarityOf(cues []negCue) bool {
+	var usedBuf [8]bool
+	used := usedBuf[:0]
+	for range cues {
+		used = append(used, false)
 	}
 	for i, c := range cues {
 		if c.negator {
@@ -549,12 +607,25 @@ func negatedDenialsOnly(cues []negCue) bool {
 			}
 		}
 	}
-	for i := range cues {
-		if !used[i] {
-			return false
+	refuted, denial, negator := false, false, false
+	for i, c := range cues {
+		switch {
+		case used[i]:
+		case c.refutes:
+			refuted = true
+		case c.negator:
+			negator = true
+		default:
+			denial = true
 		}
 	}
-	return true
+	if negator {
+		return true // "contrary to the myth, it cannot be seen": a negator keeps its own scope
+	}
+	if refuted {
+		return !denial
+	}
+	return denial
 }
 
 func titleCase(w string) bool {
