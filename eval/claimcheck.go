@@ -383,6 +383,12 @@ func indexContext(items []ContextItem) *contextIndex {
 			case n == 1 && isException(ix.stmts[prev].st.text) && len(ix.stmts[prev].pieces) < 2 && !isException(st.text):
 				ix.mergeClauseException(prev, ci) // "Außer montags", "ist das Museum täglich geöffnet."
 			}
+			if prev >= 0 && !st.verdict && ix.correctsReport(prev, ci) {
+				// the report a correction retracts is denied, pieces and joined statements too
+				for j := prev; j < ci; j++ {
+					ix.stmts[j].st.neg = true
+				}
+			}
 			if prev >= 0 && (st.verdict || ix.opensWithVerdict(ix.stmts[ci].pieces)) {
 				// "… said the library would close in June. That was wrong.": what the statement
 				// before reports (with its pieces and what was joined to it) is denied
@@ -535,6 +541,45 @@ func (ix *contextIndex) applyVerdict(pieces []int) {
 		}
 		return
 	}
+}
+
+// correctsReport reports whether statement ci retracts the report before it, prev, in a
+// correction notice ("Correction: an earlier version of this article said the mayor would attend
+// the summit. She will not attend."): prev carries a correction frame and affirms, ci negates, and
+// ci says something prev said (its predicate, "attend").
+func (ix *contextIndex) correctsReport(prev, ci int) bool {
+	p, c := &ix.stmts[prev], &ix.stmts[ci]
+	if p.st.neg || !c.st.neg || !correctionFramed(p.st.text) {
+		return false
+	}
+	for _, q := range p.pieces {
+		if ix.stmts[q].st.verdict {
+			return false // "…とお伝えしましたが、誤りでした": judged within its own clause already
+		}
+	}
+	for _, tk := range c.st.tokens {
+		if p.keys.has(tk.key) {
+			return true
+		}
+	}
+	return false
+}
+
+// correctionFrames open a correction notice's report of what was wrongly said.
+var correctionFrames = []string{"correction:", "earlier version", "previous version", "incorrectly stated",
+	"incorrectly reported", "wrongly stated", "wrongly reported", "erroneously", "erratum", "fe de erratas",
+	"se afirmó", "se informó erróneamente", "rectificatif", "version précédente", "berichtigung",
+	"früheren fassung", "исправление", "更正", "勘误", "訂正"}
+
+// correctionFramed reports whether a statement reports what a correction notice retracts.
+func correctionFramed(text string) bool {
+	lower := strings.ToLower(text)
+	for _, f := range correctionFrames {
+		if strings.Contains(lower, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // opensWithVerdict reports whether a clause's pieces open with a bare verdict, after nothing
