@@ -104,6 +104,27 @@ var units = sync.OnceValue(func() map[string]unitDef {
 	add("cur:jpy", 1, "¥", "円", "yen", "jpy")
 	add("cur:cny", 1, "元", "yuan", "rmb", "cny")
 	add("cur:rub", 1, "₽", "руб", "рубль", "рубля", "рублей")
+	// check_groundedness/9: data rates, a fortnight, and the units of Hindi
+	add("rate", 0.001, "kbit", "kbps", "кбит")
+	add("rate", 1, "mbit", "mbps", "мбит")
+	add("rate", 1000, "gbit", "gbps", "гбит")
+	add("time", 20160, "fortnight", "fortnights")
+	add("len", 0.001, "मिलीमीटर")
+	add("len", 0.01, "सेंटीमीटर")
+	add("len", 1, "मीटर")
+	add("len", 1000, "किलोमीटर", "किमी")
+	add("mass", 1, "ग्राम")
+	add("mass", 1000, "किलोग्राम", "किलो")
+	add("vol", 1, "लीटर")
+	add("time", 1.0/60, "सेकंड")
+	add("time", 1, "मिनट")
+	add("time", 60, "घंटे", "घंटा", "घंटों")
+	add("time", 1440, "दिन", "दिनों")
+	add("time", 10080, "सप्ताह", "हफ्ते", "हफ़्ते", "हफ्ता")
+	add("time", 43200, "महीने", "महीना", "महीनों")
+	add("time", 525600, "साल", "वर्ष")
+	add("%", 1, "प्रतिशत")
+	add("cur:inr", 1, "₹", "रुपये", "रुपए", "inr", "rupees")
 	return m
 })
 
@@ -407,6 +428,32 @@ func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー' || r == '々'
 }
 
+// oneArticles are the indefinite articles that count one of the duration after them: "a week",
+// "une semaine", "eine Woche".
+var oneArticles = map[string]bool{"a": true, "an": true, "un": true, "une": true, "una": true, "uno": true,
+	"ein": true, "eine": true, "einen": true, "einer": true}
+
+// frequencyWords before "a day" make it a rate ("twice a day", "three times a week").
+var frequencyWords = map[string]bool{"once": true, "twice": true, "times": true, "fois": true, "veces": true,
+	"vez": true, "mal": true, "раза": true, "раз": true}
+
+// articleDuration reads "a week", "an hour", "un an" as one of the unit (check_groundedness/9): a
+// duration of a minute or more only, as "a second cabin bag" is no duration, and not after a
+// figure, where it is a rate ("$49 a month").
+func articleDuration(words []word, i int) (figure, bool) {
+	if !oneArticles[words[i].s] || i+1 >= len(words) || words[i+1].kind != 'w' {
+		return figure{}, false
+	}
+	if i > 0 && (words[i-1].kind == 'n' || frequencyWords[words[i-1].s]) {
+		return figure{}, false // "$49 a month", "twice a day": a rate, per unit, not a duration
+	}
+	u, ok := units()[words[i+1].s]
+	if !ok || u.cat != "time" || u.factor < 1 {
+		return figure{}, false
+	}
+	return figure{values: []float64{u.factor}, cat: u.cat, start: words[i].start, end: words[i+1].end}, true
+}
+
 // figureWords are the words figureAt looks up for a word without a hyphen: months, ordinals,
 // numbers and units. A word outside it starts no figure.
 var figureWords = sync.OnceValue(func() map[string]bool {
@@ -433,6 +480,9 @@ func figureAt(t string, words []word, i int) (figure, int, bool) {
 	case 'n':
 		return numericFigure(t, words, i)
 	case 'w':
+		if f, ok := articleDuration(words, i); ok {
+			return f, 2, true
+		}
 		if !groundednessReference && !strings.Contains(w.s, "-") && !figureWords()[w.s] {
 			return figure{}, 0, false // none of the lookups below knows it: one lookup instead of four
 		}
