@@ -177,7 +177,7 @@ func splitsBefore(s string, comma, fine bool) bool {
 	}
 	if n == len(buf) || n < len(s) && s[n] >= utf8.RuneSelf {
 		w := leadingWord(s) // a long word, or one that goes on in another script
-		return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
+		return contrastSet()[w] || comma && consequenceWords()[w] || fine && (conjunction(w) || causal(w))
 	}
 	w := string(buf[:n]) // does not escape: converted on the stack
 	if n > 0 && !groundednessReference {
@@ -186,10 +186,10 @@ func splitsBefore(s string, comma, fine bool) bool {
 			k |= uint16(buf[1])
 		}
 		if f := splitPrefixes(); !f.contrast.has(k) && (!comma || !f.consequence.has(k)) {
-			return fine && conjunction(w) // no contrastive (or consequence) word starts so: no lookup
+			return fine && (conjunction(w) || causal(w)) // no contrastive (or consequence) word starts so: no lookup
 		}
 	}
-	return contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
+	return contrastSet()[w] || comma && consequenceWords()[w] || fine && (conjunction(w) || causal(w))
 }
 
 // prefixSet holds two-byte word prefixes (a one-byte word as its byte and 0).
@@ -225,6 +225,17 @@ var splitPrefixes = sync.OnceValue(func() *struct{ contrast, consequence prefixS
 func conjunction(w string) bool {
 	switch w {
 	case "and", "et", "y", "und", "и", "e", "including", "y,":
+		return true
+	}
+	return false
+}
+
+// causal reports whether w opens a cause ("because of a hamstring injury", "porque", "weil"),
+// which a fine split makes a piece of its own: a negation before it does not reach it ("will not
+// play because of an injury" says that there is an injury; check_groundedness/9).
+func causal(w string) bool {
+	switch w {
+	case "because", "parce", "porque", "weil", "потому", "поскольку":
 		return true
 	}
 	return false

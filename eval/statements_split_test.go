@@ -10,7 +10,7 @@ import (
 // leadingWord of the text after every space and comma of the training corpus and on edge texts.
 func TestSplitsBeforeMatchesLeadingWord(t *testing.T) {
 	texts := []string{"", "But", "HOWEVER it", "So,", "and", "And", "Während", "Но", "buté", "but-", "x" + strings.Repeat("a", 30),
-		"Including", "thereforeé", "mais", "Y", "y,"}
+		"Including", "thereforeé", "mais", "Y", "y,", "Because", "weil"}
 	for _, it := range trainingGroundedness(t) {
 		for _, s := range append([]string{it.Response}, it.Context[0].Content) {
 			for i := range len(s) {
@@ -24,7 +24,7 @@ func TestSplitsBeforeMatchesLeadingWord(t *testing.T) {
 		for _, comma := range []bool{false, true} {
 			for _, fine := range []bool{false, true} {
 				w := leadingWord(s)
-				want := contrastSet()[w] || comma && consequenceWords()[w] || fine && conjunction(w)
+				want := contrastSet()[w] || comma && consequenceWords()[w] || fine && (conjunction(w) || causal(w))
 				if got := splitsBefore(s, comma, fine); got != want {
 					t.Fatalf("splitsBefore(%q, %v, %v) = %v, want %v", s, comma, fine, got, want)
 				}
