@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-sentinel/sentinel/cmd/internal/cli"
 	"github.com/mcp-sentinel/sentinel/cmd/internal/sentinelcmd"
 	"github.com/mcp-sentinel/sentinel/findings"
+	"github.com/mcp-sentinel/sentinel/proxy"
 )
 
 // freeAddr returns a loopback address that was free a moment ago.
@@ -138,5 +139,35 @@ func TestRetentionPrunesOldRowsAndStopsWithItsContext(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("prune did not return after its context ended")
+	}
+}
+
+func TestProcessorsAddOnePerWorkerUnlessUserChose(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "GOMAXPROCS" {
+				return v
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		name           string
+		cores, workers int
+		gomaxprocs     string
+		want           int
+	}{
+		{"two cores, one worker", 2, 1, "", 3},
+		{"two cores, three workers", 2, 3, "", 5},
+		{"workers unset means the default", 4, 0, "", 4 + proxy.DefaultWorkers},
+		{"no core reported still counts one", 0, 1, "", 2},
+		{"GOMAXPROCS set by the user wins", 2, 1, "2", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := processors(tt.cores, tt.workers, env(tt.gomaxprocs)); got != tt.want {
+				t.Errorf("processors(%d, %d, GOMAXPROCS=%q) = %d, want %d", tt.cores, tt.workers, tt.gomaxprocs, got, tt.want)
+			}
+		})
 	}
 }
