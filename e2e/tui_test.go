@@ -189,10 +189,19 @@ func TestTUIAgainstARealProxy(t *testing.T) {
 	c.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fetch_page","arguments":{"url":"https://intranet/onboarding"}}}`)
 
 	x := startTmux(t, work, []string{"NO_COLOR=1"}, sentinel, "tui", "--admin", "http://"+admin)
-	s := x.waitForText(30*time.Second, "● live", "initialize", "tools/call", "fetch_page")
-	if !strings.Contains(s, "era legacy (initialize)") || !regexp.MustCompile(`✖ \d+ MUST|▲ \d+ SHOULD`).MatchString(s) {
-		t.Fatalf("the header or the verdict badges are missing:\n%s", s)
-	}
+	// The rows arrive before their findings: until the findings poll lands, a row's badge says
+	// "✖ n fail" and the header counts are 0. Both are true screens, so wait for the graded one
+	// rather than reading whichever the first capture caught.
+	badge := regexp.MustCompile(`✖ \d+ MUST|▲ \d+ SHOULD`)
+	counted := regexp.MustCompile(`failing rules ✖ MUST [1-9]`)
+	s := x.waitFor("rows with their verdict badges and the header's counts", 30*time.Second, func(s string) bool {
+		for _, w := range []string{"● live", "era legacy (initialize)", "initialize", "tools/call", "fetch_page"} {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return badge.MatchString(s) && counted.MatchString(s)
+	})
 	saveScreen(t, "exchanges", s)
 
 	// A filter narrows the list: only tools/call remains.
