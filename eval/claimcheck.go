@@ -1184,6 +1184,12 @@ func (ix *contextIndex) checkClaim(c *claim) ClaimStatus {
 			st.State, st.Reason = ix.judge(c, best)
 		}
 	}
+	if st.State == ClaimWeak || st.State == ClaimUnsupported || st.State == ClaimContradicted && best.figConflict > 0 {
+		if j, ok := ix.joinedAlignment(c, figKnown, best); ok {
+			best = j
+			st.State, st.Reason = ix.judge(c, best)
+		}
+	}
 	st.features = ix.claimFeatures(c, best, true, allowed)
 	cs := ix.stmts[best.stmt]
 	st.ContextID, st.Aligned = ix.items[cs.item].ID, strings.TrimSpace(cs.st.text)

@@ -137,6 +137,7 @@ func FuzzScoreGroundedness(f *testing.F) {
 	f.Add("The fee is $1,200 [kb] under section 9.2; it was 3 days.", "Section 9.1: the fee was raised from $1,000 to $1,200. There is no section 9.2.")
 	f.Add("本店接受信用卡付款。三百人", "本店不接受信用卡付款，只收现金。原为一百元，现已调整为每年一百五十元。")
 	f.Add("Die Strecke ist 12,5 km lang, y la de Bilbao, 35.", "1.250 2 hours 40 minutes 9 am–5 pm 15 March 2025 twenty-four")
+	f.Add("The pool is open from 7 am to 9 pm with a sauna.", "The pool opens at 7 am and closes at 9 pm. Its sauna is free. Mit dem Bus im Jahr.")
 	f.Fuzz(func(t *testing.T, response, context string) {
 		g := ScoreGroundedness(GroundednessInput{Response: response, Context: []ContextItem{{ID: "c", Content: context}}})
 		if g.Score < 0 || g.Score > 1 {
