@@ -1027,7 +1027,7 @@ func (ix *contextIndex) claimKeysOf(c *claim) *claimKeys {
 			ck.uniq = append(ck.uniq, tk)
 			ck.known = append(ck.known, ix.isKnown(tk.key))
 		}
-		if !tk.cjk && !ix.isKnown(tk.key) && tk.salient {
+		if !tk.cjk && !tk.noun && !ix.isKnown(tk.key) && tk.salient {
 			ck.novelSalient = true
 		}
 	}

@@ -39,7 +39,7 @@ func (ix *contextIndex) alignWordsReference(c *claim, s int, a *alignment) {
 		}
 	}
 	for _, tk := range c.st.tokens {
-		if !tk.cjk && !ix.isKnown(tk.key) && tk.salient {
+		if !tk.cjk && !tk.noun && !ix.isKnown(tk.key) && tk.salient {
 			a.novelSalient = true
 		}
 	}

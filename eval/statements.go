@@ -36,8 +36,13 @@ type token struct {
 	// initialCap: capitalised as the first word, which may be a name or just a sentence start;
 	// lower: written in lower case (so not a name).
 	initialCap, lower bool
-	old               bool // inside the scope of a supersession cue
-	cjk               bool // a character bigram of Han or kana text, which does not follow word boundaries
+	// noun: capitalised after a German article ("mit dem Bus", "im Jahr"): a common noun as
+	// often as a name, so a claim's noun the context never uses is not a name it never mentions
+	// (check_groundedness/10). Its salience is kept: "zum Flughafen" against "zum Hauptbahnhof"
+	// is still another place.
+	noun bool
+	old  bool // inside the scope of a supersession cue
+	cjk  bool // a character bigram of Han or kana text, which does not follow word boundaries
 }
 
 // Sets built once from the lexicon.
@@ -639,6 +644,20 @@ func polarityOf(cues []negCue) bool {
 	return denial
 }
 
+// germanArticles are the German articles and article-bearing prepositions after which a capital
+// marks a common noun. Words shared with another corpus language's function words ("den", "des",
+// "am", "das") are left out.
+var germanArticles = sync.OnceValue(func() map[string]bool {
+	return setOf([]string{"der", "die", "dem", "ein", "eine", "einer", "einem", "einen", "eines", "im", "zum", "zur",
+		"vom", "beim", "ins", "kein", "keine", "keiner", "keinem", "keinen", "jede", "jeder", "jedem", "jeden"})
+})
+
+func germanArticle(w string) bool { return germanArticles()[w] }
+
+// maxAttributives is how many lower-case words (adjectives, numerals) may stand between a German
+// article and its noun: two, so that a relative pronoun's "die morgen in Köln" does not reach a name.
+const maxAttributives = 2
+
 func titleCase(w string) bool {
 	r, _ := utf8.DecodeRuneInString(w)
 	return unicode.IsUpper(r)
@@ -680,7 +699,24 @@ func skipWord(w string) bool {
 func contentTokens(t string, words []word) []token {
 	out := make([]token, 0, len(words)) // mostly fewer, seldom more (an elided word gives two)
 	first := true
+	// noun: the word follows a German article ("dem Bus", "im Jahr", "einer schriftlichen
+	// Vereinbarung"), so its capital may mark a common noun rather than a name (token.noun)
+	noun, reach := false, 0 // reach: how many more words an article's noun may be away
 	for _, w := range words {
+		if w.kind == 'w' {
+			capital := titleCase(t[w.start:min(len(t), w.end)])
+			noun = capital && reach > 0
+			switch {
+			case germanArticle(w.s):
+				reach = 1 + maxAttributives
+			case reach > 0 && !capital && len(w.s) > 1:
+				reach-- // an adjective or a numeral between ("der neue Bus", "einer schriftlichen Vereinbarung")
+			default:
+				reach = 0
+			}
+		} else {
+			noun, reach = false, 0
+		}
 		switch w.kind {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
@@ -700,7 +736,7 @@ func contentTokens(t string, words []word) []token {
 					}
 					continue
 				}
-				out = append(out, token{key: stem(part), salient: capital && !first, initialCap: capital && first, lower: !capital, pos: w.start})
+				out = append(out, token{key: stem(part), salient: capital && !first, noun: capital && noun, initialCap: capital && first, lower: !capital, pos: w.start})
 			}
 			first = false
 		case 'c':
