@@ -48,6 +48,9 @@ type Snapshot struct {
 	// FindingsCapped is true when the admin API returned as many findings as asked for, so more
 	// may exist.
 	FindingsCapped bool
+	// FindingsLoaded is true once the store's findings have been read (SetFindings): until then
+	// the failing-rule counts are unknown, not zero, while rows may already carry their own.
+	FindingsLoaded bool
 	Conn           Conn
 	// Features are the deprecated or removed features (registry keys) seen in use on exchanges
 	// whose bodies the TUI has read, sorted.
@@ -71,6 +74,7 @@ type Cache struct {
 	pending  map[string][]findings.Finding
 	found    []findings.Finding
 	capped   bool
+	loaded   bool // SetFindings has been called
 	older    bool
 	features map[string]bool
 	featList []string
@@ -195,7 +199,7 @@ func (c *Cache) SetFindings(fs []findings.Finding, capped bool) {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].LastSeen.After(fs[j].LastSeen) })
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.found, c.capped = fs, capped
+	c.found, c.capped, c.loaded = fs, capped, true
 	c.changedLocked()
 }
 
@@ -251,5 +255,5 @@ func (c *Cache) Snapshot() Snapshot {
 	defer c.mu.Unlock()
 	rows := c.rows[c.start:len(c.rows):len(c.rows)]
 	return Snapshot{Rows: rows, Dropped: c.dropped, Findings: c.found, FindingsCapped: c.capped,
-		Conn: c.conn, Features: c.featList, OlderNotLoaded: c.older, GapNotLoaded: c.gap, Version: c.version}
+		FindingsLoaded: c.loaded, Conn: c.conn, Features: c.featList, OlderNotLoaded: c.older, GapNotLoaded: c.gap, Version: c.version}
 }

@@ -39,6 +39,11 @@ func headerView(s Styles, snap Snapshot, groups []ruleGroup, filtered bool, prob
 	line2 := fmt.Sprintf("failing rules %s %d%s · %s %d%s · %s %d%s · %s %d%s",
 		s.Must.Render(symMust+" MUST"), counts[rules.Must], more, s.Must.Render(symMust+" MUST NOT"), counts[rules.MustNot], more,
 		s.Should.Render(symShould+" SHOULD"), counts[rules.Should], more, s.Should.Render(symShould+" SHOULD NOT"), counts[rules.ShouldNot], more)
+	if !snap.FindingsLoaded {
+		// before the first findings poll the counts are unknown: "MUST 0" beside rows that
+		// already show their failures would be a guess, and a wrong one
+		line2 = "failing rules " + s.Dim.Render("not read yet")
+	}
 	if filtered {
 		line2 += " (filtered)"
 	}

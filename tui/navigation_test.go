@@ -143,3 +143,23 @@ func TestExportUsesEveryRegisteredFormat(t *testing.T) {
 		t.Errorf("an unknown extension: %v, want an error listing the known ones", err)
 	}
 }
+
+// TestHeaderSaysCountsAreUnknownBeforeTheFirstFindingsRead: rows arrive on the live stream before
+// the first findings poll answers, and until it does the header does not claim "MUST 0" beside
+// rows that already show their failures; once the store has answered, even with nothing, the
+// counts are shown.
+func TestHeaderSaysCountsAreUnknownBeforeTheFirstFindingsRead(t *testing.T) {
+	cache := NewCache(0)
+	cache.AddExchanges([]Row{{ID: "ex-1", Target: "http://127.0.0.1:8080/mcp", Started: t0, Method: "initialize", Key: "initialize", Status: 200, Graded: "graded", Count: 2}})
+	cache.SetConn(Conn{State: Live, Since: t0})
+	header := func() string {
+		return headerView(NewStyles(false), cache.Snapshot(), nil, false, "", t0, "http://127.0.0.1:9090", 120)
+	}
+	if h := header(); !strings.Contains(h, "failing rules not read yet") || strings.Contains(h, "MUST 0") {
+		t.Errorf("header before the first findings read:\n%s\nwant \"failing rules not read yet\" and no count", h)
+	}
+	cache.SetFindings(nil, false)
+	if h := header(); !strings.Contains(h, "MUST 0") || strings.Contains(h, "not read yet") {
+		t.Errorf("header after an empty findings read:\n%s\nwant the counts, MUST 0", h)
+	}
+}
