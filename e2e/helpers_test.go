@@ -37,6 +37,13 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	binDir = dir
+	// Brokers and sentinels started by the tests keep their state folder (the audit key, the
+	// checkpoint files named after each database) here, removed with the binaries, not in the
+	// user's home folder.
+	if err := os.Setenv("SENTINEL_STATE_DIR", filepath.Join(dir, "state")); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: setting the state folder: %v\n", err)
+		os.Exit(2)
+	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

@@ -21,6 +21,11 @@ BIN=${BIN:-bin}
 STATE=${DEMO_DIR:-.state/demo}
 rm -rf "$STATE"
 mkdir -p "$STATE"
+# The broker keeps its audit key and the checkpoint file it anchors the audit chain with in its
+# state folder, outside the database, so that a replaced database shows as rewritten. The demo
+# recreates its database on every run, so it gets a state folder of its own, wiped with it:
+# otherwise the second run's chain would be checked against the first run's checkpoints.
+export SENTINEL_STATE_DIR="$(cd "$STATE" && pwd)/state"
 trap stop_started EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
