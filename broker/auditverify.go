@@ -28,10 +28,21 @@ func VerifyAudit(ctx context.Context, st store.Audit, keys audit.Keys, checkpoin
 	if err != nil {
 		return fmt.Errorf("verifying the audit chain: %w", err)
 	}
+	// where each checkpoint was read, by signature, so that a break names the copy it was
+	// found against: a checkpoint file outlives the database it is named after
+	from := make(map[string]string, len(cps))
+	for _, cp := range cps {
+		from[cp.Sig] = "the database"
+	}
 	for _, f := range checkpointFiles {
 		more, err := ReadCheckpointFile(f)
 		if err != nil {
 			return fmt.Errorf("verifying the audit chain: %w", err)
+		}
+		for _, cp := range more {
+			if _, ok := from[cp.Sig]; !ok {
+				from[cp.Sig] = f
+			}
 		}
 		cps = append(cps, more...)
 	}
@@ -41,6 +52,10 @@ func VerifyAudit(ctx context.Context, st store.Audit, keys audit.Keys, checkpoin
 	}
 	if b := rep.Break; b != nil {
 		_, _ = fmt.Fprintf(w, "audit chain %s at entry %d: %s (%d entries before it verify)\n", strings.ToUpper(b.Kind), b.Seq, b.Reason, max(0, b.Seq-1))
+		if cp := rep.Checkpoint; cp != nil && b.Kind != audit.Forged {
+			_, _ = fmt.Fprintf(w, "checked against the checkpoint at entry %d signed %s by key %s, read from %s\n",
+				cp.Seq, time.UnixMicro(cp.At).UTC().Format(time.RFC3339), cp.KeyID, from[cp.Sig])
+		}
 		return b
 	}
 	if !rep.SignaturesChecked {

@@ -369,6 +369,11 @@ func TestTheCheckpointFileOutlivesTheDatabase(t *testing.T) {
 		if !errors.As(err, &br) || br.Kind != audit.Truncated || br.Seq != 8 {
 			t.Fatalf("with the file: %v %q; want truncated at 8", err, out.String())
 		}
+		// the report names the copy the break was found against, so an operator can tell a
+		// tampered database from a checkpoint file left behind by another one at the same path
+		if !strings.Contains(out.String(), "read from "+cpFile) {
+			t.Errorf("the report %q does not name the checkpoint file %s", out.String(), cpFile)
+		}
 	})
 }
 
