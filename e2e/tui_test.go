@@ -190,8 +190,8 @@ func TestTUIAgainstARealProxy(t *testing.T) {
 
 	x := startTmux(t, work, []string{"NO_COLOR=1"}, sentinel, "tui", "--admin", "http://"+admin)
 	// The rows arrive before their findings: until the findings poll lands, a row's badge says
-	// "✖ n fail" and the header counts are 0. Both are true screens, so wait for the graded one
-	// rather than reading whichever the first capture caught.
+	// "✖ n fail" and the header says its counts are not read yet. Both are true screens, so wait
+	// for the graded one rather than reading whichever the first capture caught.
 	badge := regexp.MustCompile(`✖ \d+ MUST|▲ \d+ SHOULD`)
 	counted := regexp.MustCompile(`failing rules ✖ MUST [1-9]`)
 	s := x.waitFor("rows with their verdict badges and the header's counts", 30*time.Second, func(s string) bool {

@@ -10,9 +10,9 @@ import (
 // against "opens 3 hours before … and closes 45 minutes before", "a two-person tent with
 // aluminium poles" against "… sleeps two people … Poles are aluminium". Aligned with one statement
 // at a time, such a claim is half supported, or contradicted by the figure it takes from the other
-// half. joinedAlignment (check_groundedness/10) tries the best statement joined with one more
-// statement of the same item, and accepts the join only when it supports the claim outright and
-// the second statement adds something of the claim's without adding anything of its own that the
+// half. joinedAlignment (check_groundedness/10) tries the best statement joined with one or two
+// more statements of the same item, and accepts the join only when it supports the claim outright
+// and each statement joined adds something of the claim's without adding anything of its own that the
 // claim leaves unsaid — so a fact of one statement is not pinned on the subject of another
 // ("the tenant pays for water" against "The Tenant pays for electricity. Water is paid by the
 // Landlord." is not joined: the claim drops "Landlord").

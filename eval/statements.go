@@ -703,8 +703,14 @@ func contentTokens(t string, words []word) []token {
 	// Vereinbarung"), so its capital may mark a common noun rather than a name (token.noun)
 	noun, reach := false, 0 // reach: how many more words an article's noun may be away
 	for _, w := range words {
-		if w.kind == 'w' {
-			capital := titleCase(t[w.start:min(len(t), w.end)])
+		if w.kind != 'w' {
+			noun, reach = false, 0
+		}
+		switch w.kind {
+		case 'w':
+			orig := t[w.start:min(len(t), w.end)]
+			r, _ := utf8.DecodeRuneInString(orig)
+			capital := unicode.IsUpper(r)
 			noun = capital && reach > 0
 			switch {
 			case germanArticle(w.s):
@@ -714,20 +720,12 @@ func contentTokens(t string, words []word) []token {
 			default:
 				reach = 0
 			}
-		} else {
-			noun, reach = false, 0
-		}
-		switch w.kind {
-		case 'w':
-			orig := t[w.start:min(len(t), w.end)]
 			parts, n := elisions(w.s)
 			for _, part := range parts[:n] {
 				if (skipWord(part) || strings.HasSuffix(part, "n't") || strings.HasSuffix(part, "'")) && (len(part) != 1 || len(orig) != 1 || orig[0] < 'A' || orig[0] > 'Z') {
 					continue
 				}
-				r, _ := utf8.DecodeRuneInString(orig)
 				runes := utf8.RuneCountInString(part)
-				capital := unicode.IsUpper(r)
 				if runes == 1 {
 					// a letter that names something: Model X, Appendix D; not the article opening a
 					// sentence ("A public garage ...")
@@ -736,7 +734,7 @@ func contentTokens(t string, words []word) []token {
 					}
 					continue
 				}
-				out = append(out, token{key: stem(part), salient: capital && !first, noun: capital && noun, initialCap: capital && first, lower: !capital, pos: w.start})
+				out = append(out, token{key: stem(part), salient: capital && !first, noun: noun, initialCap: capital && first, lower: !capital, pos: w.start})
 			}
 			first = false
 		case 'c':

@@ -36,10 +36,12 @@ func headerView(s Styles, snap Snapshot, groups []ruleGroup, filtered bool, prob
 	if snap.FindingsCapped {
 		more = "+"
 	}
-	line2 := fmt.Sprintf("failing rules %s %d%s · %s %d%s · %s %d%s · %s %d%s",
-		s.Must.Render(symMust+" MUST"), counts[rules.Must], more, s.Must.Render(symMust+" MUST NOT"), counts[rules.MustNot], more,
-		s.Should.Render(symShould+" SHOULD"), counts[rules.Should], more, s.Should.Render(symShould+" SHOULD NOT"), counts[rules.ShouldNot], more)
-	if !snap.FindingsLoaded {
+	var line2 string
+	if snap.FindingsLoaded {
+		line2 = fmt.Sprintf("failing rules %s %d%s · %s %d%s · %s %d%s · %s %d%s",
+			s.Must.Render(symMust+" MUST"), counts[rules.Must], more, s.Must.Render(symMust+" MUST NOT"), counts[rules.MustNot], more,
+			s.Should.Render(symShould+" SHOULD"), counts[rules.Should], more, s.Should.Render(symShould+" SHOULD NOT"), counts[rules.ShouldNot], more)
+	} else {
 		// before the first findings poll the counts are unknown: "MUST 0" beside rows that
 		// already show their failures would be a guess, and a wrong one
 		line2 = "failing rules " + s.Dim.Render("not read yet")
