@@ -709,8 +709,7 @@ func contentTokens(t string, words []word) []token {
 		switch w.kind {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
-			r, _ := utf8.DecodeRuneInString(orig)
-			capital := unicode.IsUpper(r)
+			capital := titleCase(orig)
 			noun = capital && reach > 0
 			switch {
 			case germanArticle(w.s):
