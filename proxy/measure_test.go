@@ -28,10 +28,23 @@ const (
 func measureUpstream() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/sse" { // the SSE benchmarks' stream: sseBenchEvents events, each flushed, back to back
+			w.Header().Set("Content-Type", "text/event-stream")
+			rc := http.NewResponseController(w)
+			for i := range sseBenchEvents {
+				fmt.Fprintf(w, "id: %d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":%d}}\n\n", i, i)
+				_ = rc.Flush()
+			}
+			fmt.Fprintf(w, "data: %s\n\n", measureResult)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, measureResult)
 	})
 }
+
+// sseBenchEvents is how many progress events the benchmarks' SSE stream carries before its result.
+const sseBenchEvents = 20
 
 // storeBodyMax is the stored-body cap (findings.Options.MaxStoredBody) the measurements and
 // benchmarks open their store with, 0 for the store's default: `go test -args -store-body-max=N`
