@@ -127,6 +127,11 @@ func ExtractCitations(response string) []Citation {
 		if taken(m[0], m[1]) {
 			continue
 		}
+		if m[2] >= 0 && m[6] == m[3] && isASCIILetter(response[m[6]]) {
+			// the label's word goes on ("pages", "rules", "tablet"): a word, not "page s"
+			// (the expression's \s* lets a letter follow the label directly, as a digit may)
+			continue
+		}
 		label := ""
 		if m[2] >= 0 {
 			label = strings.ToLower(response[m[2]:m[3]])

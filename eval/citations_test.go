@@ -83,6 +83,10 @@ func TestExtractCitations(t *testing.T) {
 		{"a markdown link is not a source marker", "Read [the guide](https://x.test/g).", nil},
 		{"short quotes are not claims", "They said \"yes\" twice.", nil},
 		{"a curly quote is a quote", "It reads “refunds take ten business days”.", []string{"refunds take ten business days"}},
+		// a label's word that goes on is a word: "pages" was read as "page s", "tablet" as "table t"
+		{"plural labels are words", "The rules and pages cover steps, items and tables.", nil},
+		{"a word that starts with a label", "The tablet comes with an annexe.", nil},
+		{"a letter after a space is still an identifier", "See Appendix B and page 4.", []string{"appendix b", "page 4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -76,6 +76,8 @@ func TestCorpusSplit(t *testing.T) {
 	}
 	// groundedness_train_extra2.jsonl (check_groundedness/6) uses the family names of heldout2/
 	gndExtra2 := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train_extra2.jsonl")
+	// and so does groundedness_train_extra3.jsonl (check_groundedness/11)
+	gndExtra2 = append(gndExtra2, readJSONL[groundednessItem](t, "testdata/corpus/groundedness_train_extra3.jsonl")...)
 	// the groundedness probes (check_groundedness/7, never trained on) too
 	gndProbes := readJSONL[groundednessItem](t, "testdata/corpus/groundedness_probe.jsonl")
 	gndProbes = append(gndProbes, readJSONL[groundednessItem](t, "testdata/corpus/groundedness_probe2.jsonl")...)
@@ -85,7 +87,7 @@ func TestCorpusSplit(t *testing.T) {
 		switch {
 		case strings.HasPrefix(c.ID, "gnd-x2-"):
 			families = []string{"paraphrase", "multi_claim", "superseded", "negation"}
-		case strings.HasPrefix(c.ID, "gnd-x3-"), strings.HasPrefix(c.ID, "gnd-x4-"):
+		case strings.HasPrefix(c.ID, "gnd-x3-"), strings.HasPrefix(c.ID, "gnd-x4-"), strings.HasPrefix(c.ID, "gnd-x5-"):
 			families = []string{"paraphrase", "multi_claim", "superseded", "negation", "numbers", "entities", "no_claim", "citations"}
 		}
 		checkCommon(t, c.ID, c.Label, c.Family, c.Difficulty, c.Lang, []string{"grounded", "ungrounded"}, families)

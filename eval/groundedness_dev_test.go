@@ -13,7 +13,7 @@ import (
 // Held-out v3 and anything under heldout4/ are never read here.
 var groundednessDevFiles = []string{
 	"groundedness_train.jsonl", "groundedness_train_extra.jsonl", "groundedness_heldout.jsonl",
-	"heldout2/groundedness.jsonl", "groundedness_train_extra2.jsonl",
+	"heldout2/groundedness.jsonl", "groundedness_train_extra2.jsonl", "groundedness_train_extra3.jsonl",
 }
 
 // groundednessFreshFile holds the items written for check_groundedness/6 before any /6 change

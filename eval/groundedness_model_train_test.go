@@ -27,6 +27,7 @@ var groundednessSources = []gndSource{
 	{"train", []string{"groundedness_train.jsonl"}},
 	{"train_extra", []string{"groundedness_train_extra.jsonl"}},
 	{"train_extra2", []string{"groundedness_train_extra2.jsonl"}},
+	{"train_extra3", []string{"groundedness_train_extra3.jsonl"}},
 	{"heldout_v1", []string{"groundedness_heldout.jsonl"}},
 	{"heldout_v2", []string{"heldout2/groundedness.jsonl"}},
 	{"legacy", groundednessLegacyFiles},

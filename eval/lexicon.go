@@ -22,7 +22,15 @@ var negationCues = []string{
 	"debunk", "withdraws", "rescinds", "rétracte", "réfute", "dément", "retracta", "retractó", "refuta",
 	"widerruft", "widerrufen", "опровергает", "опровергли", "отозвали",
 	// rejection, refusal and cancellation deny what they reject
-	"rejected", "rejects", "refused", "refuses", "cancelled", "canceled", "dementierte",
+	"rejected", "rejects", "reject", "refused", "refuses", "cancelled", "canceled", "dementierte",
+	// cessation (check_groundedness/11; the verbs of stopping that need the word after them are
+	// ceases' pairs)
+	"ceased", "cessé", "cessée", "cessés", "cessées", "aufgehört", "перестал", "перестала",
+	"перестали", "перестало", "прекратил", "прекратила", "прекратили", "прекратило", "прекращено",
+	"прекращена", "прекращён", "прекращен",
+	// exclusion, in the inflections the singular above lacks
+	"excluidos", "excluidas", "excluida", "excluído", "excluída", "excluídos", "excluídas", "escluso",
+	"esclusa", "esclusi", "escluse",
 	"dementierten", "abgelehnt", "lehnte", "abgesagt", "rejeté", "rejetée", "refusé", "refusée", "annulé", "annulée",
 	"rechazó", "rechazado", "rechazada", "cancelado", "cancelada", "rejeitou", "rejeitado", "опровергло",
 	"опровергла", "отклонил", "отклонила", "отклонило", "отклонено", "отменён", "отменен", "отменено",
@@ -171,6 +179,15 @@ var abstentionCues = []string{
 	"finde ich", "keine angaben", "keine informationen", "weiß ich nicht", "steht nichts", "nicht angegeben",
 	// Russian
 	"нет информации", "не нашёл", "не нашел", "не знаю", "не указано", "не упоминается",
+	// check_groundedness/11: inability, the material's silence, and Italian and Portuguese
+	"wasn't able to", "was not able to", "weren't able to", "couldn't locate", "could not locate",
+	"can't locate", "cannot locate", "didn't locate", "can't confirm", "cannot confirm", "couldn't confirm",
+	"could not confirm", "rather not guess", "won't guess", "not going to guess", "is silent on",
+	"are silent on", "says nothing", "ne dit rien", "ne disent rien", "rien à ce sujet", "je ne trouve pas",
+	"no tengo datos", "no tengo información", "no dispongo de", "no consta", "keine auskunft",
+	"nichts gefunden", "nicht gefunden", "ничего не сказано", "не сказано", "не нашла", "не нашлось",
+	"нет данных", "нет сведений", "non ho trovato", "nessuna informazione", "non so", "não encontrei",
+	"não sei", "nenhuma informação", "não há informação",
 }
 
 // abstentionCuesCJK are abstentions in Chinese and Japanese, matched as substrings.
@@ -180,7 +197,10 @@ var abstentionCuesCJK = []string{"没有提到", "未提及", "没有相关信�
 // suggestions point the user somewhere else without asserting anything about the world.
 var suggestions = []string{"you may want to", "you might want to", "i recommend", "i'd recommend", "i suggest",
 	"i'd suggest", "feel free to", "you can contact", "you could contact", "you can ask", "you could ask",
-	"please contact", "please reach out"}
+	"please contact", "please reach out",
+	// check_groundedness/11: asking which thing is meant, and offering to look
+	"let me know which", "let me know what", "let me know whether", "tell me which", "i'll check",
+	"i will check", "i'll look into", "i'll find out", "i can check", "i can look into"}
 
 // pleasantries open or close an answer without asserting anything.
 var pleasantries = []string{
@@ -196,6 +216,10 @@ var pleasantries = []string{
 	"good morning", "good afternoon", "good evening", "buenos días", "buenas tardes", "bonsoir", "guten morgen",
 	"guten tag", "доброе утро", "добрый день", "happy to look", "glad to look", "happy to take a look",
 	"please check with", "please ask", "please contact",
+	// check_groundedness/11: more thanks and wishes
+	"glad i could help", "glad i could", "great question", "lovely weekend", "nice weekend", "great weekend",
+	"good weekend", "nice day", "great day", "lovely day", "bonne journée", "bon week-end", "buen día",
+	"buen fin de semana", "schönen tag", "schönes wochenende", "хорошего дня", "buona giornata", "bom dia",
 }
 
 // pleasantriesCJK are pleasantries in Chinese and Japanese, matched as substrings.
@@ -208,7 +232,13 @@ var sourceWords = []string{"document", "documents", "context", "source", "source
 	"资料", "文档", "資料", "文書",
 	// check_groundedness/5: Italian, Dutch, Polish, Turkish, Greek, Ukrainian, Vietnamese
 	"documenti", "documento", "contesto", "documenten", "document", "dokumentach", "dokumenty", "belgelerde",
-	"belgeler", "έγγραφα", "έγγραφο", "документах", "документі"}
+	"belgeler", "έγγραφα", "έγγραφο", "документах", "документі",
+	// check_groundedness/11: the material named as what was given ("these notes", "what you sent"),
+	// not a page, a file or a guide of the world
+	"provided pages", "these pages", "these notes", "your notes", "the notes you", "the handbook", "these files",
+	"the files you", "what you sent", "what you shared", "what you provided", "what you gave", "you sent me",
+	"documentation", "documentación", "dokumente", "dokumenten", "материалах", "материалы", "документы",
+	"документов", "materiale", "materiali", "materiais"}
 
 // oldCues mark the value that follows them as superseded ("previously 18", "formerly John
 // Smith"); newCues mark the current one.

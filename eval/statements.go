@@ -520,6 +520,8 @@ func hasNegation(s, cased string, words []word) bool {
 				}
 				if negationSet()[part] || strings.HasSuffix(part, "n't") {
 					cues = append(cues, negCue{at: k, negator: strings.HasSuffix(part, "n't") || negatorSet()[part], refutes: refutationSet()[part]})
+				} else if k+1 < len(words) && ceases(part, words[k+1]) {
+					cues = append(cues, negCue{at: k})
 				}
 			}
 			if r, _ := utf8.DecodeRuneInString(w.s); unicode.Is(unicode.Hangul, r) {
@@ -543,6 +545,37 @@ func hasNegation(s, cased string, words []word) bool {
 		}
 	}
 	return polarityOf(cues)
+}
+
+// ceases reports whether w, followed by the word next, is a word of denial that needs the word
+// after it to be one: a verb of stopping, in the past or the future, before what stopped
+// ("stopped serving", "dejó de prestar", "smesso di"), or a phrasal verb of exclusion or refusal
+// ("ruled out", "turned down", "phased out", "dropped support"). Alone each has another sense
+// ("the bus stopped", "turned the page", "prices dropped"), so only the pair denies; and the
+// present tells a schedule, not an end ("the café stops serving food at 17:00"), so it is left
+// out (check_groundedness/11).
+func ceases(w string, next word) bool {
+	if next.kind != 'w' {
+		return false
+	}
+	switch w {
+	case "stopped":
+		return strings.HasSuffix(next.s, "ing") && len(next.s) > 5
+	case "arrêté":
+		return next.s == "de" || strings.HasPrefix(next.s, "d'") || strings.HasPrefix(next.s, "d’")
+	}
+	return slices.Contains(cessationPairs[w], next.s)
+}
+
+// cessationPairs are ceases' pairs: a word and the words after it that make the pair deny.
+var cessationPairs = map[string][]string{
+	"ruled": {"out"}, "rules": {"out"}, "rule": {"out"}, "ruling": {"out"},
+	"turned": {"down"}, "turns": {"down"}, "turn": {"down"}, "turning": {"down"},
+	"phased": {"out"}, "phases": {"out"}, "phasing": {"out"},
+	"dropped": {"support"}, "drops": {"support"}, "dropping": {"support"},
+	"dejó": {"de"}, "dejaron": {"de"}, "dejado": {"de"}, "dejará": {"de"}, "dejarán": {"de"},
+	"deixou": {"de"}, "deixaram": {"de"}, "parou": {"de"}, "pararam": {"de"},
+	"smesso": {"di"}, "cessato": {"di"},
 }
 
 // portugueseMarkers are words that only Portuguese, of the languages whose "no" negates, uses.
@@ -702,10 +735,19 @@ func contentTokens(t string, words []word) []token {
 	// noun: the word follows a German article ("dem Bus", "im Jahr", "einer schriftlichen
 	// Vereinbarung"), so its capital may mark a common noun rather than a name (token.noun)
 	noun, reach := false, 0 // reach: how many more words an article's noun may be away
-	for _, w := range words {
+	skipDown := false       // the "down" of "turned down", a cue with the word before it
+	for k, w := range words {
 		if w.kind != 'w' {
 			noun, reach = false, 0
 		}
+		if w.kind == 'w' && (skipDown && w.s == "down" || k+1 < len(words) && ceases(w.s, words[k+1])) {
+			// a verb of stopping is a cue, not content, as a word of denial is; what stopped
+			// ("serving", "support") stays content
+			skipDown = !skipDown && words[k+1].s == "down"
+			first = false
+			continue
+		}
+		skipDown = false
 		switch w.kind {
 		case 'w':
 			orig := t[w.start:min(len(t), w.end)]
