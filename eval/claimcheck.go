@@ -701,11 +701,14 @@ func (ix *contextIndex) polarity(c *claim, s int) bool {
 }
 
 // retirePrevious marks as superseded the figures of the statement before a change ("the 2023
-// guideline recommended 8 hours; the 2025 revision reduced this to 6 hours").
+// guideline recommended 8 hours; the 2025 revision reduced this to 6 hours"). Only the change's
+// current figures retire anything: a change that retires its own ("The earlier advice of 2
+// tablets every 4 hours has been replaced") leaves the statement before it current
+// (check_groundedness/12).
 func retirePrevious(prev *statement, change statement) {
 	for i := range prev.figs {
 		for _, g := range change.figs {
-			if comparableFigures(prev.figs[i], g) && !sameValue(prev.figs[i], g) && !prev.figs[i].new {
+			if !g.old && comparableFigures(prev.figs[i], g) && !sameValue(prev.figs[i], g) && !prev.figs[i].new {
 				prev.figs[i].old = true
 			}
 		}

@@ -141,7 +141,7 @@ func splitConjuncts(clause string, memo statementMemo) [][2]int {
 		also := conj && weight(left) >= 1 && weight(right) >= 1 && alsoPhrases().any(scanWords(lowerSameLength(clause[p[0]:p[1]])))
 		// "Priya is in charge of payments, Oskar heads infrastructure": two clauses after a comma
 		// are two claims, unless the second is the first's complement ("…, что бензин подорожает")
-		clauses := joiner == "," && weight(left) >= 2 && weight(right) >= 2 && !complementizer(word) ||
+		clauses := joiner == "," && weight(left) >= 2 && weight(right) >= 2 && !complementizer(word) && !(cur[0] == 0 && frontedAdjunct(clause)) ||
 			joiner == "，" && weight(left) >= 2 && weight(right) >= 1
 		if conj && weight(left) >= 2 && weight(right) >= 2 || list || relative || also || clauses {
 			out = append(out, cur)
@@ -152,6 +152,28 @@ func splitConjuncts(clause string, memo statementMemo) [][2]int {
 	}
 	return append(out, cur)
 }
+
+// frontedAdjunct reports whether clause opens with a preposition ("Since January, …", "Depuis
+// janvier, …", "Im März, …"): the words before its first comma are then a time, a place or a
+// circumstance of the clause after it, with no predicate of their own to check, not a claim
+// (check_groundedness/11).
+func frontedAdjunct(clause string) bool {
+	return adjunctOpeners()[leadingWord(strings.TrimLeft(clause, " \t\n\"'«“¿¡"))]
+}
+
+// adjunctOpeners are the prepositions that open a fronted adjunct in the corpus languages.
+var adjunctOpeners = sync.OnceValue(func() map[string]bool {
+	return setOf([]string{
+		"in", "on", "at", "since", "from", "after", "before", "until", "during", "for", "by", "within", "between",
+		"under", "over", "throughout", "as",
+		"depuis", "dès", "en", "dans", "à", "au", "aux", "après", "avant", "pendant", "pour", "par", "sur", "sous", "jusqu",
+		"desde", "a", "al", "tras", "después", "antes", "durante", "para", "por", "hasta", "sobre", "entre",
+		"seit", "im", "am", "ab", "nach", "vor", "während", "für", "bei", "bis", "zum", "zur", "vom",
+		"em", "no", "na", "nos", "nas", "após", "até",
+		"da", "dal", "dalla", "nel", "nella", "dopo", "prima", "fino",
+		"с", "со", "в", "во", "после", "до", "для", "по", "от",
+	})
+})
 
 // complementizer reports whether w opens a clause that completes the one before it ("reported
 // that…", "сообщения о том, что…"): not a claim of its own.

@@ -282,7 +282,12 @@ var changeVerbs = []string{"rose", "raised", "increased", "reduced", "lowered", 
 	"cambiado", "cambiada", "перенесён", "перенесен", "перенесена", "перенесено", "продлён", "продлен",
 	"продлена", "продлено", "увеличен", "увеличена", "уменьшен", "уменьшена",
 	// check_groundedness/6: "passe de 120 € à 150 €", "pasa de", "passa da" (with "from … to" only)
-	"passe", "passent", "passera", "passeront", "pasa", "pasará", "passa", "passará"}
+	"passe", "passent", "passera", "passeront", "pasa", "pasará", "passa", "passará",
+	// check_groundedness/12: the present and the plain verbs of a change, with their "from" (alone,
+	// "changes" and "falls" are nouns and "goes" says nothing of a value)
+	"rises from", "rise from", "goes from", "go from", "went from", "increases from", "decreases from",
+	"falls from", "fell from", "drops from", "dropped from", "climbs from", "climbed from", "moves from",
+	"changes from", "changed from", "jumps from", "jumped from"}
 
 // changeVerbsCJK are change verbs in Chinese and Japanese.
 var changeVerbsCJK = []string{"调整为", "改为", "更改为", "变更", "変更", "改定", "改成", "延期", "延长", "推迟", "提前到", "移至", "延長", "移転"}

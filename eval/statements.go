@@ -956,7 +956,7 @@ func foldDiacritics(w string) string {
 // markSupersession flags the figures and tokens a statement marks as superseded or current:
 // "from X to Y" (X old, Y new), "previously X", "X (deprecated)", "now Y", "replaced X with Y".
 func markSupersession(st *statement, lower string, cues *stmtCues) {
-	st.change = cues.has(cueChange)
+	st.change = reportsChange(cues)
 	st.current = cues.has(cueNow)
 	oldAt, newAt := cues.ends(cueOld), cues.ends(cueNew)
 	// a cue marks the first figure after it
@@ -999,6 +999,73 @@ func markSupersession(st *statement, lower string, cues *stmtCues) {
 		}
 	}
 }
+
+// reportsChange reports whether a change cue of the statement reports a change. A participle
+// used as an adjective does not: after a determiner ("the reduced fee", "an extended warranty",
+// "the revised terms") or opening a heading before a noun ("Revised guidance (v3): …", "Updated
+// schedule"). Read as changes, they retired the first of two same-kind figures ("2 tablets every
+// 6 hours, up to 8 tablets") and kept a claim that names the "reduced fee" from being checked
+// for a superseded value (check_groundedness/12).
+func reportsChange(cues *stmtCues) bool {
+	found := false
+	cues.each(cueChange, func(s, _ int) {
+		if found {
+			return
+		}
+		k := slices.IndexFunc(cues.ws, func(w word) bool { return w.start == s })
+		if k < 0 || !attributiveAt(cues.ws, k) {
+			found = true
+		}
+	})
+	return found
+}
+
+// attributiveAt reports whether word k stands as an adjective: first in the statement before
+// another word (a heading), after an English determiner ("the reduced fee"; an English cue
+// only, as French "a" is a verb: "le magasin a modifié"), or as a participle after a Romance
+// determiner and the noun it opens ("le tarif réduit", "la cuota reducida"), where a verb would
+// have an auxiliary before it ("le tarif est réduit", "a été réduit").
+func attributiveAt(ws []word, k int) bool {
+	isWord := func(i int) bool { return i >= 0 && i < len(ws) && ws[i].kind == 'w' }
+	switch {
+	case k == 0:
+		return isWord(1)
+	case isWord(k-1) && changeDeterminers[ws[k-1].s] && isASCII(ws[k].s):
+		return isWord(k + 1)
+	case k >= 2 && isWord(k-1) && isWord(k-2) && romanceDeterminers[ws[k-2].s] && !auxiliaries[ws[k-1].s] && romanceParticiple(ws[k].s):
+		return true
+	}
+	return false
+}
+
+// romanceParticiple reports whether w ends as a French, Spanish, Italian or Portuguese past
+// participle does ("réduit", "prolongée", "reducida", "modificato"): only a participle follows its
+// noun as an adjective; a finite verb there is the verb ("la cotisation passe de 40 € à 55 €").
+func romanceParticiple(w string) bool {
+	for _, end := range []string{"é", "ée", "és", "ées", "it", "ite", "its", "ites", "ido", "ida", "idos", "idas",
+		"ado", "ada", "ados", "adas", "ato", "ata", "ati", "ate", "uto", "uta"} {
+		if strings.HasSuffix(w, end) {
+			return true
+		}
+	}
+	return false
+}
+
+// changeDeterminers are the English determiners after which a change verb's participle is an
+// adjective ("the reduced fee").
+var changeDeterminers = map[string]bool{"the": true, "a": true, "an": true, "this": true, "these": true, "that": true,
+	"those": true, "our": true, "your": true, "its": true, "their": true, "his": true, "her": true, "my": true}
+
+// romanceDeterminers open a noun that a French, Spanish, Italian or Portuguese adjective follows.
+var romanceDeterminers = map[string]bool{"le": true, "la": true, "les": true, "un": true, "une": true, "el": true,
+	"los": true, "las": true, "una": true, "il": true, "lo": true, "gli": true, "o": true, "os": true, "as": true,
+	"um": true, "uma": true, "ce": true, "cette": true, "ces": true, "este": true, "esta": true, "nuestro": true,
+	"nuestra": true, "notre": true, "votre": true}
+
+// auxiliaries stand between a noun and a participle that is a verb ("le tarif est réduit").
+var auxiliaries = map[string]bool{"a": true, "est": true, "sont": true, "été": true, "ont": true, "ha": true,
+	"han": true, "fue": true, "es": true, "está": true, "sido": true, "è": true, "è stato": true, "stato": true,
+	"é": true, "foi": true, "será": true, "sera": true, "ne": true, "se": true, "va": true, "vient": true}
 
 // firstFigureAfter is the index of the first figure starting within window bytes after pos.
 func firstFigureAfter(figs []figure, pos, window int) int {
