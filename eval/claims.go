@@ -156,24 +156,27 @@ func splitConjuncts(clause string, memo statementMemo) [][2]int {
 // frontedAdjunct reports whether clause opens with a preposition ("Since January, …", "Depuis
 // janvier, …", "Im März, …"): the words before its first comma are then a time, a place or a
 // circumstance of the clause after it, with no predicate of their own to check, not a claim
-// (check_groundedness/11).
+// (check_groundedness/12).
 func frontedAdjunct(clause string) bool {
-	return adjunctOpeners()[leadingWord(strings.TrimLeft(clause, " \t\n\"'«“¿¡"))]
+	return adjunctOpener(leadingWord(strings.TrimLeft(clause, " \t\n\"'«“¿¡")))
 }
 
-// adjunctOpeners are the prepositions that open a fronted adjunct in the corpus languages.
-var adjunctOpeners = sync.OnceValue(func() map[string]bool {
-	return setOf([]string{
-		"in", "on", "at", "since", "from", "after", "before", "until", "during", "for", "by", "within", "between",
+// adjunctOpener reports whether w is a preposition that opens a fronted adjunct in the corpus
+// languages. A switch, not a table built at start-up.
+func adjunctOpener(w string) bool {
+	switch w {
+	case "in", "on", "at", "since", "from", "after", "before", "until", "during", "for", "by", "within", "between",
 		"under", "over", "throughout", "as",
 		"depuis", "dès", "en", "dans", "à", "au", "aux", "après", "avant", "pendant", "pour", "par", "sur", "sous", "jusqu",
 		"desde", "a", "al", "tras", "después", "antes", "durante", "para", "por", "hasta", "sobre", "entre",
 		"seit", "im", "am", "ab", "nach", "vor", "während", "für", "bei", "bis", "zum", "zur", "vom",
 		"em", "no", "na", "nos", "nas", "após", "até",
 		"da", "dal", "dalla", "nel", "nella", "dopo", "prima", "fino",
-		"с", "со", "в", "во", "после", "до", "для", "по", "от",
-	})
-})
+		"с", "со", "в", "во", "после", "до", "для", "по", "от":
+		return true
+	}
+	return false
+}
 
 // complementizer reports whether w opens a clause that completes the one before it ("reported
 // that…", "сообщения о том, что…"): not a claim of its own.

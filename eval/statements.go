@@ -564,18 +564,25 @@ func ceases(w string, next word) bool {
 	case "arrêté":
 		return next.s == "de" || strings.HasPrefix(next.s, "d'") || strings.HasPrefix(next.s, "d’")
 	}
-	return slices.Contains(cessationPairs[w], next.s)
+	return cessationPair(w, next.s)
 }
 
-// cessationPairs are ceases' pairs: a word and the words after it that make the pair deny.
-var cessationPairs = map[string][]string{
-	"ruled": {"out"}, "rules": {"out"}, "rule": {"out"}, "ruling": {"out"},
-	"turned": {"down"}, "turns": {"down"}, "turn": {"down"}, "turning": {"down"},
-	"phased": {"out"}, "phases": {"out"}, "phasing": {"out"},
-	"dropped": {"support"}, "drops": {"support"}, "dropping": {"support"},
-	"dejó": {"de"}, "dejaron": {"de"}, "dejado": {"de"}, "dejará": {"de"}, "dejarán": {"de"},
-	"deixou": {"de"}, "deixaram": {"de"}, "parou": {"de"}, "pararam": {"de"},
-	"smesso": {"di"}, "cessato": {"di"},
+// cessationPair reports whether next makes a pair with w that denies, for the words whose pair is
+// fixed. A switch, not a table: a table would be built at start-up, in every command.
+func cessationPair(w, next string) bool {
+	switch w {
+	case "ruled", "rules", "rule", "ruling", "phased", "phases", "phasing":
+		return next == "out"
+	case "turned", "turns", "turn", "turning":
+		return next == "down"
+	case "dropped", "drops", "dropping":
+		return next == "support"
+	case "dejó", "dejaron", "dejado", "dejará", "dejarán", "deixou", "deixaram", "parou", "pararam":
+		return next == "de"
+	case "smesso", "cessato":
+		return next == "di"
+	}
+	return false
 }
 
 // portugueseMarkers are words that only Portuguese, of the languages whose "no" negates, uses.
@@ -1030,9 +1037,9 @@ func attributiveAt(ws []word, k int) bool {
 	switch {
 	case k == 0:
 		return isWord(1)
-	case isWord(k-1) && changeDeterminers[ws[k-1].s] && isASCII(ws[k].s):
+	case isWord(k-1) && changeDeterminer(ws[k-1].s) && isASCII(ws[k].s):
 		return isWord(k + 1)
-	case k >= 2 && isWord(k-1) && isWord(k-2) && romanceDeterminers[ws[k-2].s] && !auxiliaries[ws[k-1].s] && romanceParticiple(ws[k].s):
+	case k >= 2 && isWord(k-1) && isWord(k-2) && romanceDeterminer(ws[k-2].s) && !auxiliary(ws[k-1].s) && romanceParticiple(ws[k].s):
 		return true
 	}
 	return false
@@ -1051,21 +1058,37 @@ func romanceParticiple(w string) bool {
 	return false
 }
 
-// changeDeterminers are the English determiners after which a change verb's participle is an
-// adjective ("the reduced fee").
-var changeDeterminers = map[string]bool{"the": true, "a": true, "an": true, "this": true, "these": true, "that": true,
-	"those": true, "our": true, "your": true, "its": true, "their": true, "his": true, "her": true, "my": true}
+// changeDeterminer reports whether w is an English determiner after which a change verb's
+// participle is an adjective ("the reduced fee").
+func changeDeterminer(w string) bool {
+	switch w {
+	case "the", "a", "an", "this", "these", "that", "those", "our", "your", "its", "their", "his", "her", "my":
+		return true
+	}
+	return false
+}
 
-// romanceDeterminers open a noun that a French, Spanish, Italian or Portuguese adjective follows.
-var romanceDeterminers = map[string]bool{"le": true, "la": true, "les": true, "un": true, "une": true, "el": true,
-	"los": true, "las": true, "una": true, "il": true, "lo": true, "gli": true, "o": true, "os": true, "as": true,
-	"um": true, "uma": true, "ce": true, "cette": true, "ces": true, "este": true, "esta": true, "nuestro": true,
-	"nuestra": true, "notre": true, "votre": true}
+// romanceDeterminer reports whether w opens a noun that a French, Spanish, Italian or Portuguese
+// adjective follows.
+func romanceDeterminer(w string) bool {
+	switch w {
+	case "le", "la", "les", "un", "une", "el", "los", "las", "una", "il", "lo", "gli", "o", "os", "as", "um", "uma",
+		"ce", "cette", "ces", "este", "esta", "nuestro", "nuestra", "notre", "votre":
+		return true
+	}
+	return false
+}
 
-// auxiliaries stand between a noun and a participle that is a verb ("le tarif est réduit").
-var auxiliaries = map[string]bool{"a": true, "est": true, "sont": true, "été": true, "ont": true, "ha": true,
-	"han": true, "fue": true, "es": true, "está": true, "sido": true, "è": true, "è stato": true, "stato": true,
-	"é": true, "foi": true, "será": true, "sera": true, "ne": true, "se": true, "va": true, "vient": true}
+// auxiliary reports whether w stands between a noun and a participle that is a verb ("le tarif
+// est réduit").
+func auxiliary(w string) bool {
+	switch w {
+	case "a", "est", "sont", "été", "ont", "ha", "han", "fue", "es", "está", "sido", "è", "stato", "é", "foi", "será",
+		"sera", "ne", "se", "va", "vient":
+		return true
+	}
+	return false
+}
 
 // firstFigureAfter is the index of the first figure starting within window bytes after pos.
 func firstFigureAfter(figs []figure, pos, window int) int {
