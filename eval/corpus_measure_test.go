@@ -237,7 +237,7 @@ func writeGroundednessReport(b *strings.Builder, set string, r *report) {
 // items: training material, seen by tuning.
 func writeLegacyReport(t *testing.T, b *strings.Builder) {
 	b.WriteString("#### Training material outside the split (seen by tuning)\n\n| set | items | precision | recall | FPR | decided |\n|---|---|---|---|---|---|\n")
-	for _, f := range []string{"injection_train_extra.jsonl", "injection_train_extra2.jsonl", "injection_train_extra3.jsonl", "injection_train_extra4.jsonl"} {
+	for _, f := range []string{"injection_train_extra.jsonl", "injection_train_extra2.jsonl", "injection_train_extra3.jsonl", "injection_train_extra4.jsonl", "injection_train_extra5.jsonl"} {
 		extra := newReport(scoreInjectionItems(readJSONL[injectionItem](t, "testdata/corpus/"+f)), corpusThreshold)
 		fmt.Fprintf(b, "| flag_injection, supplementary training items `%s` | %d | %s | %s | %s | %s |\n", f, extra.all.total(),
 			cell(extra.all.tp, extra.all.tp+extra.all.fp), cell(extra.all.tp, extra.all.tp+extra.all.fn), cell(extra.all.fp, extra.all.fp+extra.all.tn), cell(extra.all.decided, extra.all.total()))

@@ -56,6 +56,7 @@ func TestCorpusSplit(t *testing.T) {
 	injExtra2 := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra2.jsonl")
 	injExtra3 := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra3.jsonl")
 	injExtra4 := readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra4.jsonl")
+	injExtra4 = append(injExtra4, readJSONL[injectionItem](t, "testdata/corpus/injection_train_extra5.jsonl")...)
 
 	ids := map[string]bool{}
 	unique := func(id string) {

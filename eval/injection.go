@@ -12,7 +12,7 @@ import (
 
 // InjectionMetricVersion is pinned in every flag_injection verdict so a score can be traced to the
 // pattern set that produced it. Bump it whenever patterns or weights change.
-const InjectionMetricVersion = "flag_injection/7"
+const InjectionMetricVersion = "flag_injection/8"
 
 // AmbiguousMargin is the half-width of the band around a policy threshold inside which the
 // deterministic tier does not decide alone: scores in [threshold-AmbiguousMargin,
@@ -535,6 +535,15 @@ var discussionCues = []string{
 	"зловмисник", "מתקפה", "מתקפת", "התוקף", "हमला", "हमले", "इंजेक्शन", "আক্রমণ", "আক্রমণে", "ইনজেকশন",
 	"தாக்குதல்", "தாக்குதலில்", "حمله", "حملهٔ", "مهاجم", "حملہ", "حملے", "tấn công", "kẻ tấn công",
 	"saldiri", "saldirisi", "saldirisinda", "saldirgan", "pag-atake", "halimbawa", // Turkish "ı" folds to "i"
+	// flag_injection/8: the plurals and the words of a lesson, a drill or a write-up the lists
+	// above had in English only (a French blog post quoting « oublie tes instructions », a
+	// Spanish security course quoting «envíe el historial», were flagged as attacks)
+	"phishing", "red flags", "spot the", "quiz", "blog post", "exemples", "ejemplos", "beispiele", "примеры",
+	"filtres", "filtros", "détecteur", "détection", "detección", "erkennung", "обнаружение", "article de blog",
+	"la phrase", "les phrases", "formación", "capacitación", "entrenamiento", "treinamento", "formazione",
+	"fortbildung", "обучение", "тренинг", "arnaque", "hameçonnage", "estafa", "suplantación", "golpe",
+	"betrug", "мошенничество", "intento de", "tentative de", "versuch", "попытка", "exercice", "ejercicio",
+	"übung", "упражнение", "repérez", "detecte", "erkennen sie", "réponse :", "respuesta:", "antwort:",
 }
 
 // discussionCuesCJK are discussion cues in Chinese and Japanese, matched as substrings.
@@ -840,11 +849,11 @@ const (
 // probability of 0.7 together flag, and a strong pattern that the model puts near 0 (a person's
 // "please ignore the previous message", a CI file's `rm -rf`) does not flag alone.
 const (
-	stackModel   = 2.10  // × logit(model probability)
-	stackPattern = 1.42  // × logit(pattern score), when a pattern matched
+	stackModel   = 2.15  // × logit(model probability)
+	stackPattern = 1.43  // × logit(pattern score), when a pattern matched
 	stackMatched = 3.25  // when a pattern matched
-	stackDamped  = -2.92 // when a strong match was damped by quotes or discussion cues
-	stackBias    = -2.58
+	stackDamped  = -2.50 // when a strong match was damped by quotes or discussion cues
+	stackBias    = -2.45
 )
 
 // combineInjection joins the pattern score and the model's probability into the reported score

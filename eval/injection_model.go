@@ -28,7 +28,7 @@ const (
 	modelStride = 200
 	modelMagic  = "sentinel-lrm/4\n"
 	// modelName is pinned in evidence and versions.
-	modelName = "injection.lrm v8"
+	modelName = "injection.lrm v9"
 	// ModelFile is where the trained model lives, relative to the eval package.
 	modelFile = "model/injection.lrm"
 )

@@ -34,7 +34,7 @@ type trainingDoc struct {
 // training split, the supplementary training items (four files), the retired held-out v1
 // (training material since 2026-12-01) and the retired held-out v2 (since 2026-12-02, after its
 // first run and one re-run). Never a current held-out split, and never the tool-text probe.
-var injectionTrainingFiles = []string{"injection_train.jsonl", "injection_train_extra.jsonl", "injection_heldout.jsonl", "injection_train_extra2.jsonl", "heldout2/injection.jsonl", "injection_train_extra3.jsonl", "injection_train_extra4.jsonl"}
+var injectionTrainingFiles = []string{"injection_train.jsonl", "injection_train_extra.jsonl", "injection_heldout.jsonl", "injection_train_extra2.jsonl", "heldout2/injection.jsonl", "injection_train_extra3.jsonl", "injection_train_extra4.jsonl", "injection_train_extra5.jsonl"}
 
 // notTrainedOn are training-material items the model does not learn from, and why.
 var notTrainedOn = map[string]string{
