@@ -23,6 +23,7 @@ func TestCessationAndPhrasalDenials(t *testing.T) {
 		{"en did not reject affirms", "The committee did not reject the proposal to extend opening hours.", "The committee turned down the proposal to extend opening hours.", false, "turned down"},
 		// the words alone keep their other sense
 		{"en the bus stopped", "The night bus stopped at Leeds station.", "The night bus stopped at Leeds station.", true, ""},
+		{"en stopped during is not a cessation", "Trains were halted across the network during the strike.", "The trains stopped during the strike.", true, ""},
 		{"en turned the page", "The council turned the page on the old plan and approved a new one.", "The council approved a new plan.", true, ""},
 	})
 }

@@ -560,11 +560,23 @@ func ceases(w string, next word) bool {
 	}
 	switch w {
 	case "stopped":
-		return strings.HasSuffix(next.s, "ing") && len(next.s) > 5
+		return strings.HasSuffix(next.s, "ing") && len(next.s) > 5 && !ingFunctionWord(next.s)
 	case "arrêté":
 		return next.s == "de" || strings.HasPrefix(next.s, "d'") || strings.HasPrefix(next.s, "d’")
 	}
 	return cessationPair(w, next.s)
+}
+
+// ingFunctionWord reports whether w, ending in "ing", is a preposition or a pronoun rather than
+// what stopped: "the train stopped during the strike" tells when it stopped, it denies nothing
+// (check_groundedness/13).
+func ingFunctionWord(w string) bool {
+	switch w {
+	case "during", "according", "including", "regarding", "concerning", "following", "pending", "excluding",
+		"considering", "nothing", "something", "anything", "everything", "notwithstanding", "outstanding":
+		return true
+	}
+	return false
 }
 
 // cessationPair reports whether next makes a pair with w that denies, for the words whose pair is
