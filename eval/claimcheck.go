@@ -1160,7 +1160,7 @@ func (ix *contextIndex) checkClaim(c *claim) ClaimStatus {
 	}
 	c.pastKnown = make([]bool, len(c.st.figs))
 	for fi, f := range c.st.figs {
-		if !f.old || !c.st.change && !c.st.history {
+		if !f.old || !c.st.change && !c.st.history && !c.st.instead {
 			continue
 		}
 		for _, s := range ix.stmts {

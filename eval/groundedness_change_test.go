@@ -22,6 +22,24 @@ func TestChangeVerbsAndTheirAdjectives(t *testing.T) {
 	})
 }
 
+// A value named after "instead of" (and its equivalents) is the one replaced: a claim that gives
+// it as current is superseded, the current one is supported, and a claim that restates the
+// replacement is supported; where "instead" alone marked the figure after it current, the old
+// value was supported (check_groundedness/14).
+func TestInsteadOfNamesTheReplacedValue(t *testing.T) {
+	checkGroundednessCases(t, []groundednessCaseT{
+		{"en instead of, old value", "The shop now opens at 9:00 instead of 8:00.", "The shop opens at 8:00.", false, "8:00"},
+		{"en instead of, current value", "The shop now opens at 9:00 instead of 8:00.", "The shop opens at 9:00.", true, ""},
+		{"en instead of, restated", "The shop now opens at 9:00 instead of 8:00.", "The shop opens at 9:00 instead of 8:00.", true, ""},
+		{"en instead of, reversed", "The shop now opens at 9:00 instead of 8:00.", "The shop opens at 8:00 instead of 9:00.", false, "8:00"},
+		{"en instead of the usual", "The fee is €20 instead of the usual €25 this month.", "The fee is €25 this month.", false, "€25"},
+		{"fr au lieu de", "Le magasin ouvre désormais à 9 h au lieu de 8 h.", "Le magasin ouvre à 8 h.", false, "8 h"},
+		{"es en lugar de", "La tienda abre a las 9:00 en lugar de a las 8:00.", "La tienda abre a las 8:00.", false, "8:00"},
+		{"de statt", "Der Laden öffnet jetzt um 9 Uhr statt um 8 Uhr.", "Der Laden öffnet um 8 Uhr.", false, "8 Uhr"},
+		{"ru вместо", "Магазин теперь открывается в 9:00 вместо 8:00.", "Магазин открывается в 8:00.", false, "8:00"},
+	})
+}
+
 // A prepositional phrase that opens a sentence before a comma ("Depuis janvier, …", "Since
 // March, …") is a circumstance of the clause after it, not a claim of its own: alone it has no
 // predicate, and it read as contradicted by a denial the response restated (check_groundedness/12).
