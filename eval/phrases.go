@@ -142,6 +142,7 @@ const (
 	cueTo
 	cueEnd
 	cueVerdict
+	cueInstead
 	numCues
 )
 
@@ -157,6 +158,8 @@ var analyzeCues = sync.OnceValue(func() *stmtCueIndex {
 		cueRefutation: refutationPhrases(), cueHistory: historyPhrases(), cuePast: pastPhrases(),
 		cueChange: changePhrases(), cueNow: nowPhrases(), cueOld: oldPhrases(), cueNew: newPhrases(),
 		cueFrom: fromPhrases(), cueTo: toPhrases(), cueEnd: endPhrases(), cueVerdict: verdictPhrases(),
+		// built here rather than in a list of its own: only analyze asks for it
+		cueInstead: newPhraseList(insteadCues, insteadCuesCJK),
 	}
 	for k, p := range cx.lists {
 		for w := range p.first {

@@ -1018,40 +1018,33 @@ func markSupersession(st *statement, lower string, cues *stmtCues) {
 			st.figs[i].old = false
 		}
 	}
-	markInstead(st, lower)
+	markInstead(st, cues)
 }
 
 // insteadCues name the value they are followed by as the one replaced: "opens at 9:00 instead of
 // 8:00", "au lieu de 8 h", "en lugar de", "statt um 8 Uhr", "вместо 8:00". The figure after one is
 // old even where "instead" alone would mark it current (check_groundedness/14).
-var insteadCues = [...]string{"instead of", "rather than", "in place of", "au lieu de", "au lieu du", "au lieu des",
-	"en lugar de", "en vez de", "em vez de", "em lugar de", "invece di", "anstatt", "anstelle von", "statt",
-	"вместо", "而不是", "代替", "ではなく"}
+var (
+	insteadCues = []string{"instead of", "rather than", "in place of", "au lieu de", "au lieu du", "au lieu des",
+		"en lugar de", "en vez de", "em vez de", "em lugar de", "invece di", "anstatt", "anstelle von", "statt",
+		"вместо"}
+	insteadCuesCJK = []string{"而不是", "代替", "ではなく"}
+)
 
 // insteadWindow is how many bytes after an instead cue its figure may start ("instead of the usual €25").
 const insteadWindow = 24
 
-func markInstead(st *statement, lower string) {
+// markInstead marks the figure after each instead cue as the replaced one.
+func markInstead(st *statement, cues *stmtCues) {
 	if len(st.figs) == 0 {
 		return
 	}
-	for _, c := range insteadCues {
-		for i := 0; i < len(lower); {
-			k := strings.Index(lower[i:], c)
-			if k < 0 {
-				break
-			}
-			at := i + k
-			i = at + len(c)
-			if at > 0 && c[0] < utf8.RuneSelf && isWordByte(lower[at-1]) || i < len(lower) && c[len(c)-1] < utf8.RuneSelf && isWordByte(lower[i]) {
-				continue // inside a word ("Bahnhofstatt")
-			}
-			if f := firstFigureAfter(st.figs, i, insteadWindow); f >= 0 {
-				st.figs[f].old, st.figs[f].new = true, false
-				st.instead = true
-			}
+	cues.each(cueInstead, func(_, e int) {
+		if f := firstFigureAfter(st.figs, e, insteadWindow); f >= 0 {
+			st.figs[f].old, st.figs[f].new = true, false
+			st.instead = true
 		}
-	}
+	})
 }
 
 // reportsChange reports whether a change cue of the statement reports a change. A participle
