@@ -183,7 +183,7 @@ var abstentionCues = []string{
 	"wasn't able to", "was not able to", "weren't able to", "couldn't locate", "could not locate",
 	"can't locate", "cannot locate", "didn't locate", "can't confirm", "cannot confirm", "couldn't confirm",
 	"could not confirm", "rather not guess", "won't guess", "not going to guess", "is silent on",
-	"are silent on", "says nothing", "ne dit rien", "ne disent rien", "rien à ce sujet", "je ne trouve pas",
+	"are silent on", "ne dit rien", "ne disent rien", "rien à ce sujet", "je ne trouve pas",
 	"no tengo datos", "no tengo información", "no dispongo de", "no consta", "keine auskunft",
 	"nichts gefunden", "nicht gefunden", "ничего не сказано", "не сказано", "не нашла", "не нашлось",
 	"нет данных", "нет сведений", "non ho trovato", "nessuna informazione", "non so", "não encontrei",
