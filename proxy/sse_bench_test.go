@@ -28,7 +28,7 @@ func BenchmarkBareReverseProxySSEStream(b *testing.B) {
 }
 
 // benchStreams opens b.N event streams at url from one client, each read to its end and checked
-// whole, then waits (bounded) until p has recorded every exchange, as benchCalls does.
+// whole, with the recording waited for as benchCalls does (benchRecorded).
 func benchStreams(b *testing.B, url string, p *Proxy) {
 	c := measureClient()
 	stream := func() error {
@@ -55,21 +55,6 @@ func benchStreams(b *testing.B, url string, p *Proxy) {
 		}
 		return nil
 	}
-	for range 4 {
-		if err := stream(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	waitRecorded(b, p, 4)
-	b.ReportAllocs()
-	cpu0 := cpuNow()
-	for b.Loop() {
-		if err := stream(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	waitRecorded(b, p, int64(4+b.N))
-	cpu := float64((cpuNow() - cpu0).Nanoseconds()) / 1e3 / float64(b.N)
-	b.ReportMetric(cpu, "cpu-µs/op")
+	cpu := benchRecorded(b, p, stream)
 	b.ReportMetric(cpu/float64(sseBenchEvents+1), "cpu-µs/event")
 }
