@@ -894,9 +894,14 @@ type alignment struct {
 	figMatched, figConflict, figOld int
 	figNovel                        int
 	denied                          bool // the claim holds a word the statement's correction denies
-	oldSalient, novelSalient        bool
-	unmatchedOwn, unmatchedSalient  int
-	kc, tc                          float64
+	// opposed: a claim word is absent from the statement and the statement holds its antonym
+	// (antonymPairs); oppKnown: that word was counted as known. Neither counts it as matched:
+	// only judge's opposite test (opposes) reads them, so an antonym never makes a claim more
+	// supported than it was.
+	opposed, oppKnown              bool
+	oldSalient, novelSalient       bool
+	unmatchedOwn, unmatchedSalient int
+	kc, tc                         float64
 }
 
 // align compares a claim with statement s.
@@ -993,6 +998,8 @@ func (ix *contextIndex) alignWords(c *claim, s int, a *alignment) {
 			}
 		} else if ix.topicKeys[cs.item][tk.key] {
 			a.matched++
+		} else if !a.opposed && cs.keys.holdsAny(ck.anti[i]) {
+			a.opposed, a.oppKnown = true, ck.known[i]
 		}
 	}
 	own, ownSalient := ix.ownKeys(s)
@@ -1004,8 +1011,11 @@ func (ix *contextIndex) alignWords(c *claim, s int, a *alignment) {
 // first token), whether the context knows it, and whether the claim names something the context
 // never mentions. align runs for every claim against every statement; this is made once a claim.
 type claimKeys struct {
-	uniq         []token
-	known        []bool
+	uniq  []token
+	known []bool
+	// anti are the antonyms of each key in uniq that the claim does not hold itself (a claim
+	// that "begins in May and ends in June" opposes neither word); nil for most keys.
+	anti         [][]string
 	novelSalient bool
 }
 
@@ -1013,7 +1023,8 @@ func (ix *contextIndex) claimKeysOf(c *claim) *claimKeys {
 	if c.keys != nil && !groundednessReference {
 		return c.keys
 	}
-	ck := &claimKeys{uniq: make([]token, 0, len(c.st.tokens)), known: make([]bool, 0, len(c.st.tokens))}
+	ck := &claimKeys{uniq: make([]token, 0, len(c.st.tokens)), known: make([]bool, 0, len(c.st.tokens)),
+		anti: make([][]string, 0, len(c.st.tokens))}
 	var seen map[string]bool // a short claim's keys are compared in order instead
 	if len(c.st.tokens) > 16 {
 		seen = make(map[string]bool, len(c.st.tokens))
@@ -1029,13 +1040,58 @@ func (ix *contextIndex) claimKeysOf(c *claim) *claimKeys {
 			}
 			ck.uniq = append(ck.uniq, tk)
 			ck.known = append(ck.known, ix.isKnown(tk.key))
+			var anti []string
+			if !tk.cjk {
+				anti = relations().antonyms[tk.key]
+			}
+			ck.anti = append(ck.anti, anti)
 		}
 		if !tk.cjk && !tk.noun && !ix.isKnown(tk.key) && tk.salient {
 			ck.novelSalient = true
 		}
 	}
+	for i, anti := range ck.anti {
+		for _, k := range anti {
+			if slices.ContainsFunc(c.st.tokens, func(t token) bool { return t.key == k }) {
+				ck.anti[i] = nil // the claim holds both words: neither is an opposite
+				break
+			}
+		}
+	}
 	c.keys = ck
 	return ck
+}
+
+// holdsAny reports whether the statement holds any of keys in its own words, not denied.
+func (k *stmtKeys) holdsAny(keys []string) bool {
+	for _, key := range keys {
+		if u, ok := k.get(key); ok && u.own && !u.denied {
+			return true
+		}
+	}
+	return false
+}
+
+// opposedShared is how many other words or figures a claim must share with a statement, besides
+// the word the statement holds the antonym of, before the antonym reverses the claim: a key can
+// meet an unrelated word that shares its stem ("comment" and "commence"), and one shared word
+// beside it is a coincidence as often as a topic.
+const opposedShared = 2
+
+// opposes reports whether the claim says the opposite of statement s through an antonym: the
+// claim, with the opposed word aligned to its antonym, would hold most of what it knows in the
+// statement (weakKnown), shares opposedShared more words or figures with it, and has the same
+// polarity (so "met the deadline" against "missed the deadline" is reversed, and "did not miss
+// the deadline" against "met the deadline" restates it).
+func (ix *contextIndex) opposes(a alignment) bool {
+	if !a.opposed || a.matched < opposedShared {
+		return false
+	}
+	known := a.known
+	if !a.oppKnown {
+		known++
+	}
+	return float64(a.matched+1)/float64(known) >= weakKnown
 }
 
 // ownKeys counts statement s's own words, and those of them that are salient (by the statement
@@ -1265,7 +1321,9 @@ func (ix *contextIndex) judge(c *claim, a alignment) (ClaimState, string) {
 		return ClaimContradicted, fmt.Sprintf("%q gives another figure: %q", id, strings.TrimSpace(cs.st.text))
 	case a.denied && a.kc >= reverseKnown && !c.st.neg:
 		return ClaimContradicted, fmt.Sprintf("%q corrects it: %q", id, strings.TrimSpace(cs.st.text))
-	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg) && (!c.st.neg || ix.negatesShared(c, a)):
+	case ix.opposes(a) && c.st.neg == ix.polarity(c, a.stmt):
+		return ClaimContradicted, fmt.Sprintf("%q says the opposite: %q", id, strings.TrimSpace(cs.st.text))
+	case a.kc >= reverseKnown && c.st.neg != ix.polarity(c, a.stmt) && (!c.st.past || c.st.neg) && (!c.st.neg || ix.negatesShared(c, a)) && !ix.opposes(a):
 		if ix.polarity(c, a.stmt) {
 			return ClaimContradicted, fmt.Sprintf("%q says the opposite: %q", id, strings.TrimSpace(cs.st.text))
 		}

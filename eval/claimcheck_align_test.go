@@ -43,6 +43,25 @@ func (ix *contextIndex) alignWordsReference(c *claim, s int, a *alignment) {
 			a.novelSalient = true
 		}
 	}
+	// the first claim word (in order) absent from the statement whose antonym the statement
+	// holds and the claim does not
+	for _, tk := range c.st.tokens {
+		if a.opposed {
+			break
+		}
+		if tk.cjk {
+			continue
+		}
+		if _, ok := cs.keys.get(tk.key); ok || ix.topicKeys[cs.item][tk.key] {
+			continue
+		}
+		for _, k := range relations().antonyms[tk.key] {
+			if u, ok := cs.keys.get(k); ok && u.own && !u.denied && !claimKeys[k] {
+				a.opposed, a.oppKnown = true, ix.isKnown(tk.key)
+				break
+			}
+		}
+	}
 }
 
 // TestAlignWordsMatchesReference compares alignWords with alignWordsReference for every claim of

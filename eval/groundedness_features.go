@@ -333,7 +333,15 @@ func (ix *contextIndex) claimFeatures(c *claim, a alignment, found bool, allowed
 	// proposition: near-total coverage. A paraphrase often says with a negation what the
 	// statement says without one ("costs nothing" for "free", "can't use the staff car park" for
 	// "should use the visitor car park"), and then its negation is no reversal.
-	f[fPolarity] = b2f(pol && !c.st.neg && !c.st.past || c.st.neg && !pol && ix.negatesShared(c, a) && tc >= claimReversalCover)
+	//
+	// An antonym in place of the statement's word ("met" for "missed") reverses the claim as a
+	// negation does, and a negated antonym ("did not miss" for "met") restates it
+	// (check_groundedness/15).
+	if ix.opposes(a) {
+		f[fPolarity] = b2f(c.st.neg == pol)
+	} else {
+		f[fPolarity] = b2f(pol && !c.st.neg && !c.st.past || c.st.neg && !pol && ix.negatesShared(c, a) && tc >= claimReversalCover)
+	}
 	f[fStmtNeg] = b2f(c.st.neg && pol)
 	f[fSuperseded] = b2f(!c.st.history && !c.st.change && (a.figOld > 0 || a.oldSalient))
 	f[fOtherEntity] = b2f(a.kc < supportKnown && a.unmatchedSalient > 0 && ix.missingElsewhere(c, a))

@@ -100,8 +100,18 @@ var synonymsCJK = [][]string{
 	{"開店時間", "開店"},
 }
 
-// synonymKeys maps the stem of every word of a group to the stem of the group's first word.
-var synonymKeys = sync.OnceValue(func() map[string]string {
+// wordRelations are the alignment keys' synonyms and antonyms, built together on first use:
+// eval's package-level initialisers are held to a budget (cmd/sentinel's startup test), and one
+// more sync.OnceValue costs about as much as a small table.
+type wordRelations struct {
+	// synonyms maps the stem of every word of a synonym group to the stem of the group's first
+	// word.
+	synonyms map[string]string
+	// antonyms maps a key to the keys of its opposites (antonymPairs).
+	antonyms map[string][]string
+}
+
+var relations = sync.OnceValue(func() wordRelations {
 	m := map[string]string{}
 	for _, g := range synonymGroups {
 		head := stemWord(g[0])
@@ -113,8 +123,11 @@ var synonymKeys = sync.OnceValue(func() map[string]string {
 			}
 		}
 	}
-	return m
+	return wordRelations{synonyms: m, antonyms: antonymKeys(m)}
 })
+
+// synonymKeys maps the stem of every word of a group to the stem of the group's first word.
+func synonymKeys() map[string]string { return relations().synonyms }
 
 // synonymIndexCJK finds the words synonymReplacerCJK rewrites: a run that holds none of them is
 // left as it is without the Replacer's copy.
