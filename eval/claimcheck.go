@@ -72,6 +72,9 @@ type ClaimStatus struct {
 	Score float64 `json:"score"`
 	// features describe how the claim meets the context, for the model (check_groundedness/7)
 	features gndFeatures
+	// viaJoin: the claim was aligned with statements joined together (joinedAlignment), not with
+	// one statement
+	viaJoin bool
 }
 
 // ctxStatement is one context statement prepared for alignment.
@@ -1247,6 +1250,7 @@ func (ix *contextIndex) checkClaim(c *claim) ClaimStatus {
 		if j, ok := ix.joinedAlignment(c, figKnown, best); ok {
 			best = j
 			st.State, st.Reason = ix.judge(c, best)
+			st.viaJoin = true
 		}
 	}
 	st.features = ix.claimFeatures(c, best, true, allowed)
@@ -1474,4 +1478,58 @@ func (ix *contextIndex) paraphraseCoverage(c *claim, a alignment) float64 {
 		return a.tc
 	}
 	return float64(a.matched+absorbed) / float64(a.total)
+}
+
+// checkClaims checks every claim. The claims cut from one clause at "and" or a comma
+// (splitConjuncts) are checked again as that clause when one of them is not supported: the cut
+// takes two content words on each side for two assertions, but a coordinated subject has no
+// predicate of its own ("Palace entry | and lunch are not part of the tour price", "screen time
+// | and sleep quality were not linked"), and the piece without its predicate or its negation is
+// then unsupported or reversed while the clause says what the context says. The clause stands
+// for its pieces only when one statement supports it (not statements joined together: those
+// could make whole what one piece gets wrong) and every piece it would stand for has no figure
+// and was either reversed or uses only words the context knows: a piece with a figure states a
+// fact of its own ("opens at 9 | and closes at 5"), and one with new words adds something ("two
+// bedrooms, a balcony | and a private parking space"), which the clause, its new words a
+// minority, must not cover (check_groundedness/16).
+func (ix *contextIndex) checkClaims(claims []claim) []ClaimStatus {
+	out := make([]ClaimStatus, 0, len(claims))
+	for i := 0; i < len(claims); {
+		j := i + 1
+		for j < len(claims) && claims[i].joined != nil && claims[j].joined == claims[i].joined {
+			j++
+		}
+		first := len(out)
+		hidden := true // every piece that is not supported may be stood for by the clause
+		failing := false
+		for k := i; k < j; k++ {
+			st := ix.checkClaim(&claims[k])
+			if st.State != ClaimSupported {
+				failing = true
+				hidden = hidden && len(claims[k].st.figs) == 0 && (st.State == ClaimContradicted || ix.onlyKnownWords(&claims[k]))
+			}
+			out = append(out, st)
+		}
+		if j-i > 1 && failing && hidden {
+			if whole := ix.checkClaim(claims[i].joined); whole.State == ClaimSupported && !whole.viaJoin {
+				out = append(out[:first], whole)
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// onlyKnownWords reports whether the claim has no figure and every word of it is one the context
+// uses.
+func (ix *contextIndex) onlyKnownWords(c *claim) bool {
+	if len(c.st.figs) > 0 {
+		return false
+	}
+	for _, tk := range c.st.tokens {
+		if !ix.isKnown(tk.key) {
+			return false
+		}
+	}
+	return true
 }

@@ -18,6 +18,9 @@ type claim struct {
 	// and are not compared with the current value.
 	pastKnown []bool
 	keys      *claimKeys // made by the first alignment (claimKeysOf)
+	// joined is the whole clause that splitConjuncts cut this claim from, as one claim, shared by
+	// every claim cut from it; nil when the clause was not cut (checkClaims).
+	joined *claim
 }
 
 // maxClaims bounds how many claims one response is checked for; the rest are not checked and the
@@ -55,9 +58,15 @@ func extractClaims(response string, context []ContextItem) []claim {
 		}
 		first := len(out) // the sentence's first claim
 		for _, cl := range splitStatements(sentence, splitClauses) {
-			for _, part := range splitConjuncts(sentence[cl[0]:cl[1]], memo) {
+			parts := splitConjuncts(sentence[cl[0]:cl[1]], memo)
+			var joined *claim
+			if len(parts) > 1 {
+				s, e := sent[0]+cl[0]+parts[0][0], sent[0]+cl[0]+parts[len(parts)-1][1]
+				joined = &claim{start: s, end: e, text: response[s:e], cites: cites, st: memo.analyze(masked[s:e])}
+			}
+			for _, part := range parts {
 				s, e := sent[0]+cl[0]+part[0], sent[0]+cl[0]+part[1]
-				c := claim{start: s, end: e, text: response[s:e], cites: cites, st: memo.analyze(masked[s:e])}
+				c := claim{start: s, end: e, text: response[s:e], cites: cites, st: memo.analyze(masked[s:e]), joined: joined}
 				if !makesClaim(c.st, scanWords(lowerSameLength(masked[s:e]))) {
 					continue
 				}

@@ -8,7 +8,7 @@ import (
 
 // GroundednessMetricVersion is pinned in every check_groundedness verdict. Bump it whenever
 // claim splitting, alignment, the lexicons, resolution or weights change.
-const GroundednessMetricVersion = "check_groundedness/15"
+const GroundednessMetricVersion = "check_groundedness/16"
 
 // groundednessReference makes the deterministic tier take its straightforward paths: every
 // statement split and keyed however often it repeats, references, figures and sentence ends found
@@ -127,9 +127,7 @@ func groundednessParts(in GroundednessInput) GroundednessScore {
 	g.Statuses = ResolveCitations(cites, in.Context)
 	ix := indexContext(in.Context)
 	defer ix.release()
-	for _, c := range extractClaims(in.Response, in.Context) {
-		g.Claims = append(g.Claims, ix.checkClaim(&c))
-	}
+	g.Claims = ix.checkClaims(extractClaims(in.Response, in.Context))
 	cite := 1 - g.citationKeep()
 	for i := range g.Claims {
 		g.Claims[i].features[fCiteFail] = cite

@@ -66,6 +66,10 @@ var negationCues = []string{
 	"chiuso", "chiusa", "chiusi", "gesloten", "zamknięty", "zamknięta", "zamknięte", "закритий", "закрита",
 	"закрито", "kapalı", "κλειστό", "κλειστή", "κλειστά", "مغلق", "مغلقة", "סגור", "סגורה", "סגורים",
 	"סגורות", "बंद",
+	// check_groundedness/16: the plural and feminine forms of "closed" beside the singular ones
+	// above ("le musée et la bibliothèque sont fermés"), and Portuguese
+	"fermés", "fermées", "cerrados", "cerradas", "fechado", "fechada", "fechados", "fechadas", "chiuse",
+	"закрыта", "закрыты",
 }
 
 // negationCuesHangul are matched inside Korean words, which carry negation as a verb ending or a
@@ -103,12 +107,13 @@ var negationExceptions = []string{"not only", "not just", "no doubt", "nothing b
 var permissionWords = []string{
 	"can", "could", "may", "might", "allowed", "permitted", "possible", "able", "available", "permissible",
 	"authorised", "authorized", "open", "opens", "enabled", "included", "includes", "include", "including",
-	"peut", "peuvent", "permis", "autorisé", "autorisée", "possible", "ouvert", "ouverte",
-	"puede", "pueden", "permitido", "permitida", "posible", "abierto", "abierta",
+	"peut", "peuvent", "permis", "autorisé", "autorisée", "possible", "ouvert", "ouverte", "ouverts", "ouvertes",
+	"puede", "pueden", "permitido", "permitida", "posible", "abierto", "abierta", "abiertos", "abiertas",
+	"aberto", "aberta", "abertos", "abertas",
 	"darf", "dürfen", "erlaubt", "möglich", "kann", "können", "geöffnet",
-	"можно", "разрешено", "разрешён", "может", "могут", "открыт",
+	"можно", "разрешено", "разрешён", "может", "могут", "открыт", "открыта", "открыто", "открыты",
 	// "open" in the languages whose "closed" is a negation cue (check_groundedness/5)
-	"aperto", "aperta", "aperti", "geopend", "otwarty", "otwarta", "otwarte", "відкритий", "відкрита", "відкрито",
+	"aperto", "aperta", "aperti", "aperte", "geopend", "otwarty", "otwarta", "otwarte", "відкритий", "відкрита", "відкрито",
 	"açık", "ανοιχτό", "ανοιχτή", "ανοιχτά", "mở", "مفتوح", "مفتوحة", "פתוח", "פתוחה", "פתוחים", "פתוחות", "खुला",
 	// "include" in the other languages: "not included" reverses "included" as "not allowed" does "allowed"
 	"incluye", "incluyen", "incluido", "incluida", "incluidos", "incluidas", "inclut", "incluent", "inclus", "incluse",
