@@ -84,6 +84,8 @@ type ctxStatement struct {
 	keys   stmtKeys
 	pieces []int // for a clause: its finer pieces (indexes into the index's statements)
 	level  int   // 0 a clause, 1 a piece of a clause, 2 a clause joined to the one before (its pronoun's referent)
+	// offset: for a piece, where its text starts in its clause's (inheritMarks)
+	offset int
 	// dup: an earlier statement of the same item and level has the same text and no figures, so
 	// every claim aligns with it exactly as with this one (repeated boilerplate is aligned once)
 	dup bool
@@ -357,6 +359,16 @@ func indexContext(items []ContextItem) *contextIndex {
 			}
 			if prev >= 0 && (st.change || st.current) && len(st.figs) > 0 {
 				retirePrevious(&ix.stmts[prev].st, st)
+				ix.retirePieces(prev, st)
+			} else if prev >= 0 && len(st.figs) > 0 && !st.history && boundedPast(ix.stmts[prev].st) {
+				// "The monthly fee was £7 until June. From July it is £9."
+				retireBounded(&ix.stmts[prev].st, st)
+				for _, pi := range ix.stmts[prev].pieces {
+					if ps := &ix.stmts[pi]; len(ps.st.figs) > 0 {
+						ps.st.figs = slices.Clone(ps.st.figs)
+						retireBounded(&ps.st, st)
+					}
+				}
 			}
 			ci := ix.addMemo(i, st, 0, m)
 			ps := pieces[text[sp[0]:sp[1]]]
@@ -368,8 +380,10 @@ func indexContext(items []ContextItem) *contextIndex {
 				for _, p := range ps {
 					pst, pm := analyze(text[sp[0]+p[0] : sp[0]+p[1]])
 					pi := ix.addMemo(i, pst, 1, pm)
+					ix.stmts[pi].offset = p[0]
 					ix.stmts[ci].pieces = append(ix.stmts[ci].pieces, pi)
 				}
+				ix.inheritMarks(ci)
 				ix.spreadRefutation(ix.stmts[ci].pieces)
 				if !st.verdict {
 					ix.applyVerdict(ix.stmts[ci].pieces)
@@ -703,6 +717,90 @@ func (ix *contextIndex) polarity(c *claim, s int) bool {
 	return ix.stmts[best].st.neg
 }
 
+// inheritMarks gives the pieces of clause ci that follow a piece with no content of its own (a
+// fronted cue: "Previously, staff could carry over up to ten days", "Früher, …") the superseded
+// marks of the clause's figures at the same places: alone, the piece after the comma holds the
+// old value and says nothing of its being old (check_groundedness/17). Only then: the clause's
+// other marks come from rules that read the whole clause ("founded in 1902 … and moved … in
+// 1955" retires 1902 in the clause), which its pieces, each read alone, are there to escape. A
+// piece's figures are copied before they are marked, as the analysis of a text is shared with
+// its repeats.
+func (ix *contextIndex) inheritMarks(ci int) {
+	cs := &ix.stmts[ci]
+	fronted := false
+	for _, pi := range cs.pieces {
+		ps := &ix.stmts[pi]
+		if len(ps.st.figs) == 0 && (len(ps.st.tokens) == 0 || ps.st.history && len(ps.st.tokens) == 1) {
+			fronted = true // nothing but a cue ("Previously", "Formerly", "Auparavant")
+			continue
+		}
+		if !fronted {
+			continue
+		}
+		cloned := false
+		for k, g := range ps.st.figs {
+			for _, f := range cs.st.figs {
+				if f.start != ps.offset+g.start || f.end != ps.offset+g.end || !f.old || g.old || g.new {
+					continue
+				}
+				if !cloned {
+					ps.st.figs, cloned = slices.Clone(ps.st.figs), true
+				}
+				ps.st.figs[k].old = true
+			}
+		}
+	}
+}
+
+// boundedPast reports whether a statement tells a value in the past up to a bound: a past
+// ("was", "were", "previously") and "until" ("The monthly fee was £7 until June", "bis Juni",
+// "jusqu'en juin", "hasta junio", "até junho", "fino a giugno"). The statement after it, with a
+// value of the same kind, gives what came after the bound (check_groundedness/17).
+func boundedPast(st statement) bool {
+	if !st.history || len(st.figs) == 0 {
+		return false
+	}
+	for _, w := range scanWords(lowerSameLength(st.text)) {
+		switch w.s {
+		case "until", "till", "bis", "jusqu", "jusqu'à", "jusqu'en", "jusqu'au", "hasta", "até", "fino":
+			return true
+		}
+	}
+	return false
+}
+
+// retireBounded marks as superseded the figures of a bounded past (boundedPast) that a figure of
+// the statement after it replaces: of the same kind and another value. The bound itself (a
+// date, a year, a time of day) is when the value changed, not a value, and stays as it is.
+func retireBounded(prev *statement, next statement) {
+	for i, f := range prev.figs {
+		switch f.cat {
+		case "date", "year", "clock":
+			continue
+		}
+		for _, g := range next.figs {
+			if !g.old && comparableFigures(f, g) && !sameValue(f, g) && !f.new {
+				prev.figs[i].old = true
+			}
+		}
+	}
+}
+
+// retirePieces applies retirePrevious to the pieces of clause prev too: a claim is aligned with
+// the finest statement that holds it, and a piece of the retired clause ("The fee was €30",
+// of "The fee was €30, payable monthly. It has been raised to €40.") kept the old value current
+// (check_groundedness/17).
+func (ix *contextIndex) retirePieces(prev int, change statement) {
+	for _, pi := range ix.stmts[prev].pieces {
+		ps := &ix.stmts[pi]
+		if len(ps.st.figs) == 0 {
+			continue
+		}
+		ps.st.figs = slices.Clone(ps.st.figs)
+		retirePrevious(&ps.st, change)
+	}
+}
+
 // retirePrevious marks as superseded the figures of the statement before a change ("the 2023
 // guideline recommended 8 hours; the 2025 revision reduced this to 6 hours"). Only the change's
 // current figures retire anything: a change that retires its own ("The earlier advice of 2
@@ -937,7 +1035,7 @@ func (ix *contextIndex) align(c *claim, s int, figKnown []bool) alignment {
 			if sameValue(f, g) {
 				equal = true
 				current = current || !g.old
-			} else if comparableFigures(f, g) && f.cat != "" {
+			} else if comparableFigures(f, g) && f.cat != "" && !g.old {
 				comparable = true
 			}
 		}

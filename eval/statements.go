@@ -990,19 +990,30 @@ func markSupersession(st *statement, lower string, cues *stmtCues) {
 			st.figs[i].new = true
 		}
 	}
+	// from: the figures a change names after its "from" ("moved from 30 November to 15
+	// December"): the old value, whatever comes before it; the pair rule below must not make one
+	// of them the new value of a figure before it ("Update 12 Nov: … moved from 30 November to
+	// 15 December" had 12 Nov old and 30 November new) (check_groundedness/17)
+	var from uint64
 	for i := range st.figs {
 		f := &st.figs[i]
 		before := strings.TrimSpace(lower[max(0, f.start-8):f.start])
 		if st.change && hasLaterComparable(st.figs, i) && (strings.HasSuffix(before, "from") || strings.HasSuffix(before, "von") ||
 			strings.HasSuffix(before, "de") || strings.HasSuffix(before, "с") || strings.HasSuffix(before, "从") || strings.HasSuffix(before, "原为")) {
 			f.old = true
+			if i < 64 {
+				from |= 1 << i
+			}
 		}
+	}
+	for i := range st.figs {
+		f := &st.figs[i]
 		after := lower[f.end:min(len(lower), f.end+40)]
 		if strings.HasPrefix(strings.TrimSpace(after), "(deprecated") || strings.HasPrefix(strings.TrimSpace(after), "(superseded") ||
 			strings.Contains(after, "no longer") || strings.Contains(after, "ya no") || strings.HasPrefix(after, "でしたが") {
 			f.old = true
 		}
-		if i > 0 && st.change && comparableFigures(st.figs[i-1], *f) && !st.figs[i-1].new {
+		if i > 0 && st.change && comparableFigures(st.figs[i-1], *f) && !st.figs[i-1].new && (i >= 64 || from&(1<<i) == 0) {
 			st.figs[i-1].old = true
 			f.new = true
 		}
