@@ -21,7 +21,7 @@ const (
 	gndModelFile  = "model/groundedness.lrm"
 	gndModelMagic = "sentinel-gnd/1"
 	// gndModelName is pinned in the metric version's documentation and the model file.
-	gndModelName = "groundedness.lrm v11"
+	gndModelName = "groundedness.lrm v12"
 )
 
 // gndModel is the fitted model: P(ungrounded | claim) = σ(bias + w·features).

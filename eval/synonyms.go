@@ -75,6 +75,15 @@ var synonymGroups = [][]string{
 	{"купить", "покупать", "приобрести"},
 	{"начинать", "начать", "начинается", "стартует"},
 	{"стоимость", "цена", "плата", "стоит", "платить", "оплата"},
+	// free of charge, across languages (check_groundedness/18): "gratis" in one language is
+	// "gratuito" or "kostenlos" in the next, and a paraphrase swaps them. English "free" is left
+	// out: "free of errors", "free time", "feel free" are not about a price.
+	{"gratis", "gratuito", "gratuita", "gratuitos", "gratuitas", "gratuit", "gratuite", "gratuits", "gratuites",
+		"grátis", "kostenlos", "kostenlose", "kostenlosen", "kostenfrei", "gebührenfrei", "umsonst",
+		"бесплатно", "бесплатный", "бесплатная", "бесплатное", "бесплатные", "bezpłatny", "bezpłatna", "bezpłatne", "gratuiti"},
+	// to send, to depart
+	{"versenden", "verschicken", "versendet", "verschickt", "versand"},
+	{"отправляется", "уходит", "отходит", "отбывает", "отправление"},
 	// Italian, Dutch, Polish
 	{"dipendente", "dipendenti", "lavoratori", "personale"},
 	{"medewerker", "medewerkers", "werknemer", "werknemers", "personeel"},
