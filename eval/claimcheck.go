@@ -358,17 +358,10 @@ func indexContext(items []ContextItem) *contextIndex {
 				ix.noteTopic(i, st)
 			}
 			if prev >= 0 && (st.change || st.current) && len(st.figs) > 0 {
-				retirePrevious(&ix.stmts[prev].st, st)
-				ix.retirePieces(prev, st)
+				ix.retire(prev, st, retirePrevious)
 			} else if prev >= 0 && len(st.figs) > 0 && !st.history && boundedPast(ix.stmts[prev].st) {
 				// "The monthly fee was £7 until June. From July it is £9."
-				retireBounded(&ix.stmts[prev].st, st)
-				for _, pi := range ix.stmts[prev].pieces {
-					if ps := &ix.stmts[pi]; len(ps.st.figs) > 0 {
-						ps.st.figs = slices.Clone(ps.st.figs)
-						retireBounded(&ps.st, st)
-					}
-				}
+				ix.retire(prev, st, retireBounded)
 			}
 			ci := ix.addMemo(i, st, 0, m)
 			ps := pieces[text[sp[0]:sp[1]]]
@@ -786,18 +779,18 @@ func retireBounded(prev *statement, next statement) {
 	}
 }
 
-// retirePieces applies retirePrevious to the pieces of clause prev too: a claim is aligned with
-// the finest statement that holds it, and a piece of the retired clause ("The fee was €30",
-// of "The fee was €30, payable monthly. It has been raised to €40.") kept the old value current
-// (check_groundedness/17).
-func (ix *contextIndex) retirePieces(prev int, change statement) {
+// retire applies a retiring rule (retirePrevious, retireBounded) to clause prev and to its
+// pieces: a claim is aligned with the finest statement that holds it, and a piece of the retired
+// clause ("The fee was €30", of "The fee was €30, payable monthly. It has been raised to €40.")
+// kept the old value current (check_groundedness/17). A piece's figures are copied first, as
+// the analysis of a text is shared with its repeats.
+func (ix *contextIndex) retire(prev int, change statement, rule func(*statement, statement)) {
+	rule(&ix.stmts[prev].st, change)
 	for _, pi := range ix.stmts[prev].pieces {
-		ps := &ix.stmts[pi]
-		if len(ps.st.figs) == 0 {
-			continue
+		if ps := &ix.stmts[pi]; len(ps.st.figs) > 0 {
+			ps.st.figs = slices.Clone(ps.st.figs)
+			rule(&ps.st, change)
 		}
-		ps.st.figs = slices.Clone(ps.st.figs)
-		retirePrevious(&ps.st, change)
 	}
 }
 
