@@ -214,6 +214,12 @@ func negatedBefore(t string, pos int, words []string) bool {
 	return false
 }
 
+// unlessAfter sets p.notAfter and returns p.
+func (p *pattern) unlessAfter(words ...string) *pattern {
+	p.notAfter = words
+	return p
+}
+
 // alsoNeeding sets p.also and returns p.
 func (p *pattern) alsoNeeding(words ...string) *pattern {
 	p.also = words
@@ -246,7 +252,12 @@ const (
 	priorAdj  = `(?:previous|prior|preceding|above|earlier|foregoing|former|original|initial|existing|old|system|developer|given|current)`
 	instrNoun = `(?:instructions?|prompts?|directions?|directives?|rules?|guidelines?|commands?|orders?|context|messages?|guidance|constraints?|restrictions?|programming|polic(?:y|ies)|system\s+prompt|safeguards?|guardrails?)`
 	secretObj = `(?:conversation|chat\s+(?:history|log|transcript)|transcripts?|chat|logs?|history|system\s+prompt|api[\s_-]?keys?|passwords?|credentials?|secrets?|private\s+keys?|ssh\s+keys?|access\s+tokens?|tokens?|session\s+cookies?|cookies|env(?:ironment)?\s+variables|\.env|personal\s+data|user\s+data|memory|messages|emails?|files?|documents?|contents?|data)`
-	sinkObj   = `(?:https?://\S+|\S+@\S+\.\S+|(?:the\s+|this\s+)(?:following\s+)?(?:url|endpoint|address|server|webhook|link)|attacker|[\w-]+\.(?:com|net|org|io|ru|xyz|site|top)\b)`
+	// privateObj is what a tool call has no use for but an attacker wants: the conversation,
+	// earlier messages, credentials, personal details, the environment and open files.
+	// Credentials count only as someone's or as a set ("the user's API keys", "any tokens"):
+	// "pass your API key in the api_key parameter" is how a tool that needs one says so.
+	privateObj = `(?:(?:(?:full|entire|complete|whole)\s+)?(?:conversation|chat\s+(?:history|log|transcript)|transcript|message\s+history)|(?:previous|prior|earlier|last|past|recent|other|all\s+(?:the\s+)?(?:user'?s\s+)?)\s+(?:\S+\s+)?messages?|(?:home|postal|street)\s+address(?:es)?|phone\s+numbers?|(?:the\s+user'?s|users'|their|any|all(?:\s+the)?|every|the)\s+(?:\S+\s+)?(?:api[\s_-]?keys?|access\s+tokens?|passwords?|credentials|ssh\s+keys?|private\s+keys?)|env(?:ironment)?\s+variables?|env\s+vars?|open\s+files|contents?\s+of\s+(?:any|all|every|the\s+user'?s)\s+(?:open\s+)?(?:files?|documents?))`
+	sinkObj    = `(?:https?://\S+|\S+@\S+\.\S+|(?:the\s+|this\s+)(?:following\s+)?(?:url|endpoint|address|server|webhook|link)|attacker|[\w-]+\.(?:com|net|org|io|ru|xyz|site|top)\b)`
 )
 
 // Need-lists shared by several patterns.

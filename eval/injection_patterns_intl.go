@@ -44,7 +44,7 @@ func buildIntlOverridePatterns() []*pattern {
 	const gap = `\S*\s+(?:\S+\s+){0,3}?`
 	// not: the pattern does not count right after one of these words, the language's negation
 	// of an order ("jangan abaikan instruksi keselamatan": do not ignore the safety instructions)
-	not := func(pt *pattern, words ...string) *pattern { pt.notAfter = words; return pt }
+	not := (*pattern).unlessAfter
 	return []*pattern{
 		not(p("override-id", []string{"abaikan", "acuhkan"}, gap+`(?:instruksi|arahan|aturan|perintah|petunjuk|peraturan)`), "jangan", "tidak", "usah"),
 		p("override-sw", []string{"puuza", "usifuate"}, gap+`(?:maagizo|maelekezo|sheria|amri)`),
