@@ -8,7 +8,7 @@ import (
 
 // GroundednessMetricVersion is pinned in every check_groundedness verdict. Bump it whenever
 // claim splitting, alignment, the lexicons, resolution or weights change.
-const GroundednessMetricVersion = "check_groundedness/18"
+const GroundednessMetricVersion = "check_groundedness/19"
 
 // groundednessReference makes the deterministic tier take its straightforward paths: every
 // statement split and keyed however often it repeats, references, figures and sentence ends found

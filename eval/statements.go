@@ -519,6 +519,9 @@ func hasNegation(s, cased string, words []word) bool {
 				if part == "no" && portuguese(scanWords(lowerSameLength(cased))) { // every word: a figure ("18 anos") is blanked in words
 					continue // "no clube": "in the"
 				}
+				if part == "no" && len(cased) == len(s) && numeroSign(cased, w.end) { // cased: figures are blanked in s
+					continue // "Bus No. 24", "№ 24", "nº 24": the number sign
+				}
 				if negationSet()[part] || strings.HasSuffix(part, "n't") {
 					cues = append(cues, negCue{at: k, negator: strings.HasSuffix(part, "n't") || negatorSet()[part], refutes: refutationSet()[part]})
 				} else if k+1 < len(words) && ceases(part, words[k+1]) {
@@ -546,6 +549,27 @@ func hasNegation(s, cased string, words []word) bool {
 		}
 	}
 	return polarityOf(cues)
+}
+
+// numeroSign reports whether the "no" that ends at end of statement s (its figures in place) is the
+// number sign: followed by an optional full stop and a number ("Bus No. 24", "room no 5"), as
+// "№" and "nº" read once folded. A number that begins a compound ("no 24-hour pharmacy") is
+// counted, so that "no" stays a negation there.
+func numeroSign(s string, end int) bool {
+	i := end
+	if i < len(s) && s[i] == '.' {
+		i++
+	}
+	for n := 0; n < 2 && i < len(s) && s[i] == ' '; n++ {
+		i++
+	}
+	if i == end || i >= len(s) || s[i] < '0' || s[i] > '9' {
+		return false // "no" must be set off from the number: "no24" is a code, not a sign
+	}
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i == len(s) || s[i] != '-'
 }
 
 // ceases reports whether w, followed by the word next, is a word of denial that needs the word
