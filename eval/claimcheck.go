@@ -896,12 +896,16 @@ func (ix *contextIndex) negatesShared(c *claim, a alignment) bool {
 // negationAt is the byte offset of the first negation cue among the words of s (lower-cased),
 // or 0 when the statement is negated without a separate cue word.
 func negationAt(s string) int {
-	for _, w := range scanWords(lowerSameLength(foldDigits(s))) {
+	t := lowerSameLength(foldDigits(s))
+	for _, w := range scanWords(t) {
 		if w.kind != 'w' {
 			continue
 		}
 		parts, n := elisions(w.s)
 		for _, part := range parts[:n] {
+			if part == "no" && numeroSign(t, w.end) {
+				continue // the number sign, as hasNegation reads it: "Room No. 5 has no window"
+			}
 			if negationSet()[part] || strings.HasSuffix(part, "n't") {
 				return w.start
 			}

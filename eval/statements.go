@@ -553,8 +553,9 @@ func hasNegation(s, cased string, words []word) bool {
 
 // numeroSign reports whether the "no" that ends at end of statement s (its figures in place) is the
 // number sign: followed by an optional full stop and a number ("Bus No. 24", "room no 5"), as
-// "№" and "nº" read once folded. A number that begins a compound ("no 24-hour pharmacy") is
-// counted, so that "no" stays a negation there.
+// "№" and "nº" read once folded. Before a number that begins a compound ("no 24-hour
+// pharmacy") it is not the sign, and stays a negation. hasNegation and negationAt both ask it,
+// so that the polarity and the place of the cue agree.
 func numeroSign(s string, end int) bool {
 	i := end
 	if i < len(s) && s[i] == '.' {
