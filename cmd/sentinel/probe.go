@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -143,12 +144,12 @@ written, and says it is incomplete).`,
 	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
 	f.StringArrayVar(&o.allowCall, "allow-call", nil, "a tool the scan may call besides readOnlyHint tools (repeatable)")
 	f.StringArrayVar(&o.toolArgs, "tool-args", nil, `arguments for one tool as name=JSON object, e.g. 'get_weather={"city":"Paris"}' (repeatable; does not make the tool callable)`)
-	f.StringVar(&o.origin, "origin", "", "an Origin the server allows (a control for the foreign-Origin check)")
+	f.StringVar(&o.origin, "origin", "", "an Origin the server allows, e.g. http://localhost:3000 (the control for the foreign-Origin check)")
 	f.DurationVar(&o.timeout, "timeout", active.DefaultTimeout, "deadline for the whole scan; a scan that runs out of it is incomplete (exit 2)")
 	f.DurationVar(&o.reqTimeout, "request-timeout", wire.DefaultReadTimeout, "deadline for one request and its whole answer; a request past it gets no answer")
 	f.StringArrayVar(&o.rules, "rule", nil, "only this rule, by ID or name (repeatable)")
 	f.StringArrayVar(&o.areas, "area", nil, "only rules of this area, e.g. headers (repeatable)")
-	f.IntVar(&o.concurrency, "concurrency", active.DefaultConcurrency, "probes run at once")
+	f.IntVar(&o.concurrency, "concurrency", active.DefaultConcurrency, "probes run at once (at least 1)")
 	addProfileFlags(cmd, &o.profile)
 	registerProbeCompletions(cmd)
 	return cmd
@@ -247,6 +248,12 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 	if o.reqTimeout <= 0 {
 		return errors.New("--request-timeout must be positive")
 	}
+	if o.concurrency < 1 {
+		return fmt.Errorf("--concurrency %d: run at least 1 probe at a time (the default is %d)", o.concurrency, active.DefaultConcurrency)
+	}
+	if err := checkOrigin(o.origin); err != nil {
+		return err
+	}
 	tok, err := resolveToken(o, os.Getenv)
 	if err != nil {
 		return err
@@ -304,6 +311,21 @@ func runProbe(ctx context.Context, stdout, stderr io.Writer, o probeOptions) err
 		return writeErr
 	}
 	return sentinelcmd.VerdictErr(stderr, res)
+}
+
+// checkOrigin accepts "" (no control) or an Origin as a browser sends it: "null", or a scheme,
+// a host and an optional port with nothing after them (RFC 6454). The value is the control of
+// the foreign-Origin check, so a malformed one would be refused for being malformed and turn
+// that check indeterminate for a reason that is the operator's typo, not the server's policy.
+func checkOrigin(origin string) error {
+	if origin == "" || origin == "null" {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return fmt.Errorf("--origin %q: want an origin as a browser sends it, a scheme and host with an optional port and nothing after, e.g. --origin http://localhost:3000", origin)
+	}
+	return nil
 }
 
 // parseToolArgs turns --tool-args "name=JSON object" flags into the scan's ToolArgs; each error

@@ -70,6 +70,9 @@ func TestProbeExitsByTheGate(t *testing.T) {
 		{"bad format could not run", []string{"probe", "--endpoint", srv.URL, "--format", "pdf"}, 2},
 		{"unknown rule could not run", []string{"probe", "--endpoint", srv.URL, "--rule", "no-such-rule"}, 2},
 		{"missing endpoint could not run", []string{"probe"}, 2},
+		{"zero concurrency could not run", []string{"probe", "--endpoint", srv.URL, "--concurrency", "0"}, 2},
+		{"a malformed origin could not run", []string{"probe", "--endpoint", srv.URL, "--origin", "localhost:3000"}, 2},
+		{"an allowed origin is a control, not an error", []string{"probe", "--endpoint", srv.URL, "--rule", "discover-implemented", "--origin", "http://localhost:3000"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,5 +192,59 @@ func TestEndpointAsTheArgument(t *testing.T) {
 				t.Errorf("output does not say %q\nstdout: %s\nstderr: %s", tc.wantOutput, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestBadFlagsStopTheScanBeforeItStarts: a flag that can only be wrong is refused before the
+// first request, with a message naming it, so a long scan's result is never lost to a typo
+// noticed only when the report is written. The server counts what reached it: nothing may.
+func TestBadFlagsStopTheScanBeforeItStarts(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"--width too narrow", []string{"--width", "-5"}, "--width -5"},
+		{"--show unknown", []string{"--show", "bogus"}, `--show "bogus"`},
+		{"--show unknown for a file output", []string{"--format", "json", "--out-markdown", filepath.Join(t.TempDir(), "r.md"), "--show", "some"}, `--show "some"`},
+		{"--concurrency negative", []string{"--concurrency", "-3"}, "--concurrency -3"},
+		{"--origin without a scheme", []string{"--origin", "localhost:3000"}, `--origin "localhost:3000"`},
+		{"--origin with a path", []string{"--origin", "https://app.example.com/login"}, "--origin"},
+		{"--origin with a trailing slash", []string{"--origin", "https://app.example.com/"}, "--origin"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			hits := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				hits++
+				mu.Unlock()
+				(&discoverOnly{}).ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			code, stdout, stderr := runCLI(t, append([]string{"probe", "--endpoint", srv.URL}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want 2 with %q on stderr\nstdout: %.1000s\nstderr: %.1000s", code, tc.want, stdout, stderr)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if hits != 0 {
+				t.Errorf("%d requests reached the server: the flag was checked only after the scan ran", hits)
+			}
+		})
+	}
+}
+
+func TestCheckOrigin(t *testing.T) {
+	for _, ok := range []string{"", "null", "http://localhost:3000", "https://app.example.com", "http://[::1]:8080"} {
+		if err := checkOrigin(ok); err != nil {
+			t.Errorf("checkOrigin(%q) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"localhost", "localhost:3000", "https://", "https://a.example/x", "https://a.example/", "https://u@a.example", "https://a.example?x=1", "https://a.example?", "https://a.example#f", "http://a b"} {
+		if err := checkOrigin(bad); err == nil {
+			t.Errorf("checkOrigin(%q) = nil, want an error", bad)
+		}
 	}
 }

@@ -87,6 +87,14 @@ func (o OutputOptions) Plan() ([]Output, error) {
 	if _, err := report.New(o.Format, nil); err != nil {
 		return nil, fmt.Errorf("--format: %w", err)
 	}
+	// --show and --width are checked here too, not only when a report is rendered: by then a
+	// scan of minutes has run, and its result would be lost to a typo.
+	if _, err := report.ParseShow(o.Show); err != nil {
+		return nil, err
+	}
+	if err := checkWidth(o.Width); err != nil {
+		return nil, err
+	}
 	outs := []Output{{format: o.Format, path: o.Out}}
 	for _, spec := range o.Outputs {
 		format, path, ok := strings.Cut(spec, "=")
@@ -149,6 +157,14 @@ func closeOutputs(outs []Output) {
 	}
 }
 
+// checkWidth accepts 0 (the terminal's width) or a width the text report can be laid out in.
+func checkWidth(w int) error {
+	if w != 0 && w < report.MinWidth {
+		return fmt.Errorf("--width %d: use at least %d columns (or 0 for the terminal's width)", w, report.MinWidth)
+	}
+	return nil
+}
+
 // renderOptions turns the flags into renderer options for one output: colour and the terminal's
 // width only when that output is a terminal.
 func (o OutputOptions) renderOptions(w io.Writer) (*report.Options, error) {
@@ -158,8 +174,8 @@ func (o OutputOptions) renderOptions(w io.Writer) (*report.Options, error) {
 	}
 	opts := &report.Options{Show: show, Quiet: o.Quiet, Width: o.Width,
 		SARIFAnchor: o.SARIFAnchor, SARIFIndeterminate: o.SARIFIndeterminate}
-	if o.Width != 0 && o.Width < report.MinWidth {
-		return nil, fmt.Errorf("--width %d: use at least %d columns (or 0 for the terminal's width)", o.Width, report.MinWidth)
+	if err := checkWidth(o.Width); err != nil {
+		return nil, err
 	}
 	if f, ok := w.(*os.File); ok {
 		opts.Color = report.ColorFor(f)
