@@ -265,7 +265,13 @@ func Scan(ctx context.Context, opts Options) (*Output, error) {
 		res := &report.Result{Schema: report.SchemaVersion, Tool: opts.Tool, Target: targetName,
 			Started: started.UTC(), Duration: time.Since(started), Era: "unknown", Notes: t.notesCopy(),
 			Rules: report.Merge(selected, nil), Incomplete: incomplete(unfinished, len(probes), opts.Timeout, t.probeTimeout()), Probes: t.stepsCopy()}
-		res.Incomplete.Reason += " (server/discover itself was not answered in time)"
+		res.Incomplete.Reason += " (server/discover itself was not answered in time"
+		if link != nil {
+			if n := link.stdoutNoise(); n != "" {
+				res.Incomplete.Reason += "; " + n
+			}
+		}
+		res.Incomplete.Reason += ")"
 		return &Output{Result: res, Exchanges: t.Exchanges(), Target: t}, nil
 	}
 	res := &report.Result{

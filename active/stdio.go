@@ -356,19 +356,39 @@ func (l *stdioLink) whyUnreachable() string {
 	} else {
 		parts = append(parts, fmt.Sprintf("it is still running, silent for %s after each", l.limits.ReadTimeout))
 	}
+	if n := l.stdoutNoiseLocked(); n != "" {
+		parts = append(parts, n)
+	}
+	if e := strings.TrimSpace(stderrNote(l.proc.Stderr())); e != "" {
+		parts = append(parts, strings.Replace(e, "Its stderr:", "its stderr:", 1))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// stdoutNoise says what the server wrote to stdout that is not an MCP message, or "" when it
+// wrote none: a server that prints a banner or logs to stdout never answers the era gate, and
+// a scan that ran out of time waiting for it should say what it got instead.
+func (l *stdioLink) stdoutNoise() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stdoutNoiseLocked()
+}
+
+func (l *stdioLink) stdoutNoiseLocked() string {
 	var bad []string
 	for _, f := range l.conn.Frames(0, 0) {
 		if f.Dir == wire.ToClient && f.Problem != wire.ProblemNone {
 			bad = append(bad, f.Detail)
 		}
 	}
-	if len(bad) > 0 {
-		parts = append(parts, fmt.Sprintf("its stdout carried %d line(s) that are not MCP messages (first: %s)", len(bad), bad[0]))
+	if len(bad) == 0 {
+		return ""
 	}
-	if e := strings.TrimSpace(stderrNote(l.proc.Stderr())); e != "" {
-		parts = append(parts, strings.Replace(e, "Its stderr:", "its stderr:", 1))
+	count := fmt.Sprint(len(bad))
+	if l.conn.Dropped() > 0 {
+		count = "at least " + count // the link keeps a bounded number of lines
 	}
-	return strings.Join(parts, "; ")
+	return fmt.Sprintf("its stdout carried %s line(s) that are not MCP messages (first: %s)", count, bad[0])
 }
 
 // stderrNote quotes the end of a server's stderr for a note, or nothing when it wrote none.

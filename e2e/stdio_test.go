@@ -473,9 +473,20 @@ func TestStdioBadServersEndInBoundedTime(t *testing.T) {
 			}
 		})
 	}
+	// A server that logs to stdout without end never answers the era gate, and never goes
+	// silent long enough for a request to time out: the scan runs out of --timeout, and the
+	// incomplete result says what came instead of an answer.
+	marker := fmt.Sprintf("sentinel-bad-server-%d", time.Now().UnixNano())
+	out := RunBinary(t, bin, "probe", "--timeout", "4s", "--request-timeout", "3s", "--", "sh", "-c", ": "+marker+"; exec yes 'log: still starting'")
+	if out.ExitCode != 2 || !strings.Contains(out.Stderr, "not answered in time; its stdout carried at least") || !strings.Contains(out.Stderr, "still starting") {
+		t.Errorf("endless log lines: exit %d, want 2 with what stdout carried\nstderr: %s", out.ExitCode, tail(out.Stderr, 10))
+	}
+	if pids := processesWith(marker); len(pids) > 0 {
+		t.Errorf("processes %v of the endless-log server outlived the scan", pids)
+	}
 	// A banner before otherwise good messages is a finding, not a failure to run.
 	fixture := BuildBinary(t, "fixture")
-	out := RunBinary(t, bin, "probe", "--format", "json", "--timeout", "100s", "--", "sh", "-c", "echo 'Starting MCP server'; exec "+fixture+" serve conformant --stdio --without-deprecated")
+	out = RunBinary(t, bin, "probe", "--format", "json", "--timeout", "100s", "--", "sh", "-c", "echo 'Starting MCP server'; exec "+fixture+" serve conformant --stdio --without-deprecated")
 	res, err := report.Decode(bytes.NewReader([]byte(out.Stdout)))
 	if err != nil {
 		t.Fatalf("banner server: %v\n%s", err, tail(out.Stderr, 10))
