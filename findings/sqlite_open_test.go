@@ -2,6 +2,7 @@ package findings
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -74,5 +75,35 @@ func TestSQLiteFileLayout(t *testing.T) {
 	}
 	if size, mode := layout(t, old); size != 4096 || mode != "wal" {
 		t.Errorf("file made before: page size %d, journal %q; want 4096 kept, wal", size, mode)
+	}
+}
+
+// TestOpenRefusesAFileThatIsNotADatabase: SQLite takes a file shorter than its header for an
+// empty database and writes one over it, so `sentinel proxy --db notes.txt` would have cost the
+// operator notes.txt (it did: a 1-byte file became a 448 KiB database). The store refuses it,
+// by path or file: URI, and leaves it byte for byte as it was.
+func TestOpenRefusesAFileThatIsNotADatabase(t *testing.T) {
+	for _, content := range []string{"x", "remember the milk\n"} {
+		for _, asURI := range []bool{false, true} {
+			path := filepath.Join(t.TempDir(), "notes.txt")
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			dsn := path
+			if asURI {
+				dsn = "file:" + path + "?_pragma=busy_timeout(5000)"
+			}
+			s, err := Open(t.Context(), dsn, nil)
+			if err == nil {
+				_ = s.Close()
+				t.Fatalf("Open(%q holding %q) succeeded, want a refusal", dsn, content)
+			}
+			if !strings.Contains(err.Error(), "is not a SQLite database") {
+				t.Errorf("Open(%q) = %v, want it to say the file is not a SQLite database", dsn, err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != content {
+				t.Errorf("the file now holds %q, want %q untouched", got, content)
+			}
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/mcp-sentinel/sentinel/internal/sqlitebusy"
+	"github.com/mcp-sentinel/sentinel/internal/sqlitefile"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -42,6 +43,8 @@ func Open(ctx context.Context, dsn string, opts *Options) (Store, error) {
 	driver, source := "sqlite", sqliteSource(dsn)
 	if IsPostgres(dsn) {
 		d, driver, source = postgresDialect, "pgx", dsn
+	} else if err := sqlitefile.Check(sqlitePath(dsn)); err != nil {
+		return nil, fmt.Errorf("opening the sqlite findings store: %w", err)
 	}
 	db, err := sql.Open(driver, source)
 	if err != nil {
@@ -68,6 +71,16 @@ func Open(ctx context.Context, dsn string, opts *Options) (Store, error) {
 		return nil, fmt.Errorf("preparing the %s findings inserts: %w", d.name, err)
 	}
 	return s, nil
+}
+
+// sqlitePath is the file a SQLite DSN names: the path itself, or a file: URI's path before its
+// query.
+func sqlitePath(dsn string) string {
+	if p, ok := strings.CutPrefix(dsn, "file:"); ok {
+		p, _, _ = strings.Cut(p, "?")
+		return p
+	}
+	return dsn
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database rather than a SQLite file.
@@ -235,7 +248,7 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("opening the %s findings store: %w (check --db)", s.d.name, err)
+		return fmt.Errorf("opening the %s findings store: %w", s.d.name, err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	if s.d.dollarN {

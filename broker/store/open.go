@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mcp-sentinel/sentinel/internal/sqlitebusy"
+	"github.com/mcp-sentinel/sentinel/internal/sqlitefile"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -76,6 +77,9 @@ func openSQLite(ctx context.Context, path string) (*sqlStore, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("opening the broker store: creating %s: %w", dir, err)
 		}
+	}
+	if err := sqlitefile.Check(path); err != nil {
+		return nil, fmt.Errorf("opening the broker store: %w", err)
 	}
 	// immediate transactions take the write lock at BEGIN, so two processes sharing the file
 	// serialise instead of failing at commit; busy_timeout makes the loser wait, not error. The

@@ -93,7 +93,7 @@ func runFindings(ctx context.Context, stdout io.Writer, c findingsConfig, now ti
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	store, err := findings.Open(ctx, c.db, nil)
+	store, err := openStore(ctx, c.db, nil)
 	if err != nil {
 		return err
 	}

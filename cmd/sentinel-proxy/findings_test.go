@@ -117,3 +117,42 @@ func TestProxyWithNothingToProxyCannotRun(t *testing.T) {
 		t.Fatalf("err = %v, want exit 2 naming --upstream", err)
 	}
 }
+
+// TestOpenStoreSaysWhichStoreAndWhatToChange: a --db the store cannot open is named in the
+// error with what to change, before SQLite's own "unable to open database file (14)"; a good
+// path opens, and so does a file: DSN, which is the caller's own and not second-guessed.
+func TestOpenStoreSaysWhichStoreAndWhatToChange(t *testing.T) {
+	dir := t.TempDir()
+	notAFolder := filepath.Join(dir, "plain")
+	if err := os.WriteFile(notAFolder, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, db, want string
+	}{
+		{"missing folder", filepath.Join(dir, "no", "such", "f.db"), "does not exist"},
+		{"a file where the folder should be", filepath.Join(notAFolder, "f.db"), "is not a folder"},
+		{"a database file that is not one", notAFolder, "--db " + notAFolder + ":"},
+		{"a good path", filepath.Join(dir, "f.db"), ""},
+		{"a file: DSN", "file:" + filepath.Join(dir, "g.db"), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := openStore(t.Context(), tc.db, nil)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("openStore(%q): %v", tc.db, err)
+				}
+				_ = s.Close()
+				return
+			}
+			if err == nil {
+				_ = s.Close()
+				t.Fatalf("openStore(%q) opened, want an error saying %q", tc.db, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--db") {
+				t.Errorf("openStore(%q) = %v, want it to name --db and say %q", tc.db, err, tc.want)
+			}
+		})
+	}
+}

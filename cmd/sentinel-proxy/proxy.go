@@ -11,8 +11,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -216,7 +218,7 @@ func runProxy(ctx context.Context, stdout io.Writer, c proxyConfig) error {
 	if err != nil {
 		return err
 	}
-	store, err := findings.Open(ctx, c.db, &findings.Options{RedactKeys: c.redact})
+	store, err := openStore(ctx, c.db, &findings.Options{RedactKeys: c.redact})
 	if err != nil {
 		return err
 	}
@@ -441,4 +443,25 @@ func redactDSN(dsn string) string {
 		return dsn
 	}
 	return "postgres (credentials hidden)"
+}
+
+// openStore opens the findings store named by --db, saying which one and what to change when
+// it cannot: the store's own error ("unable to open database file (14)") names neither. A
+// SQLite file whose folder is missing is caught first, with that said plainly.
+func openStore(ctx context.Context, dsn string, opts *findings.Options) (findings.Store, error) {
+	if !findings.IsPostgres(dsn) && !strings.HasPrefix(dsn, "file:") {
+		if dir := filepath.Dir(dsn); dir != "" {
+			switch st, err := os.Stat(dir); {
+			case err != nil:
+				return nil, fmt.Errorf("--db %s: the folder %s does not exist (create it, or choose another --db)", dsn, dir)
+			case !st.IsDir():
+				return nil, fmt.Errorf("--db %s: %s is not a folder (choose another --db)", dsn, dir)
+			}
+		}
+	}
+	store, err := findings.Open(ctx, dsn, opts)
+	if err != nil {
+		return nil, fmt.Errorf("--db %s: %w (choose a writable path or a reachable postgres:// URL)", redactDSN(dsn), err)
+	}
+	return store, nil
 }

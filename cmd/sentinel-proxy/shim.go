@@ -159,7 +159,7 @@ func startShimGrading(ctx context.Context, c shimConfig, target string, log *slo
 	if err != nil {
 		return nil, err
 	}
-	store, err := findings.Open(ctx, c.db, nil)
+	store, err := openStore(ctx, c.db, nil)
 	if err != nil {
 		return nil, err
 	}
