@@ -43,5 +43,5 @@ func Check(path string) error {
 	if n == len(header) && bytes.Equal(buf, header) {
 		return nil
 	}
-	return fmt.Errorf("%s is not a SQLite database (it begins %q); it is left as it is: choose another file", path, buf[:n])
+	return fmt.Errorf("%s is not a SQLite database (it begins %q), so it is left as it is", path, buf[:n])
 }
