@@ -450,13 +450,12 @@ func redactDSN(dsn string) string {
 // SQLite file whose folder is missing is caught first, with that said plainly.
 func openStore(ctx context.Context, dsn string, opts *findings.Options) (findings.Store, error) {
 	if !findings.IsPostgres(dsn) && !strings.HasPrefix(dsn, "file:") {
-		if dir := filepath.Dir(dsn); dir != "" {
-			switch st, err := os.Stat(dir); {
-			case err != nil:
-				return nil, fmt.Errorf("--db %s: the folder %s does not exist (create it, or choose another --db)", dsn, dir)
-			case !st.IsDir():
-				return nil, fmt.Errorf("--db %s: %s is not a folder (choose another --db)", dsn, dir)
-			}
+		dir := filepath.Dir(dsn) // "." for a bare file name
+		switch st, err := os.Stat(dir); {
+		case err != nil:
+			return nil, fmt.Errorf("--db %s: the folder %s does not exist (create it, or choose another --db)", dsn, dir)
+		case !st.IsDir():
+			return nil, fmt.Errorf("--db %s: %s is not a folder (choose another --db)", dsn, dir)
 		}
 	}
 	store, err := findings.Open(ctx, dsn, opts)
